@@ -1,0 +1,218 @@
+//===- TileComputeOps.td - MMA, elementwise, reductions ----*- tablegen -*-===//
+#ifndef TK_TILE_COMPUTEOPS_TD
+#define TK_TILE_COMPUTEOPS_TD
+
+include "tk/Dialect/Tile/IR/TileOpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Tile_MmaOp : Tile_Op<"mma", [Pure,
+    TypesMatchWith<"accumulator type matches result type", "result", "acc",
+                   "$_self">]> {
+  let summary = "matrix multiply-accumulate in one of four transpose forms";
+  let description = [{
+    `D = op(A) · op(B) (+ C)` with `op` the identity or a transpose as the
+    form says (`AB`, `ABt`, `AtB`, `AtBt`, TK's `mma_AB` ...). Without `acc`
+    the product overwrites. Operands are register tiles or shared tiles:
+    with a shared operand the mma is a warpgroup `wgmma` (result at
+    warpgroup scope, M a multiple of 64); with both in registers a warp
+    `mma.sync` (warp scope). `A`/`B` are bf16, f16, f8E4M3FN or f8E5M2; the
+    result is f32 (or f16 for f16 inputs).
+
+    ```mlir
+    %acc2 = tile.mma AB %a, %b, %acc : !tile.st<64x64xbf16>, !tile.st<64x256xbf16> -> !tile.rt<64x256xf32, warpgroup>
+    ```
+  }];
+  let arguments = (ins Tile_MmaForm:$form,
+                       AnyTypeOf<[Tile_RegTileType, Tile_SharedTileType]>:$a,
+                       AnyTypeOf<[Tile_RegTileType, Tile_SharedTileType]>:$b,
+                       Optional<Tile_RegTileType>:$acc);
+  let results = (outs Tile_RegTileType:$result);
+  let assemblyFormat = [{
+    $form $a `,` $b (`,` $acc^)? attr-dict `:` qualified(type($a)) `,`
+    qualified(type($b)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+class Tile_UnaryOp<string mnemonic, string what>
+    : Tile_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise " # what;
+  let arguments = (ins Tile_AnyRegister:$x);
+  let results = (outs Tile_AnyRegister:$result);
+  let assemblyFormat = "$x attr-dict `:` qualified(type($x))";
+  let hasVerifier = 1;
+}
+
+def Tile_ExpOp : Tile_UnaryOp<"exp", "e^x">;
+def Tile_Exp2Op : Tile_UnaryOp<"exp2", "2^x">;
+def Tile_LogOp : Tile_UnaryOp<"log", "natural logarithm">;
+def Tile_NegOp : Tile_UnaryOp<"neg", "negation">;
+def Tile_AbsOp : Tile_UnaryOp<"abs", "absolute value">;
+
+class Tile_BinaryOp<string mnemonic, string what>
+    : Tile_Op<mnemonic, [Pure,
+        TypesMatchWith<"result type matches lhs type", "lhs", "result", "$_self">]> {
+  let summary = "elementwise " # what;
+  let description = [{
+    Both operands are register values of the same type, or `rhs` is an f32
+    scalar applied to every element (`tile.mul %s, %scale : T, f32`).
+  }];
+  let arguments = (ins Tile_AnyRegister:$lhs, AnyTypeOf<[Tile_AnyRegister, F32]>:$rhs);
+  let results = (outs Tile_AnyRegister:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` custom<BinaryTypes>(type($lhs), type($rhs))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AddOp : Tile_BinaryOp<"add", "addition">;
+def Tile_SubOp : Tile_BinaryOp<"sub", "subtraction">;
+def Tile_MulOp : Tile_BinaryOp<"mul", "multiplication">;
+def Tile_DivOp : Tile_BinaryOp<"div", "division">;
+def Tile_MaxOp : Tile_BinaryOp<"max", "maximum">;
+def Tile_MinOp : Tile_BinaryOp<"min", "minimum">;
+
+def Tile_FmaOp : Tile_Op<"fma", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise fused multiply-add a·b + c";
+  let arguments = (ins Tile_AnyRegister:$a, Tile_AnyRegister:$b,
+                       Tile_AnyRegister:$c);
+  let results = (outs Tile_AnyRegister:$result);
+  let assemblyFormat = "$a `,` $b `,` $c attr-dict `:` qualified(type($a))";
+  let hasVerifier = 1;
+}
+
+def Tile_CastOp : Tile_Op<"cast", [Pure]> {
+  let summary = "convert the element type of a register tile or vector";
+  let description = [{
+    ```mlir
+    %o16 = tile.cast %o : !tile.rt<64x128xf32, warpgroup> to !tile.rt<64x128xbf16, warpgroup>
+    ```
+  }];
+  let arguments = (ins Tile_AnyRegister:$x);
+  let results = (outs Tile_AnyRegister:$result);
+  let assemblyFormat = [{
+    $x attr-dict `:` qualified(type($x)) `to` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "move a register value to another layout";
+  let arguments = (ins Tile_AnyRegister:$x);
+  let results = (outs Tile_AnyRegister:$result);
+  let assemblyFormat = [{
+    $x attr-dict `:` qualified(type($x)) `to` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
+  let summary = "transpose a register tile";
+  let arguments = (ins Tile_RegTileType:$x);
+  let results = (outs Tile_RegTileType:$result);
+  let assemblyFormat = [{
+    $x attr-dict `:` qualified(type($x)) `to` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+class Tile_ReduceOp<string mnemonic, string what>
+    : Tile_Op<mnemonic, [Pure,
+        TypesMatchWith<"init type matches result type", "result", "init",
+                       "$_self">]> {
+  let summary = what;
+  let description = [{
+    Reduces a register tile to a register vector; with `init` the vector is
+    combined into the result (TK's accumulating form).
+
+    ```mlir
+    %m = tile.row_max %s, %m_prev : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
+    ```
+  }];
+  let arguments = (ins Tile_RegTileType:$x, Optional<Tile_RegVecType>:$init);
+  let results = (outs Tile_RegVecType:$result);
+  let assemblyFormat = [{
+    $x (`,` $init^)? attr-dict `:` qualified(type($x)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_RowMaxOp : Tile_ReduceOp<"row_max", "maximum of each row">;
+def Tile_RowSumOp : Tile_ReduceOp<"row_sum", "sum of each row">;
+def Tile_ColMaxOp : Tile_ReduceOp<"col_max", "maximum of each column">;
+def Tile_ColSumOp : Tile_ReduceOp<"col_sum", "sum of each column">;
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "expand a vector to a tile along rows or columns";
+  let description = [{
+    `row`: the vector has one element per row and fills its row;
+    `col`: one element per column, filling its column.
+
+    ```mlir
+    %mb = tile.broadcast row %m : !tile.rv<64xf32, warpgroup> to !tile.rt<64x64xf32, warpgroup>
+    ```
+  }];
+  let arguments = (ins Tile_Axis:$axis, Tile_RegVecType:$x);
+  let results = (outs Tile_RegTileType:$result);
+  let assemblyFormat = [{
+    $axis $x attr-dict `:` qualified(type($x)) `to` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_FillOp : Tile_Op<"fill", [Pure]> {
+  let summary = "a register tile or vector with every element set to a constant";
+  let arguments = (ins F64Attr:$value);
+  let results = (outs Tile_AnyRegister:$result);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_CausalMaskOp : Tile_Op<"causal_mask", [Pure, SameOperandsAndResultType]> {
+  let summary = "fill elements above the causal diagonal";
+  let description = [{
+    Element `(r, c)` sits at global position `(row + r, col + c)`; it is
+    replaced by `fill` where `col + c > row + r`.
+
+    ```mlir
+    %sm = tile.causal_mask %s[%q0, %k0] fill neg_inf : !tile.rt<64x64xf32, warpgroup>
+    ```
+  }];
+  let arguments = (ins Tile_RegTileType:$x, Index:$row, Index:$col,
+                       Tile_MaskFill:$fill);
+  let results = (outs Tile_RegTileType:$result);
+  let assemblyFormat = [{
+    $x `[` $row `,` $col `]` `fill` $fill attr-dict `:` qualified(type($x))
+  }];
+}
+
+def Tile_BoundMaskOp : Tile_Op<"bound_mask", [Pure, SameOperandsAndResultType]> {
+  let summary = "fill elements outside [0, rows) x [0, cols)";
+  let description = [{
+    Element `(r, c)` at global position `(row + r, col + c)` is replaced by
+    `fill` where `row + r >= rows` or `col + c >= cols` (sequence tails).
+
+    ```mlir
+    %sm = tile.bound_mask %s[%q0, %k0] within [%n, %n] fill neg_inf : !tile.rt<64x64xf32, warpgroup>
+    ```
+  }];
+  let arguments = (ins Tile_RegTileType:$x, Index:$row, Index:$col,
+                       Index:$rows, Index:$cols, Tile_MaskFill:$fill);
+  let results = (outs Tile_RegTileType:$result);
+  let assemblyFormat = [{
+    $x `[` $row `,` $col `]` `within` `[` $rows `,` $cols `]` `fill` $fill
+    attr-dict `:` qualified(type($x))
+  }];
+}
+
+def Tile_CumsumOp : Tile_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+  let summary = "inclusive prefix sum of a register vector";
+  let arguments = (ins Tile_RegVecType:$x);
+  let results = (outs Tile_RegVecType:$result);
+  let assemblyFormat = "$x attr-dict `:` qualified(type($x))";
+  let hasVerifier = 1;
+}
+
+#endif // TK_TILE_COMPUTEOPS_TD

@@ -1,0 +1,35 @@
+//===- TileDialect.td - The tile dialect -------------------*- tablegen -*-===//
+#ifndef TK_TILE_DIALECT_TD
+#define TK_TILE_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::tk::tile";
+  let summary = "ThunderKittens-style tiles, scopes and async pipelines for GPU kernels";
+  let description = [{
+    The `tile` dialect expresses GPU kernels at the level ThunderKittens (TK)
+    programs are written: register tiles and vectors owned by a warp, a
+    warpgroup or the whole block; shared tiles with a swizzle; global views
+    of up to four dimensions; asynchronous copies completing on semaphores;
+    producer/consumer warp specialization; persistent grids.
+
+    Register layouts, shared swizzles, pipeline stages and warp roles may be
+    left open by the author and filled in by passes, or given explicitly and
+    then kept.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let hasConstantMaterializer = 1;
+  let extraClassDeclaration = [{
+    void registerAttributes();
+    void registerTypes();
+    /// Module attribute naming the target (`tile.target = "sm_90a"`).
+    static ::llvm::StringRef getTargetAttrName() { return "tile.target"; }
+  }];
+}
+
+#endif // TK_TILE_DIALECT_TD

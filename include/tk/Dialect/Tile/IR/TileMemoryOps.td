@@ -1,0 +1,171 @@
+//===- TileMemoryOps.td - Loads, stores, shared buffers ----*- tablegen -*-===//
+#ifndef TK_TILE_MEMORYOPS_TD
+#define TK_TILE_MEMORYOPS_TD
+
+include "tk/Dialect/Tile/IR/TileOpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Tile_AllocOp : Tile_Op<"alloc"> {
+  let summary = "allocate a shared tile, vector or semaphore (ring) for the kernel";
+  let description = [{
+    Shared memory lives for the whole kernel, so `tile.alloc` appears
+    directly in the kernel body. The kernel verifier adds up all of them
+    against the target's shared-memory budget.
+
+    ```mlir
+    %a = tile.alloc : !tile.st<4x128x64xbf16>
+    %full = tile.alloc : !tile.sem<4>
+    ```
+  }];
+  let results = (outs Res<Tile_AnyShared, "", [MemAlloc]>:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_SlotOp : Tile_Op<"slot", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "one slot of a ring of shared tiles, vectors or semaphores";
+  let description = [{
+    ```mlir
+    %a_s = tile.slot %a[%stage] : !tile.st<4x128x64xbf16>
+    %full_s = tile.slot %full[%stage] : !tile.sem<4>
+    ```
+  }];
+  let arguments = (ins Tile_AnyShared:$ring, Index:$index);
+  let results = (outs Tile_AnyShared:$result);
+  let assemblyFormat = "$ring `[` $index `]` attr-dict `:` qualified(type($ring))";
+}
+
+def Tile_SubtileOp : Tile_Op<"subtile", [Pure]> {
+  let summary = "a smaller shared tile inside a shared tile";
+  let description = [{
+    `(row, col)` count in units of the result tile, as TK's
+    `subtile_inplace`. A swizzled tile can be split only into whole rows of
+    swizzle atoms (8 rows) and whole swizzle-width column blocks.
+
+    ```mlir
+    %half = tile.subtile %a[%wg, %c0] : !tile.st<128x64xbf16> to !tile.st<64x64xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_SharedTileType:$source, Index:$row, Index:$col);
+  let results = (outs Tile_SharedTileType:$result);
+  let assemblyFormat = [{
+    $source `[` $row `,` $col `]` attr-dict `:` qualified(type($source))
+    `to` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LoadAsyncOp : Tile_Op<"load_async"> {
+  let summary = "asynchronous global→shared copy completing on a semaphore";
+  let description = [{
+    Copies the tile at tile coordinates `coords` of `src` into `dst`
+    (TMA on NVIDIA). The last two coordinates count tiles of `dst`'s shape;
+    leading ones index the leading dimensions. Out-of-bounds elements read
+    as zero. Completion is signalled on `sem` as transaction bytes, which a
+    `tile.sem_expect` must announce.
+
+    ```mlir
+    tile.load_async %A[%m, %k] -> %a_s, %full_s : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalType:$src, Variadic<Index>:$coords,
+                       Tile_AnySharedBuffer:$dst, Tile_OneSem:$sem);
+  let assemblyFormat = [{
+    $src `[` $coords `]` `->` $dst `,` $sem attr-dict `:`
+    qualified(type($src)) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load"> {
+  let summary = "load a register tile or vector from shared or global memory";
+  let description = [{
+    From a shared tile (vector) of the same shape, or from a global view at
+    tile coordinates `coords` (as for `tile.load_async`). Out-of-bounds
+    global elements read as zero.
+
+    ```mlir
+    %q = tile.load %q_s : !tile.st<64x128xbf16> -> !tile.rt<64x128xbf16, warpgroup>
+    %x = tile.load %X[%b, %h, %c, %z] : !tile.gl<?x?x?x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Tile_SharedTileType, Tile_SharedVecType,
+                                  Tile_GlobalType]>:$src,
+                       Variadic<Index>:$coords);
+  let results = (outs Tile_AnyRegister:$result);
+  let assemblyFormat = [{
+    $src (`[` $coords^ `]`)? attr-dict `:` qualified(type($src)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store"> {
+  let summary = "store a register tile or vector to shared or global memory";
+  let description = [{
+    To a shared tile (vector) of the same shape, or to a global view at tile
+    coordinates `coords`; out-of-bounds global elements are not written.
+
+    ```mlir
+    tile.store %o, %O[%b, %h, %q, %c0] : !tile.rt<64x128xbf16, warpgroup>, !tile.gl<?x?x?x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_AnyRegister:$value,
+                       AnyTypeOf<[Tile_SharedTileType, Tile_SharedVecType,
+                                  Tile_GlobalType]>:$dst,
+                       Variadic<Index>:$coords);
+  let assemblyFormat = [{
+    $value `,` $dst (`[` $coords^ `]`)? attr-dict `:` qualified(type($value))
+    `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreAsyncOp : Tile_Op<"store_async"> {
+  let summary = "asynchronous shared→global copy, plain or add-reduce";
+  let description = [{
+    Copies `src` to tile coordinates `coords` of `dst` (TMA store on NVIDIA);
+    with `reduce add` the copy adds into global memory. Out-of-bounds
+    elements are not written. `tile.store_async_wait` waits until `src` may
+    be reused.
+
+    ```mlir
+    tile.store_async %c_s -> %C[%m, %n] : !tile.st<128x256xbf16>, !tile.gl<?x?xbf16>
+    tile.store_async %dq_s -> %dQ[%b, %h, %q, %c0] reduce add : !tile.st<64x128xf32>, !tile.gl<?x?x?x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnySharedBuffer:$src, Tile_GlobalType:$dst,
+                       Variadic<Index>:$coords,
+                       OptionalAttr<Tile_ReduceKind>:$reduce);
+  let assemblyFormat = [{
+    $src `->` $dst `[` $coords `]` (`reduce` $reduce^)? attr-dict `:`
+    qualified(type($src)) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreAsyncWaitOp : Tile_Op<"store_async_wait"> {
+  let summary = "wait until at most `pending` async stores still read shared memory";
+  let arguments = (ins DefaultValuedAttr<ConfinedAttr<I32Attr,
+                       [IntNonNegative]>, "0">:$pending);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_PrefetchOp : Tile_Op<"prefetch"> {
+  let summary = "prefetch a box of a global view into L2";
+  let description = [{
+    ```mlir
+    tile.prefetch %A[%m, %k] box [128, 64] : !tile.gl<?x?xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalType:$src, Variadic<Index>:$coords,
+                       DenseI64ArrayAttr:$box);
+  let assemblyFormat = [{
+    $src `[` $coords `]` `box` $box attr-dict `:` qualified(type($src))
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TK_TILE_MEMORYOPS_TD

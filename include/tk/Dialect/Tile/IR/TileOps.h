@@ -1,0 +1,29 @@
+//===- TileOps.h - Ops of the tile dialect ----------------------*- C++ -*-===//
+#ifndef TK_DIALECT_TILE_IR_TILEOPS_H
+#define TK_DIALECT_TILE_IR_TILEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tk/Dialect/Tile/IR/TileDialect.h"
+#include "tk/Dialect/Tile/IR/TileTypes.h"
+
+#define GET_OP_CLASSES
+#include "tk/Dialect/Tile/IR/TileOps.h.inc"
+
+namespace tk {
+struct TargetInfo;
+namespace tile {
+/// The target `op` compiles for: the nearest `tile.target` attribute of an
+/// enclosing op, or sm_90a.
+const TargetInfo &getTargetInfo(mlir::Operation *op);
+} // namespace tile
+} // namespace tk
+
+#endif // TK_DIALECT_TILE_IR_TILEOPS_H

@@ -1,0 +1,150 @@
+//===- TileStructureOps.td - Kernels, tile loops, roles ----*- tablegen -*-===//
+#ifndef TK_TILE_STRUCTUREOPS_TD
+#define TK_TILE_STRUCTUREOPS_TD
+
+include "tk/Dialect/Tile/IR/TileOpBase.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+def Tile_KernelOp : Tile_Op<"kernel", [
+    IsolatedFromAbove, FunctionOpInterface,
+    SingleBlockImplicitTerminator<"::tk::tile::ReturnOp">]> {
+  let summary = "a GPU kernel with its launch shape";
+  let description = [{
+    A kernel entry point. Parameters are global views and scalars. The
+    optional `launch(...)` clause gives the launch shape:
+
+    - `warpgroups = N`: threads per block = 128 N (left open: chosen by
+      `tile-warp-specialize` or the lowering);
+    - `grid = tiles | persistent`: one block per output tile, or one block
+      per multiprocessor looping over tiles (`tile.foreach_tile`);
+    - `cluster = [x, y, z]`: thread-block cluster shape.
+
+    ```mlir
+    tile.kernel @gemm(%A: !tile.gl<?x?xbf16>, %B: !tile.gl<?x?xbf16>,
+                      %C: !tile.gl<?x?xbf16>)
+        launch(warpgroups = 3, grid = persistent) {
+      ...
+    }
+    ```
+
+    The verifier checks the launch shape and the shared memory the kernel
+    allocates against the target (module attribute `tile.target`, default
+    `sm_90a`).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       OptionalAttr<I32Attr>:$warpgroups,
+                       DefaultValuedAttr<Tile_GridPolicy,
+                                         "::tk::tile::GridPolicy::tiles">:$grid,
+                       OptionalAttr<DenseI32ArrayAttr>:$cluster);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    /// Shared-memory bytes of all `tile.alloc`s in the body, each aligned
+    /// as its lowering needs.
+    int64_t getSharedMemoryBytes();
+    /// Warps per block when `warpgroups` is given, else 0.
+    unsigned getNumWarps();
+  }];
+}
+
+def Tile_ReturnOp : Tile_Op<"return", [Pure, Terminator,
+    HasParent<"::tk::tile::KernelOp">]> {
+  let summary = "end of a kernel";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["::tk::tile::ForeachTileOp", "::tk::tile::WarpSpecializeOp"]>]> {
+  let summary = "end of a tile-loop body or a warp role";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
+    SingleBlockImplicitTerminator<"::tk::tile::YieldOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "run the body once for every output tile of a 1-3 dim tile space";
+  let description = [{
+    The body runs once for each coordinate `(i, j, ...)` of the tile space
+    `bounds`, with `i` in `[0, bounds[0])`, etc. Under `grid = tiles` each
+    block runs one coordinate; under `grid = persistent` each block walks a
+    strided sequence of them. `group G` orders 2-d tile spaces for L2 reuse:
+    the first dimension advances in groups of `G` before the second moves
+    (TK's super-grouping); without it the order is row-major.
+
+    ```mlir
+    tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 8 {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$bounds,
+                       OptionalAttr<I64Attr>:$group);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
+    SingleBlockImplicitTerminator<"::tk::tile::YieldOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "producer and consumer warpgroups with register budgets";
+  let description = [{
+    TK's load/compute/store template: the first `producer` warpgroups run the
+    producer region (loads), the next `consumer` warpgroups run the consumer
+    region (compute). `registers = R` sets each role's per-thread register
+    budget (`setmaxnreg` on NVIDIA): a multiple of 8 in [24, 256].
+
+    ```mlir
+    tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+      ...
+    } consumer(warpgroups = 2, registers = 232) {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins I32Attr:$producer_warpgroups,
+                       I32Attr:$consumer_warpgroups,
+                       OptionalAttr<I32Attr>:$producer_registers,
+                       OptionalAttr<I32Attr>:$consumer_registers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_WarpgroupIdOp : Tile_Op<"warpgroup_id", [Pure]> {
+  let summary = "index of the executing warpgroup within its role";
+  let description = [{
+    In a `tile.warp_specialize` region: 0 .. (that role's warpgroups - 1).
+    Elsewhere in a kernel: the warpgroup's index in the block.
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_DimOp : Tile_Op<"dim", [Pure]> {
+  let summary = "size of one dimension of a global view";
+  let arguments = (ins Tile_GlobalType:$view, I64Attr:$index);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$view `[` $index `]` attr-dict `:` qualified(type($view))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+#endif // TK_TILE_STRUCTUREOPS_TD

@@ -1,0 +1,73 @@
+//===- TileSyncOps.td - Semaphores, barriers, fences -------*- tablegen -*-===//
+#ifndef TK_TILE_SYNCOPS_TD
+#define TK_TILE_SYNCOPS_TD
+
+include "tk/Dialect/Tile/IR/TileOpBase.td"
+
+def Tile_SemInitOp : Tile_Op<"sem_init"> {
+  let summary = "initialise a semaphore (or each of an array) with an arrival count";
+  let description = [{
+    Run once per kernel by one thread (the lowering elects it) before any
+    use; follow with `tile.fence sem_init` and a block barrier.
+
+    ```mlir
+    tile.sem_init %full, 1 : !tile.sem<4>
+    ```
+  }];
+  let arguments = (ins Tile_SemType:$sem,
+                       ConfinedAttr<I32Attr, [IntMinValue<1>]>:$count);
+  let assemblyFormat = "$sem `,` $count attr-dict `:` qualified(type($sem))";
+}
+
+def Tile_SemArriveOp : Tile_Op<"sem_arrive"> {
+  let summary = "arrive on a semaphore (once per executing scope)";
+  let arguments = (ins Tile_OneSem:$sem);
+  let assemblyFormat = "$sem attr-dict";
+}
+
+def Tile_SemExpectOp : Tile_Op<"sem_expect"> {
+  let summary = "arrive and expect the bytes of the listed shared buffers";
+  let description = [{
+    Announces that async copies filling `buffers` complete on `sem`
+    (`mbarrier.arrive.expect_tx` with the sum of their sizes).
+
+    ```mlir
+    tile.sem_expect %full_s, %a_s, %b_s : !tile.st<128x64xbf16>, !tile.st<64x256xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_OneSem:$sem, Variadic<Tile_AnySharedBuffer>:$buffers);
+  let assemblyFormat = [{
+    $sem `,` $buffers attr-dict `:` qualified(type($buffers))
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Transaction bytes the listed buffers add up to.
+    int64_t getBytes();
+  }];
+}
+
+def Tile_SemWaitOp : Tile_Op<"sem_wait"> {
+  let summary = "wait until the semaphore's phase with the given parity completes";
+  let arguments = (ins Tile_OneSem:$sem, I32:$phase);
+  let assemblyFormat = "$sem `,` $phase attr-dict";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier"> {
+  let summary = "execution and shared-memory barrier over a scope";
+  let description = [{
+    `warp`: the executing warp; `warpgroup`: the executing warpgroup;
+    `block`: every thread of the block (not allowed inside a warp role,
+    which runs on part of the block).
+  }];
+  let arguments = (ins Tile_Scope:$scope);
+  let assemblyFormat = "$scope attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_FenceOp : Tile_Op<"fence"> {
+  let summary = "memory fence";
+  let arguments = (ins Tile_FenceKind:$kind);
+  let assemblyFormat = "$kind attr-dict";
+}
+
+#endif // TK_TILE_SYNCOPS_TD

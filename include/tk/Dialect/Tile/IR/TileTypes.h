@@ -1,0 +1,26 @@
+//===- TileTypes.h - Types of the tile dialect ------------------*- C++ -*-===//
+#ifndef TK_DIALECT_TILE_IR_TILETYPES_H
+#define TK_DIALECT_TILE_IR_TILETYPES_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Types.h"
+#include "tk/Dialect/Tile/IR/TileAttrs.h"
+
+#include "tk/Dialect/Tile/IR/TileTypeInterfaces.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tk/Dialect/Tile/IR/TileTypes.h.inc"
+
+namespace tk::tile {
+/// Whether `type` may be the element type of a tile, vector or view:
+/// bf16, f16, f32, f8E4M3FN, f8E5M2.
+bool isTileElementType(mlir::Type type);
+
+/// Builds the fragment map of a register type owned by `numWarps` warps (0:
+/// not known). Fails with `why` when the type has no layout or its shape
+/// does not fit the layout.
+llvm::LogicalResult getFragmentMap(RegisterType type, unsigned numWarps,
+                                   FragmentMap &map, std::string &why);
+} // namespace tk::tile
+
+#endif // TK_DIALECT_TILE_IR_TILETYPES_H

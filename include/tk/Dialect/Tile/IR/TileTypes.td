@@ -1,0 +1,137 @@
+//===- TileTypes.td - Types of the tile dialect ------------*- tablegen -*-===//
+#ifndef TK_TILE_TYPES_TD
+#define TK_TILE_TYPES_TD
+
+include "mlir/IR/AttrTypeBase.td"
+include "tk/Dialect/Tile/IR/TileDialect.td"
+include "tk/Dialect/Tile/IR/TileInterfaces.td"
+
+class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Tile_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+class Tile_RegType<string name, string typeMnemonic>
+    : Tile_Type<name, typeMnemonic, [DeclareTypeInterfaceMethods<
+          Tile_RegisterTypeInterface, ["cloneWith"]>]> {
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType,
+                        "::tk::tile::Scope":$scope,
+                        "::mlir::Attribute":$layout);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::llvm::ArrayRef<int64_t>":$shape,
+        "::mlir::Type":$elementType, "::tk::tile::Scope":$scope,
+        CArg<"::mlir::Attribute", "{}">:$layout), [{
+      return $_get(elementType.getContext(), shape, elementType, scope, layout);
+    }]>
+  ];
+}
+
+def Tile_RegTileType : Tile_RegType<"RegTile", "rt"> {
+  let summary = "register tile (TK's rt)";
+  let description = [{
+    A rows x cols tile held in registers by a warp, a warpgroup or the block,
+    with an optional layout (left open for `tile-assign-layouts`).
+
+    ```mlir
+    !tile.rt<64x256xf32, warpgroup, #tile.mma_acc>
+    !tile.rt<16x64xbf16, warp>
+    ```
+  }];
+}
+
+def Tile_RegVecType : Tile_RegType<"RegVec", "rv"> {
+  let summary = "register vector (TK's rv)";
+  let description = [{
+    A vector in registers, typically one element per row or column of a
+    register tile, with an optional `#tile.vec` layout.
+
+    ```mlir
+    !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+    ```
+  }];
+}
+
+def Tile_SharedTileType : Tile_Type<"SharedTile", "st"> {
+  let summary = "shared-memory tile (TK's st), or a ring of them";
+  let description = [{
+    A rows x cols tile in shared memory with an optional swizzle (left open
+    for `tile-assign-layouts`). A rank-3 shape `S x R x C` is a ring of `S`
+    tiles (pipeline stages) indexed with `tile.slot`.
+
+    ```mlir
+    !tile.st<128x64xbf16, #tile.swizzle<128>>
+    !tile.st<4x128x64xbf16>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType,
+                        "::tk::tile::SwizzleAttr":$swizzle);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isRing() const { return getShape().size() == 3; }
+    int64_t getStages() const { return isRing() ? getShape()[0] : 1; }
+    int64_t getRows() const { return getShape()[getShape().size() - 2]; }
+    int64_t getCols() const { return getShape().back(); }
+    /// Bytes of one tile (one slot of a ring).
+    int64_t getTileBytes() const;
+    /// Bytes of the whole allocation.
+    int64_t getBytes() const { return getStages() * getTileBytes(); }
+  }];
+}
+
+def Tile_SharedVecType : Tile_Type<"SharedVec", "sv"> {
+  let summary = "shared-memory vector (TK's sv), or a ring of them";
+  let description = [{
+    ```mlir
+    !tile.sv<64xf32>
+    !tile.sv<2x64xf32>   // a ring of two
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isRing() const { return getShape().size() == 2; }
+    int64_t getStages() const { return isRing() ? getShape()[0] : 1; }
+    int64_t getLength() const { return getShape().back(); }
+    int64_t getTileBytes() const;
+    int64_t getBytes() const { return getStages() * getTileBytes(); }
+  }];
+}
+
+def Tile_GlobalType : Tile_Type<"Global", "gl"> {
+  let summary = "global-memory view (TK's gl), 1 to 4 dims, each static or dynamic";
+  let description = [{
+    A row-major view of a tensor in global memory. The last two dimensions
+    are rows and columns; leading ones are batch / depth. Dynamic sizes
+    (`?`) are read at launch.
+
+    ```mlir
+    !tile.gl<?x?xbf16>
+    !tile.gl<?x16x?x128xbf16>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Tile_SemType : Tile_Type<"Sem", "sem"> {
+  let summary = "semaphore (an mbarrier on NVIDIA), or an array of them";
+  let description = [{
+    `!tile.sem` is one semaphore; `!tile.sem<4>` an array of four indexed
+    with `tile.slot`. Lives in shared memory.
+  }];
+  let parameters = (ins DefaultValuedParameter<"unsigned", "1">:$count);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+#endif // TK_TILE_TYPES_TD

@@ -1,0 +1,212 @@
+//===- MemoryOps.cpp - Loads, stores and shared buffers -------------------===//
+#include "tk/Dialect/Tile/IR/TileOps.h"
+#include "tk/Target/TargetInfo.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace tk::tile;
+
+//===----------------------------------------------------------------------===//
+// Shared buffers
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllocOp::verify() {
+  if (!isa_and_nonnull<KernelOp>((*this)->getParentOp()))
+    return emitOpError("must be directly in a 'tile.kernel' body: shared "
+                       "memory lives for the whole kernel");
+  return success();
+}
+
+LogicalResult SlotOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  Type ring = operands[0].getType();
+  if (auto tile = dyn_cast<SharedTileType>(ring); tile && tile.isRing()) {
+    inferredReturnTypes.push_back(SharedTileType::get(
+        context, tile.getShape().drop_front(), tile.getElementType(),
+        tile.getSwizzle()));
+    return success();
+  }
+  if (auto vec = dyn_cast<SharedVecType>(ring); vec && vec.isRing()) {
+    inferredReturnTypes.push_back(SharedVecType::get(
+        context, vec.getShape().drop_front(), vec.getElementType()));
+    return success();
+  }
+  if (auto sem = dyn_cast<SemType>(ring); sem && sem.getCount() > 1) {
+    inferredReturnTypes.push_back(SemType::get(context, 1));
+    return success();
+  }
+  return emitOptionalError(location, "'tile.slot' operand ", ring,
+                           " is not a ring: expected a rank-3 shared tile, a "
+                           "rank-2 shared vector or a semaphore array");
+}
+
+LogicalResult SubtileOp::verify() {
+  SharedTileType source = getSource().getType(), result = getResult().getType();
+  if (source.isRing())
+    return emitOpError("source must be a single shared tile, not a ring; take "
+                       "a 'tile.slot' first");
+  if (result.isRing())
+    return emitOpError("result must be a single shared tile, not a ring");
+  if (source.getElementType() != result.getElementType())
+    return emitOpError("element type mismatch: source has ")
+           << source.getElementType() << ", result " << result.getElementType();
+  if (source.getSwizzle() != result.getSwizzle())
+    return emitOpError("a subtile keeps the source's swizzle");
+  if (source.getRows() % result.getRows() != 0 ||
+      source.getCols() % result.getCols() != 0)
+    return emitOpError("result shape ")
+           << result.getRows() << "x" << result.getCols()
+           << " does not divide source shape " << source.getRows() << "x"
+           << source.getCols();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Transfers
+//===----------------------------------------------------------------------===//
+
+/// Rank, shape and element type of a memory operand.
+namespace {
+struct MemoryShape {
+  ArrayRef<int64_t> shape; // without a ring dimension
+  Type elementType;
+  bool isRing = false;
+  bool isGlobal = false;
+  bool isVector = false; // shared vector
+};
+} // namespace
+
+static MemoryShape getMemoryShape(Type type) {
+  if (auto tile = dyn_cast<SharedTileType>(type))
+    return {tile.getShape().take_back(2), tile.getElementType(), tile.isRing()};
+  if (auto vec = dyn_cast<SharedVecType>(type))
+    return {vec.getShape().take_back(1), vec.getElementType(), vec.isRing(),
+            false, true};
+  auto view = cast<GlobalType>(type);
+  return {view.getShape(), view.getElementType(), false, true};
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  for (int64_t dim : shape)
+    s += (s.empty() ? "" : "x") + std::to_string(dim);
+  return s;
+}
+
+/// Checks that `value` (register or shared buffer, rank 1 or 2) moves to or
+/// from `memory` at `coords`. `what` names the value's operand.
+static LogicalResult verifyTransfer(Operation *op, StringRef what,
+                                    ArrayRef<int64_t> valueShape,
+                                    Type valueElement, bool valueIsRing,
+                                    Type memoryType, ValueRange coords) {
+  MemoryShape memory = getMemoryShape(memoryType);
+  if (valueIsRing || memory.isRing)
+    return op->emitOpError("operates on one buffer, not a ring; take a "
+                           "'tile.slot' first");
+  if (valueElement != memory.elementType)
+    return op->emitOpError("element type mismatch: ")
+           << what << " has " << valueElement << ", memory has "
+           << memory.elementType << "; use 'tile.cast' to convert";
+  if (!memory.isGlobal) {
+    if (!coords.empty())
+      return op->emitOpError("takes no coordinates for shared memory");
+    if (valueShape.size() != memory.shape.size())
+      return op->emitOpError("cannot move a rank-")
+             << valueShape.size() << " " << what << " to or from a rank-"
+             << memory.shape.size() << " shared buffer";
+    if (valueShape != memory.shape)
+      return op->emitOpError() << what << " shape " << shapeString(valueShape)
+                               << " does not match shared shape "
+                               << shapeString(memory.shape);
+    return success();
+  }
+  if (coords.size() != memory.shape.size())
+    return op->emitOpError("expected ")
+           << memory.shape.size() << " coordinates for a rank-"
+           << memory.shape.size() << " global view, got " << coords.size();
+  if (valueShape.size() > memory.shape.size())
+    return op->emitOpError("a rank-")
+           << valueShape.size() << " " << what
+           << " needs a global view of at least that rank";
+  return success();
+}
+
+static LogicalResult verifyRegisterTransfer(Operation *op, Type regType,
+                                            Type memoryType,
+                                            ValueRange coords) {
+  auto reg = cast<RegisterType>(regType);
+  if (isa<SharedTileType>(memoryType) && !isa<RegTileType>(regType))
+    return op->emitOpError("shared tiles pair with register tiles, not ")
+           << regType;
+  if (isa<SharedVecType>(memoryType) && !isa<RegVecType>(regType))
+    return op->emitOpError("shared vectors pair with register vectors, not ")
+           << regType;
+  return verifyTransfer(op, "register value", reg.getShape(),
+                        reg.getElementType(), false, memoryType, coords);
+}
+
+/// Splits a shared buffer type into shape, element type and ring flag.
+static std::tuple<ArrayRef<int64_t>, Type, bool> sharedBuffer(Type type) {
+  MemoryShape shared = getMemoryShape(type);
+  return {shared.shape, shared.elementType, shared.isRing};
+}
+
+/// TMA boxes span at most 256 elements per dimension.
+static LogicalResult verifyAsyncBox(Operation *op, ArrayRef<int64_t> shape) {
+  const tk::TargetInfo &target = getTargetInfo(op);
+  if (!target.hasAsyncCopyEngine)
+    return success();
+  for (int64_t dim : shape)
+    if (dim > 256)
+      return op->emitOpError("async copies move boxes of at most 256 elements "
+                             "per dimension on ")
+             << target.name << "; the buffer is " << shapeString(shape);
+  return success();
+}
+
+LogicalResult LoadAsyncOp::verify() {
+  auto [shape, element, isRing] = sharedBuffer(getDst().getType());
+  if (failed(verifyTransfer(*this, "destination", shape, element, isRing,
+                            getSrc().getType(), getCoords())))
+    return failure();
+  return verifyAsyncBox(*this, shape);
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyRegisterTransfer(*this, getResult().getType(),
+                                getSrc().getType(), getCoords());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyRegisterTransfer(*this, getValue().getType(),
+                                getDst().getType(), getCoords());
+}
+
+LogicalResult StoreAsyncOp::verify() {
+  auto [shape, element, isRing] = sharedBuffer(getSrc().getType());
+  if (failed(verifyTransfer(*this, "source", shape, element, isRing,
+                            getDst().getType(), getCoords())) ||
+      failed(verifyAsyncBox(*this, shape)))
+    return failure();
+  if (getReduce() && !(element.isF32() || element.isF16() || element.isBF16()))
+    return emitOpError("add-reduce needs f32, f16 or bf16 elements, got ")
+           << element;
+  return success();
+}
+
+LogicalResult PrefetchOp::verify() {
+  size_t rank = getSrc().getType().getShape().size();
+  if (getCoords().size() != rank)
+    return emitOpError("expected ")
+           << rank << " coordinates for a rank-" << rank
+           << " global view, got " << getCoords().size();
+  ArrayRef<int64_t> box = getBox();
+  if (box.empty() || box.size() > rank || box.size() > 2 ||
+      llvm::any_of(box, [](int64_t dim) { return dim <= 0; }))
+    return emitOpError("box must have 1 or 2 positive dimensions, at most the "
+                       "view's rank");
+  return success();
+}

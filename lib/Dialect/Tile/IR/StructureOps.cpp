@@ -1,0 +1,456 @@
+//===- StructureOps.cpp - Kernels, tile loops and warp roles --------------===//
+#include "tk/Dialect/Tile/IR/TileOps.h"
+#include "tk/Target/TargetInfo.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace tk::tile;
+
+const tk::TargetInfo &tk::tile::getTargetInfo(Operation *op) {
+  for (Operation *cur = op; cur; cur = cur->getParentOp())
+    if (auto name = cur->getAttrOfType<StringAttr>(
+            TileDialect::getTargetAttrName()))
+      if (const TargetInfo *target = lookupTarget(name.getValue()))
+        return *target;
+  return getTargets().front();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseLaunchClause(OpAsmParser &parser,
+                                     OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  auto parseEntry = [&]() -> ParseResult {
+    StringRef key;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    if (key == "warpgroups") {
+      int32_t count;
+      if (parser.parseInteger(count))
+        return failure();
+      result.addAttribute("warpgroups", builder.getI32IntegerAttr(count));
+      return success();
+    }
+    if (key == "grid") {
+      StringRef policy;
+      SMLoc policyLoc = parser.getCurrentLocation();
+      if (parser.parseKeyword(&policy))
+        return failure();
+      std::optional<GridPolicy> grid = symbolizeGridPolicy(policy);
+      if (!grid)
+        return parser.emitError(policyLoc, "expected grid policy 'tiles' or "
+                                           "'persistent', got '")
+               << policy << "'";
+      result.addAttribute("grid",
+                          GridPolicyAttr::get(builder.getContext(), *grid));
+      return success();
+    }
+    if (key == "cluster") {
+      SmallVector<int32_t, 3> dims;
+      if (parser.parseCommaSeparatedList(
+              AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                return parser.parseInteger(dims.emplace_back());
+              }))
+        return failure();
+      result.addAttribute("cluster", builder.getDenseI32ArrayAttr(dims));
+      return success();
+    }
+    return parser.emitError(loc, "unknown launch parameter '")
+           << key << "'; expected warpgroups, grid or cluster";
+  };
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Paren,
+                                        parseEntry);
+}
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  StringAttr name;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
+                             result.attributes))
+    return failure();
+  SmallVector<OpAsmParser::Argument> args;
+  SmallVector<Type> resultTypes;
+  SmallVector<DictionaryAttr> resultAttrs;
+  bool isVariadic = false;
+  SMLoc signatureLoc = parser.getCurrentLocation();
+  if (function_interface_impl::parseFunctionSignatureWithArguments(
+          parser, /*allowVariadic=*/false, args, isVariadic, resultTypes,
+          resultAttrs))
+    return failure();
+  if (!resultTypes.empty())
+    return parser.emitError(signatureLoc, "kernels return no values");
+  SmallVector<Type> argTypes;
+  for (OpAsmParser::Argument &arg : args)
+    argTypes.push_back(arg.type);
+  result.addAttribute(
+      getFunctionTypeAttrName(result.name),
+      TypeAttr::get(builder.getFunctionType(argTypes, resultTypes)));
+  if (succeeded(parser.parseOptionalKeyword("launch")) &&
+      parseLaunchClause(parser, result))
+    return failure();
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  call_interface_impl::addArgAndResultAttrs(
+      builder, result, args, resultAttrs, getArgAttrsAttrName(result.name),
+      getResAttrsAttrName(result.name));
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, args))
+    return failure();
+  ensureTerminator(*body, builder, result.location);
+  return success();
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  function_interface_impl::printFunctionSignature(
+      p, *this, getArgumentTypes(), /*isVariadic=*/false, getResultTypes());
+  SmallVector<std::string> launch;
+  if (auto warpgroups = getWarpgroups())
+    launch.push_back("warpgroups = " + std::to_string(*warpgroups));
+  if (getGrid() != GridPolicy::tiles)
+    launch.push_back("grid = " + stringifyGridPolicy(getGrid()).str());
+  if (auto cluster = getCluster()) {
+    std::string dims;
+    for (int32_t dim : *cluster)
+      dims += (dims.empty() ? "" : ", ") + std::to_string(dim);
+    launch.push_back("cluster = [" + dims + "]");
+  }
+  if (!launch.empty()) {
+    p << " launch(";
+    llvm::interleaveComma(launch, p);
+    p << ")";
+  }
+  function_interface_impl::printFunctionAttributes(
+      p, *this,
+      {getSymNameAttrName(), getFunctionTypeAttrName(), getArgAttrsAttrName(),
+       getResAttrsAttrName(), getWarpgroupsAttrName(), getGridAttrName(),
+       getClusterAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+static int64_t alignTo(int64_t value, int64_t align) {
+  return (value + align - 1) / align * align;
+}
+
+int64_t KernelOp::getSharedMemoryBytes() {
+  int64_t bytes = 0;
+  for (auto alloc : getBody().getOps<AllocOp>()) {
+    Type type = alloc.getType();
+    if (auto tile = dyn_cast<SharedTileType>(type))
+      // Swizzled tiles need 1024-byte alignment for TMA and wgmma.
+      bytes = alignTo(bytes, 1024) + tile.getBytes();
+    else if (auto vec = dyn_cast<SharedVecType>(type))
+      bytes = alignTo(bytes, 16) + vec.getBytes();
+    else if (auto sem = dyn_cast<SemType>(type))
+      bytes = alignTo(bytes, 8) + 8 * sem.getCount();
+  }
+  return bytes;
+}
+
+unsigned KernelOp::getNumWarps() {
+  return getWarpgroups() ? 4 * *getWarpgroups() : 0;
+}
+
+LogicalResult KernelOp::verify() {
+  const TargetInfo &target = getTargetInfo(*this);
+  if (!getResultTypes().empty())
+    return emitOpError("kernels return no values");
+  for (auto [i, type] : llvm::enumerate(getArgumentTypes()))
+    if (!isa<GlobalType, IntegerType, IndexType, FloatType>(type))
+      return emitOpError("parameter #")
+             << i << " must be a global view or a scalar (integer, index or "
+             << "float), got " << type;
+  if (IntegerAttr attr = getWarpgroupsAttr()) {
+    int64_t warpgroups = attr.getValue().getSExtValue();
+    if (warpgroups < 1 || warpgroups > int64_t(target.maxWarpgroups()))
+      return emitOpError("launches ")
+             << warpgroups << " warpgroups; " << target.name
+             << " allows 1 to " << target.maxWarpgroups();
+  }
+  if (auto cluster = getCluster()) {
+    if (cluster->empty() || cluster->size() > 3)
+      return emitOpError("cluster shape must have 1 to 3 dimensions, got ")
+             << cluster->size();
+    int64_t blocks = 1;
+    for (int32_t dim : *cluster) {
+      if (dim < 1)
+        return emitOpError("cluster dimensions must be positive, got ") << dim;
+      blocks *= dim;
+    }
+    if (blocks > 1 && target.vendor != Vendor::nvidia)
+      return emitOpError("thread-block clusters need an NVIDIA target, not ")
+             << target.name;
+    if (blocks > 16)
+      return emitOpError("cluster of ")
+             << blocks << " blocks exceeds the 16 that " << target.name
+             << " allows";
+  }
+  return success();
+}
+
+/// Checks register values against what only the kernel knows: the warps of
+/// a block, the target's warp size and matrix shapes, and which region runs
+/// on part of the block.
+static LogicalResult verifyRegisterValue(Operation *op, Value value,
+                                         KernelOp kernel,
+                                         const tk::TargetInfo &target) {
+  auto type = dyn_cast<RegisterType>(value.getType());
+  if (!type)
+    return success();
+  bool inRole = op->getParentOfType<WarpSpecializeOp>() != nullptr;
+  if (type.getScope() == Scope::block && inRole)
+    return op->emitOpError("produces a block-scope value inside a "
+                           "warp-specialized region, which runs on part of "
+                           "the block; use warpgroup or warp scope");
+  auto layout = dyn_cast_or_null<LayoutAttrInterface>(type.getLayout());
+  if (!layout)
+    return success();
+  if (layout.getLanes() != target.warpSize)
+    return op->emitOpError("uses layout ")
+           << type.getLayout() << " for " << layout.getLanes()
+           << "-lane warps, but " << target.name << " has "
+           << target.warpSize << "-lane warps";
+  Attribute base = type.getLayout();
+  if (auto vec = dyn_cast<VecLayoutAttr>(base))
+    base = vec.getParent();
+  if (auto mfma = dyn_cast<MfmaLayoutAttr>(base))
+    if (!target.hasMatrixShape(mfma.getM(), mfma.getN(), mfma.getK()))
+      return op->emitOpError("uses ")
+             << base << ", but " << target.name << " has no " << mfma.getM()
+             << "x" << mfma.getN() << "x" << mfma.getK() << " MFMA";
+  if (type.getScope() == Scope::block && kernel.getNumWarps()) {
+    FragmentMap map;
+    std::string why;
+    if (failed(getFragmentMap(type, kernel.getNumWarps(), map, why)))
+      return op->emitOpError("result layout ")
+             << type.getLayout() << " does not fit the block's "
+             << kernel.getNumWarps() << " warps: " << why;
+  }
+  return success();
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  const TargetInfo &target = getTargetInfo(*this);
+  int64_t bytes = getSharedMemoryBytes();
+  if (bytes > target.sharedMemoryBytes)
+    return emitOpError("allocates ")
+           << bytes << " bytes of shared memory; " << target.name
+           << " allows at most " << target.sharedMemoryBytes;
+  WalkResult walk = getBody().walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      if (failed(verifyRegisterValue(op, result, *this, target)))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// ForeachTileOp
+//===----------------------------------------------------------------------===//
+
+ParseResult ForeachTileOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> ivs;
+  SmallVector<OpAsmParser::UnresolvedOperand> bounds;
+  Type index = parser.getBuilder().getIndexType();
+  if (parser.parseArgumentList(ivs, AsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("in") ||
+      parser.parseOperandList(bounds, AsmParser::Delimiter::Paren) ||
+      parser.resolveOperands(bounds, index, result.operands))
+    return failure();
+  for (OpAsmParser::Argument &iv : ivs)
+    iv.type = index;
+  if (succeeded(parser.parseOptionalKeyword("group"))) {
+    int64_t group;
+    if (parser.parseInteger(group))
+      return failure();
+    result.addAttribute("group", parser.getBuilder().getI64IntegerAttr(group));
+  }
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, ivs))
+    return failure();
+  ensureTerminator(*body, parser.getBuilder(), result.location);
+  return success();
+}
+
+void ForeachTileOp::print(OpAsmPrinter &p) {
+  p << " (";
+  llvm::interleaveComma(getBody().getArguments(), p,
+                        [&](BlockArgument arg) { p.printOperand(arg); });
+  p << ") in (" << getBounds() << ")";
+  if (auto group = getGroup())
+    p << " group " << *group;
+  p.printOptionalAttrDict((*this)->getAttrs(), {getGroupAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+LogicalResult ForeachTileOp::verify() {
+  size_t rank = getBounds().size();
+  if (rank < 1 || rank > 3)
+    return emitOpError("tile space must have 1 to 3 dimensions, got ") << rank;
+  if (getBody().getNumArguments() != rank)
+    return emitOpError("has ")
+           << getBody().getNumArguments() << " tile coordinates for a "
+           << rank << "-d tile space";
+  if (auto group = getGroup()) {
+    if (*group < 1)
+      return emitOpError("group must be positive, got ") << *group;
+    if (rank != 2)
+      return emitOpError("group ordering needs a 2-d tile space, got ")
+             << rank << " dimensions";
+  }
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError("must be inside a 'tile.kernel'");
+  if ((*this)->getParentOfType<ForeachTileOp>())
+    return emitOpError("cannot be nested in another 'tile.foreach_tile'");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// WarpSpecializeOp
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseRole(OpAsmParser &parser, OperationState &result,
+                             StringRef role, Region &region) {
+  Builder &builder = parser.getBuilder();
+  bool sawWarpgroups = false;
+  SMLoc roleLoc = parser.getCurrentLocation();
+  auto parseEntry = [&]() -> ParseResult {
+    StringRef key;
+    int32_t value;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual() ||
+        parser.parseInteger(value))
+      return failure();
+    if (key != "warpgroups" && key != "registers")
+      return parser.emitError(loc, "unknown role parameter '")
+             << key << "'; expected warpgroups or registers";
+    sawWarpgroups |= key == "warpgroups";
+    result.addAttribute((role + "_" + key).str(),
+                        builder.getI32IntegerAttr(value));
+    return success();
+  };
+  if (parser.parseKeyword(role) ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Paren, parseEntry))
+    return failure();
+  if (!sawWarpgroups)
+    return parser.emitError(roleLoc, "the ")
+           << role << " role needs 'warpgroups = N'";
+  if (parser.parseRegion(region))
+    return failure();
+  WarpSpecializeOp::ensureTerminator(region, builder, result.location);
+  return success();
+}
+
+ParseResult WarpSpecializeOp::parse(OpAsmParser &parser,
+                                    OperationState &result) {
+  Region *producer = result.addRegion();
+  Region *consumer = result.addRegion();
+  if (parseRole(parser, result, "producer", *producer) ||
+      parseRole(parser, result, "consumer", *consumer) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  return success();
+}
+
+static void printRole(OpAsmPrinter &p, StringRef role, int32_t warpgroups,
+                      std::optional<int32_t> registers, Region &region) {
+  p << role << "(warpgroups = " << warpgroups;
+  if (registers)
+    p << ", registers = " << *registers;
+  p << ") ";
+  p.printRegion(region, /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+void WarpSpecializeOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  printRole(p, "producer", getProducerWarpgroups(), getProducerRegisters(),
+            getProducer());
+  p << ' ';
+  printRole(p, "consumer", getConsumerWarpgroups(), getConsumerRegisters(),
+            getConsumer());
+  p.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {getProducerWarpgroupsAttrName(), getConsumerWarpgroupsAttrName(),
+       getProducerRegistersAttrName(), getConsumerRegistersAttrName()});
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  auto kernel = dyn_cast_or_null<KernelOp>((*this)->getParentOp());
+  if (!kernel)
+    return emitOpError("must be directly in a 'tile.kernel' body");
+  const TargetInfo &target = getTargetInfo(*this);
+  int64_t producers = getProducerWarpgroupsAttr().getValue().getSExtValue();
+  int64_t consumers = getConsumerWarpgroupsAttr().getValue().getSExtValue();
+  if (producers < 1 || consumers < 1)
+    return emitOpError("each role needs at least one warpgroup, got ")
+           << producers << " producer and " << consumers << " consumer";
+  if (auto launched = kernel.getWarpgroups())
+    if (producers + consumers != int64_t(*launched))
+      return emitOpError("roles use ")
+             << producers + consumers << " warpgroups but the kernel launches "
+             << *launched;
+  auto producerRegs = getProducerRegisters();
+  auto consumerRegs = getConsumerRegisters();
+  if ((producerRegs || consumerRegs) && !target.hasRegisterBudgets)
+    return emitOpError("register budgets need a target with setmaxnreg; ")
+           << target.name << " has none";
+  for (auto [role, regs] : {std::pair{"producer", producerRegs},
+                            std::pair{"consumer", consumerRegs}})
+    if (regs && (*regs < 24 || *regs > 256 || *regs % 8 != 0))
+      return emitOpError() << role
+                           << " register budget must be a multiple of 8 in "
+                              "[24, 256], got "
+                           << *regs;
+  if (producerRegs && consumerRegs) {
+    int64_t total = 4 * target.warpSize *
+                    (int64_t(*producerRegs) * producers +
+                     int64_t(*consumerRegs) * consumers);
+    if (total > 65536)
+      return emitOpError("register budgets need ")
+             << total << " registers per block; a multiprocessor has 65536";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// WarpgroupIdOp, DimOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpgroupIdOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError("must be inside a 'tile.kernel'");
+  return success();
+}
+
+LogicalResult DimOp::verify() {
+  int64_t rank = getView().getType().getShape().size();
+  int64_t index = getIndexAttr().getInt();
+  if (index < 0 || index >= rank)
+    return emitOpError("dimension index ")
+           << index << " is out of range for a rank-" << rank
+           << " global view";
+  return success();
+}
+
+OpFoldResult DimOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> shape = getView().getType().getShape();
+  int64_t index = getIndexAttr().getInt();
+  if (index < 0 || index >= int64_t(shape.size()) ||
+      ShapedType::isDynamic(shape[index]))
+    return {};
+  return IntegerAttr::get(IndexType::get(getContext()), shape[index]);
+}

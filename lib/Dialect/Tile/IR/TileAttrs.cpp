@@ -1,0 +1,290 @@
+//===- TileAttrs.cpp - Register layouts and shared swizzles ---------------===//
+//
+// Every register layout is defined by the FragmentMap it builds: an atom
+// (the fragment of one MMA instruction), repeated over the tile in
+// registers (columns first, then rows) and split across the owning warps.
+//
+//===----------------------------------------------------------------------===//
+#include "tk/Dialect/Tile/IR/TileDialect.h"
+#include "tk/Dialect/Tile/IR/TileTypes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tk::tile;
+using Index = FragmentMap::Index;
+
+unsigned tk::tile::getScopeWarps(Scope scope) {
+  switch (scope) {
+  case Scope::warp:
+    return 1;
+  case Scope::warpgroup:
+    return 4;
+  case Scope::block:
+    return 0;
+  }
+  llvm_unreachable("unknown scope");
+}
+
+namespace {
+/// The fragment of one instruction: `rows` x `cols` elements held by the
+/// registers and lanes of one warp. `regs` and `lanes` are its modes.
+struct Atom {
+  int64_t rows, cols;
+  llvm::SmallVector<FragmentMode, 4> regs, lanes;
+};
+
+/// How the warps owning a tile split its rows.
+enum class WarpSplit {
+  bands,      // warp w holds rows [w R/W, (w+1) R/W): TK's row/col layouts
+  interleaved // warp w holds atom-rows w, w+W, ...: the MMA accumulator
+};
+} // namespace
+
+/// Repeats `atom` over a `shape` tile owned by `numWarps` warps.
+static LogicalResult tileAtom(llvm::StringRef name, const Atom &atom,
+                              WarpSplit split, ArrayRef<int64_t> shape,
+                              unsigned numWarps, FragmentMap &map,
+                              std::string &why) {
+  if (shape.size() != 2) {
+    why = "layout " + name.str() + " is for rank-2 tiles";
+    return failure();
+  }
+  int64_t rows = shape[0], cols = shape[1];
+  int64_t warps = numWarps ? numWarps : 1;
+  if (cols % atom.cols != 0) {
+    why = "columns (" + std::to_string(cols) + ") must be a multiple of " +
+          std::to_string(atom.cols) + " for " + name.str();
+    return failure();
+  }
+  if (rows % (atom.rows * warps) != 0) {
+    why = "rows (" + std::to_string(rows) + ") must be a multiple of " +
+          std::to_string(atom.rows * warps) + " for " + name.str() + " (" +
+          std::to_string(atom.rows) + " per warp, " + std::to_string(warps) +
+          " warp" + (warps == 1 ? "" : "s") + ")";
+    return failure();
+  }
+  map = FragmentMap(rows, cols, /*isVector=*/false);
+  for (const FragmentMode &mode : atom.regs)
+    map.addMode(Index::reg, mode.size, mode.rowStride, mode.colStride);
+  for (const FragmentMode &mode : atom.lanes)
+    map.addMode(Index::lane, mode.size, mode.rowStride, mode.colStride);
+  map.addMode(Index::reg, cols / atom.cols, 0, atom.cols);
+  int64_t atomRowsPerWarp = rows / (atom.rows * warps);
+  if (split == WarpSplit::bands) {
+    map.addMode(Index::reg, atomRowsPerWarp, atom.rows, 0);
+    map.addMode(Index::warp, warps, rows / warps, 0);
+  } else {
+    map.addMode(Index::reg, atomRowsPerWarp, atom.rows * warps, 0);
+    map.addMode(Index::warp, warps, atom.rows, 0);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// NVIDIA layouts
+//===----------------------------------------------------------------------===//
+
+// Lane l of an NVIDIA fragment sits at group l/4 (row), thread l%4 (column
+// pair).
+static const FragmentMode kLaneThread = {4, 0, 2}, kLaneGroup = {8, 1, 0};
+
+unsigned RowLayoutAttr::getLanes() const { return 32; }
+LogicalResult RowLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
+                                              unsigned numWarps,
+                                              FragmentMap &map,
+                                              std::string &why) const {
+  Atom atom{16, 16, {{2, 0, 1}, {2, 8, 0}, {2, 0, 8}}, {kLaneThread, kLaneGroup}};
+  return tileAtom("#tile.row", atom, WarpSplit::bands, shape, numWarps, map,
+                  why);
+}
+
+unsigned ColLayoutAttr::getLanes() const { return 32; }
+LogicalResult ColLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
+                                              unsigned numWarps,
+                                              FragmentMap &map,
+                                              std::string &why) const {
+  Atom atom{16, 16, {{2, 1, 0}, {2, 0, 8}, {2, 8, 0}}, {{4, 2, 0}, {8, 0, 1}}};
+  return tileAtom("#tile.col", atom, WarpSplit::bands, shape, numWarps, map,
+                  why);
+}
+
+unsigned MmaAccLayoutAttr::getLanes() const { return 32; }
+LogicalResult MmaAccLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
+                                                 unsigned numWarps,
+                                                 FragmentMap &map,
+                                                 std::string &why) const {
+  Atom atom{16, 8, {{2, 0, 1}, {2, 8, 0}}, {kLaneThread, kLaneGroup}};
+  return tileAtom("#tile.mma_acc", atom, WarpSplit::interleaved, shape,
+                  numWarps, map, why);
+}
+
+//===----------------------------------------------------------------------===//
+// AMD MFMA layouts
+//===----------------------------------------------------------------------===//
+
+unsigned MfmaLayoutAttr::getLanes() const { return 64; }
+
+LogicalResult MfmaLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
+                                               unsigned numWarps,
+                                               FragmentMap &map,
+                                               std::string &why) const {
+  int64_t m = getM(), n = getN(), k = getK();
+  Atom atom;
+  switch (getOperand()) {
+  case MfmaOperand::acc:
+    // Lane l holds column l % n; its registers run down 4 consecutive rows,
+    // lane groups of n add 4 rows, further registers add 8 (32x32 only).
+    atom = {m, n, {{4, 1, 0}, {m / (4 * (64 / n)), 4 * (64 / n), 0}},
+            {{n, 0, 1}, {64 / n, 4, 0}}};
+    break;
+  case MfmaOperand::a: {
+    int64_t perLane = m * k / 64;
+    atom = {m, k, {{perLane, 0, 1}}, {{m, 1, 0}, {64 / m, 0, perLane}}};
+    break;
+  }
+  case MfmaOperand::b: {
+    int64_t perLane = n * k / 64;
+    atom = {k, n, {{perLane, 1, 0}}, {{n, 0, 1}, {64 / n, perLane, 0}}};
+    break;
+  }
+  }
+  std::string name;
+  llvm::raw_string_ostream(name) << Attribute(*this);
+  return tileAtom(name, atom, WarpSplit::bands, shape, numWarps, map, why);
+}
+
+LogicalResult
+MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       unsigned m, unsigned n, unsigned k, MfmaOperand) {
+  bool known = (m == 32 && n == 32 && (k == 8 || k == 16)) ||
+               (m == 16 && n == 16 && (k == 16 || k == 32));
+  if (!known)
+    return emitError() << "unsupported MFMA shape " << m << "x" << n << "x" << k
+                       << "; expected 32x32x8, 32x32x16, 16x16x16 or 16x16x32";
+  return success();
+}
+
+Attribute MfmaLayoutAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t, 3> dims;
+  StringRef operand;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() ||
+      parser.parseDimensionList(dims, /*allowDynamic=*/false,
+                                /*withTrailingX=*/false) ||
+      parser.parseComma() || parser.parseKeyword(&operand) ||
+      parser.parseGreater())
+    return {};
+  if (dims.size() != 3) {
+    parser.emitError(loc, "expected an MxNxK instruction shape");
+    return {};
+  }
+  std::optional<MfmaOperand> kind = symbolizeMfmaOperand(operand);
+  if (!kind) {
+    parser.emitError(loc, "expected MFMA operand 'a', 'b' or 'acc', got '")
+        << operand << "'";
+    return {};
+  }
+  return getChecked([&] { return parser.emitError(loc); },
+                    parser.getContext(), dims[0], dims[1], dims[2], *kind);
+}
+
+void MfmaLayoutAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getM() << "x" << getN() << "x" << getK() << ", "
+          << stringifyMfmaOperand(getOperand()) << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// Vector layouts
+//===----------------------------------------------------------------------===//
+
+unsigned VecLayoutAttr::getLanes() const { return getParent().getLanes(); }
+bool VecLayoutAttr::isVectorLayout() const { return true; }
+
+LogicalResult VecLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
+                                              unsigned numWarps,
+                                              FragmentMap &map,
+                                              std::string &why) const {
+  if (shape.size() != 1) {
+    why = "#tile.vec layouts are for rank-1 vectors";
+    return failure();
+  }
+  // Build the parent for a tile wide (or tall) enough for any atom, then keep
+  // the axis the vector runs along.
+  bool alongRows = getAxis() == Axis::row;
+  int64_t other = 64 * (numWarps ? numWarps : 1);
+  SmallVector<int64_t, 2> parentShape =
+      alongRows ? SmallVector<int64_t, 2>{shape[0], 64}
+                : SmallVector<int64_t, 2>{other, shape[0]};
+  FragmentMap parentMap;
+  if (failed(getParent().buildFragmentMap(parentShape, numWarps, parentMap,
+                                          why)))
+    return failure();
+  map = parentMap.slice(alongRows);
+  return success();
+}
+
+LogicalResult VecLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                    Axis, LayoutAttrInterface parent) {
+  if (parent.isVectorLayout())
+    return emitError() << "#tile.vec parent must be a tile layout, got "
+                       << Attribute(parent);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Swizzle
+//===----------------------------------------------------------------------===//
+
+LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  unsigned bytes) {
+  if (bytes != 0 && bytes != 32 && bytes != 64 && bytes != 128)
+    return emitError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
+                       << bytes;
+  return success();
+}
+
+std::string SwizzleAttr::checkShape(int64_t rows, int64_t cols,
+                                    int64_t elemBytes) const {
+  unsigned bytes = getBytes();
+  if (bytes == 0)
+    return "";
+  if ((cols * elemBytes) % bytes != 0)
+    return "a row of " + std::to_string(cols * elemBytes) +
+           " bytes is not a multiple of the " + std::to_string(bytes) +
+           "-byte swizzle";
+  if (rows % 8 != 0)
+    return "rows (" + std::to_string(rows) +
+           ") must be a multiple of 8 for a swizzled tile";
+  return "";
+}
+
+int64_t SwizzleAttr::getByteOffset(int64_t row, int64_t col, int64_t rows,
+                                   int64_t cols, int64_t elemBytes) const {
+  int64_t bytes = getBytes();
+  if (bytes == 0)
+    return (row * cols + col) * elemBytes;
+  int64_t width = bytes / elemBytes;
+  int64_t offset =
+      (col / width) * rows * bytes + row * bytes + (col % width) * elemBytes;
+  int64_t line = (offset >> 7) & (bytes / 16 - 1);
+  return offset ^ (line << 4);
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+#include "tk/Dialect/Tile/IR/TileAttrInterfaces.cpp.inc"
+#include "tk/Dialect/Tile/IR/TileEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tk/Dialect/Tile/IR/TileAttrs.cpp.inc"
+
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tk/Dialect/Tile/IR/TileAttrs.cpp.inc"
+      >();
+}

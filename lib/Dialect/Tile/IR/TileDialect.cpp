@@ -1,0 +1,40 @@
+//===- TileDialect.cpp - The tile dialect ---------------------------------===//
+#include "tk/Dialect/Tile/IR/TileDialect.h"
+#include "tk/Dialect/Tile/IR/TileOps.h"
+#include "tk/Target/TargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace tk::tile;
+
+#include "tk/Dialect/Tile/IR/TileDialect.cpp.inc"
+
+void TileDialect::initialize() {
+  registerAttributes();
+  registerTypes();
+  addOperations<
+#define GET_OP_LIST
+#include "tk/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != getTargetAttrName())
+    return op->emitError() << "unknown tile dialect attribute '"
+                           << attr.getName().getValue() << "'";
+  auto name = dyn_cast<StringAttr>(attr.getValue());
+  if (!name)
+    return op->emitError() << "'" << getTargetAttrName()
+                           << "' must be a string naming the target";
+  if (!tk::lookupTarget(name.getValue()))
+    return op->emitError() << "unknown target '" << name.getValue()
+                           << "'; known targets: " << tk::getTargetNames();
+  return success();
+}
+
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}

@@ -1,0 +1,26 @@
+//===- tk-opt.cpp - The tile compiler driver ------------------------------===//
+//
+// An mlir-opt compatible driver that registers the tile dialect and only the
+// upstream dialects and passes tile programs and their pipelines use.
+//
+//===----------------------------------------------------------------------===//
+#include "tk/Dialect/Tile/IR/TileDialect.h"
+#include "tk/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<tk::tile::TileDialect, mlir::arith::ArithDialect,
+                  mlir::scf::SCFDialect>();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::registerSymbolDCEPass();
+  tk::tile::registerTilePasses();
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "tk-opt: the tk-mlir tile compiler driver\n", registry));
+}
