@@ -8,6 +8,7 @@
 #include "tk/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -16,7 +17,7 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<tk::tile::TileDialect, mlir::arith::ArithDialect,
-                  mlir::scf::SCFDialect>();
+                  mlir::math::MathDialect, mlir::scf::SCFDialect>();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

@@ -27,6 +27,9 @@ TK_ARITHMETIC_VERIFIER(NegOp)
 TK_ARITHMETIC_VERIFIER(AbsOp)
 TK_ARITHMETIC_VERIFIER(FmaOp)
 TK_ARITHMETIC_VERIFIER(CumsumOp)
+LogicalResult VecReduceOp::verify() {
+  return verifyArithmeticElement(*this, getX().getType());
+}
 #undef TK_ARITHMETIC_VERIFIER
 
 static LogicalResult verifyBinary(Operation *op, Type lhs, Type rhs) {

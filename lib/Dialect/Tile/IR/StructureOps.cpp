@@ -266,31 +266,44 @@ ParseResult ForeachTileOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.parseOperandList(bounds, AsmParser::Delimiter::Paren) ||
       parser.resolveOperands(bounds, index, result.operands))
     return failure();
-  for (OpAsmParser::Argument &iv : ivs)
-    iv.type = index;
   if (succeeded(parser.parseOptionalKeyword("group"))) {
     int64_t group;
     if (parser.parseInteger(group))
       return failure();
     result.addAttribute("group", parser.getBuilder().getI64IntegerAttr(group));
   }
-  if (parser.parseOptionalAttrDict(result.attributes))
+  bool namedIteration = succeeded(parser.parseOptionalKeyword("iteration"));
+  if (namedIteration &&
+      (parser.parseLParen() || parser.parseArgument(ivs.emplace_back()) ||
+       parser.parseRParen()))
+    return failure();
+  for (OpAsmParser::Argument &iv : ivs)
+    iv.type = index;
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, ivs))
     return failure();
   ensureTerminator(*body, parser.getBuilder(), result.location);
+  // The iteration index is always the body's last argument.
+  if (!namedIteration)
+    body->front().addArgument(index, result.location);
   return success();
 }
 
 void ForeachTileOp::print(OpAsmPrinter &p) {
   p << " (";
-  llvm::interleaveComma(getBody().getArguments(), p,
+  llvm::interleaveComma(getCoordinates(), p,
                         [&](BlockArgument arg) { p.printOperand(arg); });
   p << ") in (" << getBounds() << ")";
   if (auto group = getGroup())
     p << " group " << *group;
-  p.printOptionalAttrDict((*this)->getAttrs(), {getGroupAttrName()});
+  if (!getIteration().use_empty()) {
+    p << " iteration(";
+    p.printOperand(getIteration());
+    p << ")";
+  }
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {getGroupAttrName()});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/false);
@@ -300,10 +313,10 @@ LogicalResult ForeachTileOp::verify() {
   size_t rank = getBounds().size();
   if (rank < 1 || rank > 3)
     return emitOpError("tile space must have 1 to 3 dimensions, got ") << rank;
-  if (getBody().getNumArguments() != rank)
+  if (getBody().getNumArguments() != rank + 1)
     return emitOpError("has ")
-           << getBody().getNumArguments() << " tile coordinates for a "
-           << rank << "-d tile space";
+           << int64_t(getBody().getNumArguments()) - 1
+           << " tile coordinates for a " << rank << "-d tile space";
   if (auto group = getGroup()) {
     if (*group < 1)
       return emitOpError("group must be positive, got ") << *group;
@@ -360,7 +373,7 @@ ParseResult WarpSpecializeOp::parse(OpAsmParser &parser,
   Region *consumer = result.addRegion();
   if (parseRole(parser, result, "producer", *producer) ||
       parseRole(parser, result, "consumer", *consumer) ||
-      parser.parseOptionalAttrDict(result.attributes))
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   return success();
 }
@@ -382,16 +395,18 @@ void WarpSpecializeOp::print(OpAsmPrinter &p) {
   p << ' ';
   printRole(p, "consumer", getConsumerWarpgroups(), getConsumerRegisters(),
             getConsumer());
-  p.printOptionalAttrDict(
+  p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
       {getProducerWarpgroupsAttrName(), getConsumerWarpgroupsAttrName(),
        getProducerRegistersAttrName(), getConsumerRegistersAttrName()});
 }
 
 LogicalResult WarpSpecializeOp::verify() {
-  auto kernel = dyn_cast_or_null<KernelOp>((*this)->getParentOp());
-  if (!kernel)
-    return emitOpError("must be directly in a 'tile.kernel' body");
+  Operation *parent = (*this)->getParentOp();
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (!kernel || !isa<KernelOp, ForeachTileOp>(parent))
+    return emitOpError("must be directly in a 'tile.kernel' or "
+                       "'tile.foreach_tile' body");
   const TargetInfo &target = getTargetInfo(*this);
   int64_t producers = getProducerWarpgroupsAttr().getValue().getSExtValue();
   int64_t consumers = getConsumerWarpgroupsAttr().getValue().getSExtValue();

@@ -6,7 +6,7 @@ include "tk/Dialect/Tile/IR/TileOpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Tile_MmaOp : Tile_Op<"mma", [Pure,
-    TypesMatchWith<"accumulator type matches result type", "result", "acc",
+    OptionalTypesMatchWith<"accumulator type matches result type", "result", "acc",
                    "$_self">]> {
   let summary = "matrix multiply-accumulate in one of four transpose forms";
   let description = [{
@@ -119,7 +119,7 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
 
 class Tile_ReduceOp<string mnemonic, string what>
     : Tile_Op<mnemonic, [Pure,
-        TypesMatchWith<"init type matches result type", "result", "init",
+        OptionalTypesMatchWith<"init type matches result type", "result", "init",
                        "$_self">]> {
   let summary = what;
   let description = [{
@@ -170,7 +170,8 @@ def Tile_FillOp : Tile_Op<"fill", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_CausalMaskOp : Tile_Op<"causal_mask", [Pure, SameOperandsAndResultType]> {
+def Tile_CausalMaskOp : Tile_Op<"causal_mask", [Pure,
+    TypesMatchWith<"result type matches input type", "x", "result", "$_self">]> {
   let summary = "fill elements above the causal diagonal";
   let description = [{
     Element `(r, c)` sits at global position `(row + r, col + c)`; it is
@@ -188,7 +189,8 @@ def Tile_CausalMaskOp : Tile_Op<"causal_mask", [Pure, SameOperandsAndResultType]
   }];
 }
 
-def Tile_BoundMaskOp : Tile_Op<"bound_mask", [Pure, SameOperandsAndResultType]> {
+def Tile_BoundMaskOp : Tile_Op<"bound_mask", [Pure,
+    TypesMatchWith<"result type matches input type", "x", "result", "$_self">]> {
   let summary = "fill elements outside [0, rows) x [0, cols)";
   let description = [{
     Element `(r, c)` at global position `(row + r, col + c)` is replaced by
@@ -205,6 +207,19 @@ def Tile_BoundMaskOp : Tile_Op<"bound_mask", [Pure, SameOperandsAndResultType]> 
     $x `[` $row `,` $col `]` `within` `[` $rows `,` $cols `]` `fill` $fill
     attr-dict `:` qualified(type($x))
   }];
+}
+
+def Tile_VecReduceOp : Tile_Op<"vec_reduce", [Pure]> {
+  let summary = "reduce a register vector to an f32 scalar held by every thread";
+  let description = [{
+    ```mlir
+    %total = tile.vec_reduce sum %a : !tile.rv<64xf32, warpgroup>
+    ```
+  }];
+  let arguments = (ins Tile_Combine:$combine, Tile_RegVecType:$x);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$combine $x attr-dict `:` qualified(type($x))";
+  let hasVerifier = 1;
 }
 
 def Tile_CumsumOp : Tile_Op<"cumsum", [Pure, SameOperandsAndResultType]> {

@@ -56,4 +56,10 @@ def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction applied by a store", 
   let cppNamespace = "::tk::tile";
 }
 
+def Tile_Combine : I32EnumAttr<"Combine", "how a reduction combines elements", [
+    I32EnumAttrCase<"max", 0>,
+    I32EnumAttrCase<"sum", 1>]> {
+  let cppNamespace = "::tk::tile";
+}
+
 #endif // TK_TILE_ENUMS_TD

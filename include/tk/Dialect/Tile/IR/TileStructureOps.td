@@ -87,8 +87,13 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     the first dimension advances in groups of `G` before the second moves
     (TK's super-grouping); without it the order is row-major.
 
+    The optional `iteration(%i)` names the body's last argument: how many
+    tiles this block ran before this one (0, 1, ...), from which persistent
+    kernels derive ring stages and semaphore phases that continue across
+    tiles.
+
     ```mlir
-    tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 8 {
+    tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 8 iteration(%i) {
       ...
     }
     ```
@@ -98,6 +103,16 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The tile coordinates, one per tile-space dimension.
+    ::llvm::ArrayRef<::mlir::BlockArgument> getCoordinates() {
+      return getBody().getArguments().drop_back();
+    }
+    /// How many tiles this block ran before the current one.
+    ::mlir::BlockArgument getIteration() {
+      return getBody().getArguments().back();
+    }
+  }];
 }
 
 def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [

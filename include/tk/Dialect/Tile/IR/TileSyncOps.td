@@ -48,6 +48,11 @@ def Tile_SemExpectOp : Tile_Op<"sem_expect"> {
 
 def Tile_SemWaitOp : Tile_Op<"sem_wait"> {
   let summary = "wait until the semaphore's phase with the given parity completes";
+  let description = [{
+    Only the lowest bit of `phase` is read, so a running round count can be
+    passed as is. Waiting on the parity of the round before the first
+    (`round xor 1`) returns at once: the idiom for "buffer is free".
+  }];
   let arguments = (ins Tile_OneSem:$sem, I32:$phase);
   let assemblyFormat = "$sem `,` $phase attr-dict";
 }
