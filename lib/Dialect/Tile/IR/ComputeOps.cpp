@@ -261,7 +261,8 @@ LogicalResult MmaOp::verify() {
       return emitOpError("on ")
              << target.name << " MFMA operands come from registers; load A "
              << "and B with 'tile.load' first";
-    if (d.getLayout() && !isa<MfmaLayoutAttr>(d.getLayout()))
+    auto mfma = dyn_cast_or_null<MfmaLayoutAttr>(d.getLayout());
+    if (d.getLayout() && !(mfma && mfma.getOperand() == MfmaOperand::acc))
       return emitOpError("result layout must be an MFMA accumulator layout on ")
              << target.name << ", got " << d.getLayout();
     return success();

@@ -113,10 +113,6 @@ static LogicalResult verifyTransfer(Operation *op, StringRef what,
   if (!memory.isGlobal) {
     if (!coords.empty())
       return op->emitOpError("takes no coordinates for shared memory");
-    if (valueShape.size() != memory.shape.size())
-      return op->emitOpError("cannot move a rank-")
-             << valueShape.size() << " " << what << " to or from a rank-"
-             << memory.shape.size() << " shared buffer";
     if (valueShape != memory.shape)
       return op->emitOpError() << what << " shape " << shapeString(valueShape)
                                << " does not match shared shape "

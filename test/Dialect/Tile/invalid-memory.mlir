@@ -1,0 +1,235 @@
+// RUN: tk-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
+
+tile.kernel @k() {
+  scf.execute_region {
+    // expected-error @+1 {{'tile.alloc' op must be directly in a 'tile.kernel' body: shared memory lives for the whole kernel}}
+    %a = tile.alloc : !tile.st<64x64xbf16>
+    scf.yield
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.alloc' op result #0 must be shared tile, vector or semaphore}}
+  %a = tile.alloc : !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k(%i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  // expected-error @+1 {{'tile.slot' operand '!tile.st<128x64xbf16>' is not a ring: expected a rank-3 shared tile, a rank-2 shared vector or a semaphore array}}
+  %s = tile.slot %a[%i] : !tile.st<128x64xbf16>
+}
+
+// -----
+
+tile.kernel @k(%i: index) {
+  %a = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.slot' operand '!tile.sem' is not a ring}}
+  %s = tile.slot %a[%i] : !tile.sem
+}
+
+// -----
+
+tile.kernel @k(%i: index) {
+  %a = tile.alloc : !tile.st<2x128x64xbf16>
+  // expected-error @+1 {{'tile.subtile' op source must be a single shared tile, not a ring; take a 'tile.slot' first}}
+  %s = tile.subtile %a[%i, %i] : !tile.st<2x128x64xbf16> to !tile.st<64x64xbf16>
+}
+
+// -----
+
+tile.kernel @k(%i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  // expected-error @+1 {{'tile.subtile' op result must be a single shared tile, not a ring}}
+  %s = tile.subtile %a[%i, %i] : !tile.st<128x64xbf16> to !tile.st<2x64x64xbf16>
+}
+
+// -----
+
+tile.kernel @k(%i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  // expected-error @+1 {{'tile.subtile' op element type mismatch: source has 'bf16', result 'f16'}}
+  %s = tile.subtile %a[%i, %i] : !tile.st<128x64xbf16> to !tile.st<64x64xf16>
+}
+
+// -----
+
+tile.kernel @k(%i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16, #tile.swizzle<128>>
+  // expected-error @+1 {{'tile.subtile' op a subtile keeps the source's swizzle}}
+  %s = tile.subtile %a[%i, %i] : !tile.st<128x64xbf16, #tile.swizzle<128>> to !tile.st<64x64xbf16>
+}
+
+// -----
+
+tile.kernel @k(%i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  // expected-error @+1 {{'tile.subtile' op result shape 48x64 does not divide source shape 128x64}}
+  %s = tile.subtile %a[%i, %i] : !tile.st<128x64xbf16> to !tile.st<48x64xbf16>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<2x128x64xbf16>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.load_async' op operates on one buffer, not a ring; take a 'tile.slot' first}}
+  tile.load_async %g[%i, %i] -> %a, %s : !tile.gl<?x?xbf16>, !tile.st<2x128x64xbf16>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<128x64xf16>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.load_async' op element type mismatch: destination has 'f16', memory has 'bf16'; use 'tile.cast' to convert}}
+  tile.load_async %g[%i, %i] -> %a, %s : !tile.gl<?x?xbf16>, !tile.st<128x64xf16>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.load_async' op expected 2 coordinates for a rank-2 global view, got 3}}
+  tile.load_async %g[%i, %i, %i] -> %a, %s : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.load_async' op a rank-2 destination needs a global view of at least that rank}}
+  tile.load_async %g[%i] -> %a, %s : !tile.gl<?xbf16>, !tile.st<128x64xbf16>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<64x512xbf16>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.load_async' op async copies move boxes of at most 256 elements per dimension on sm_90a; the buffer is 64x512}}
+  tile.load_async %g[%i, %i] -> %a, %s : !tile.gl<?x?xbf16>, !tile.st<64x512xbf16>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %s = tile.alloc : !tile.sem<2>
+  // expected-error @+1 {{'tile.load_async' op operand #4 must be single semaphore (!tile.sem), but got '!tile.sem<2>'}}
+  "tile.load_async"(%g, %i, %i, %a, %s) : (!tile.gl<?x?xbf16>, index, index, !tile.st<128x64xbf16>, !tile.sem<2>) -> ()
+}
+
+// -----
+
+tile.kernel @k() {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  // expected-error @+1 {{'tile.load' op shared tiles pair with register tiles, not '!tile.rv<64xbf16, warpgroup>'}}
+  %r = tile.load %a : !tile.st<64x64xbf16> -> !tile.rv<64xbf16, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  %a = tile.alloc : !tile.sv<64xf32>
+  // expected-error @+1 {{'tile.load' op shared vectors pair with register vectors, not '!tile.rt<64x64xf32, warpgroup>'}}
+  %r = tile.load %a : !tile.sv<64xf32> -> !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  // expected-error @+1 {{'tile.load' op register value shape 64x32 does not match shared shape 64x64}}
+  %r = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x32xbf16, warpgroup>
+}
+
+// -----
+
+tile.kernel @k(%i: index) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  // expected-error @+1 {{'tile.load' op takes no coordinates for shared memory}}
+  %r = tile.load %a[%i] : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  // expected-error @+1 {{'tile.load' op element type mismatch: register value has 'f32', memory has 'bf16'; use 'tile.cast' to convert}}
+  %r = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?xf32>, %i: index) {
+  // expected-error @+1 {{'tile.load' op a rank-2 register value needs a global view of at least that rank}}
+  %r = tile.load %g[%i] : !tile.gl<?xf32> -> !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xf32>, %x: index) {
+  %v = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup>
+  // expected-error @+1 {{'tile.store' op expected 2 coordinates for a rank-2 global view, got 1}}
+  tile.store %v, %g[%x] : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x?xf32>
+}
+
+// -----
+
+tile.kernel @k() {
+  %a = tile.alloc : !tile.st<2x64x64xf32>
+  %v = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup>
+  // expected-error @+1 {{'tile.store' op operates on one buffer, not a ring; take a 'tile.slot' first}}
+  tile.store %v, %a : !tile.rt<64x64xf32, warpgroup>, !tile.st<2x64x64xf32>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xf32>, %i: index) {
+  %a = tile.alloc : !tile.st<64x64xf32>
+  // expected-error @+1 {{'tile.store_async' op expected 2 coordinates for a rank-2 global view, got 1}}
+  tile.store_async %a -> %g[%i] : !tile.st<64x64xf32>, !tile.gl<?x?xf32>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xf8E4M3FN>, %i: index) {
+  %a = tile.alloc : !tile.st<64x64xf8E4M3FN>
+  // expected-error @+1 {{'tile.store_async' op add-reduce needs f32, f16 or bf16 elements, got 'f8E4M3FN'}}
+  tile.store_async %a -> %g[%i, %i] reduce add : !tile.st<64x64xf8E4M3FN>, !tile.gl<?x?xf8E4M3FN>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xf32>, %i: index) {
+  %a = tile.alloc : !tile.st<64x512xf32>
+  // expected-error @+1 {{'tile.store_async' op async copies move boxes of at most 256 elements per dimension on sm_90a; the buffer is 64x512}}
+  tile.store_async %a -> %g[%i, %i] : !tile.st<64x512xf32>, !tile.gl<?x?xf32>
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.store_async_wait' op attribute 'pending' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
+  tile.store_async_wait {pending = -1 : i32}
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
+  // expected-error @+1 {{'tile.prefetch' op expected 2 coordinates for a rank-2 global view, got 1}}
+  tile.prefetch %g[%i] box [128, 64] : !tile.gl<?x?xbf16>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
+  // expected-error @+1 {{'tile.prefetch' op box must have 1 or 2 positive dimensions, at most the view's rank}}
+  tile.prefetch %g[%i, %i] box [128, 0] : !tile.gl<?x?xbf16>
+}

@@ -1,0 +1,286 @@
+// RUN: tk-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
+
+// expected-error @+1 {{kernels return no values}}
+tile.kernel @k() -> i32 {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op parameter #1 must be a global view or a scalar (integer, index or float), got '!tile.sem'}}
+tile.kernel @k(%a: !tile.gl<?xf32>, %s: !tile.sem) {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op launches 9 warpgroups; sm_90a allows 1 to 8}}
+tile.kernel @k() launch(warpgroups = 9) {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op launches 0 warpgroups; sm_90a allows 1 to 8}}
+tile.kernel @k() launch(warpgroups = 0) {
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  // expected-error @+1 {{'tile.kernel' op launches 5 warpgroups; gfx942 allows 1 to 4}}
+  tile.kernel @k() launch(warpgroups = 5) {
+  }
+}
+
+// -----
+
+// expected-error @+1 {{unknown launch parameter 'threads'; expected warpgroups, grid or cluster}}
+tile.kernel @k() launch(threads = 128) {
+}
+
+// -----
+
+// expected-error @+1 {{expected grid policy 'tiles' or 'persistent', got 'dynamic'}}
+tile.kernel @k() launch(grid = dynamic) {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op cluster shape must have 1 to 3 dimensions, got 4}}
+tile.kernel @k() launch(cluster = [1, 1, 1, 1]) {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op cluster dimensions must be positive, got 0}}
+tile.kernel @k() launch(cluster = [2, 0]) {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op cluster of 32 blocks exceeds the 16 that sm_90a allows}}
+tile.kernel @k() launch(cluster = [4, 8]) {
+}
+
+// -----
+
+module attributes {tile.target = "gfx950"} {
+  // expected-error @+1 {{'tile.kernel' op thread-block clusters need an NVIDIA target, not gfx950}}
+  tile.kernel @k() launch(cluster = [2, 1, 1]) {
+  }
+}
+
+// -----
+
+// 2 x 128 KiB is more than sm_90a's 227 KiB per block.
+// expected-error @+1 {{'tile.kernel' op allocates 262144 bytes of shared memory; sm_90a allows at most 232448}}
+tile.kernel @k() {
+  %a = tile.alloc : !tile.st<2x256x256xbf16>
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  // expected-error @+1 {{'tile.kernel' op allocates 131072 bytes of shared memory; gfx942 allows at most 65536}}
+  tile.kernel @k() {
+    %a = tile.alloc : !tile.st<256x256xf16>
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 2) {
+  tile.warp_specialize producer(warpgroups = 1) {
+    // expected-error @+1 {{'tile.fill' op produces a block-scope value inside a warp-specialized region, which runs on part of the block; use warpgroup or warp scope}}
+    %x = tile.fill 0.0 : !tile.rt<64x64xf32, block>
+  } consumer(warpgroups = 1) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.fill' op uses layout #tile.mfma<32x32x8, acc> for 64-lane warps, but sm_90a has 32-lane warps}}
+  %x = tile.fill 0.0 : !tile.rt<32x32xf32, warp, #tile.mfma<32x32x8, acc>>
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @k() {
+    // expected-error @+1 {{'tile.fill' op uses layout #tile.mma_acc for 32-lane warps, but gfx942 has 64-lane warps}}
+    %x = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @k() {
+    // expected-error @+1 {{'tile.fill' op uses #tile.mfma<32x32x16, acc>, but gfx942 has no 32x32x16 MFMA}}
+    %x = tile.fill 0.0 : !tile.rt<32x32xf32, warp, #tile.mfma<32x32x16, acc>>
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 2) {
+  // expected-error @+1 {{'tile.fill' op result layout #tile.row does not fit the block's 8 warps: rows (64) must be a multiple of 128 for #tile.row (16 per warp, 8 warps)}}
+  %x = tile.fill 0.0 : !tile.rt<64x64xf32, block, #tile.row>
+}
+
+// -----
+
+%n = "test.source"() : () -> index
+// expected-error @+1 {{'tile.foreach_tile' op must be inside a 'tile.kernel'}}
+tile.foreach_tile (%i) in (%n) {
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  // expected-error @+1 {{'tile.foreach_tile' op tile space must have 1 to 3 dimensions, got 4}}
+  tile.foreach_tile (%a, %b, %c, %d) in (%n, %n, %n, %n) {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  // expected-error @+1 {{'tile.foreach_tile' op has 1 tile coordinates for a 2-d tile space}}
+  tile.foreach_tile (%a) in (%n, %n) {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  // expected-error @+1 {{'tile.foreach_tile' op group must be positive, got 0}}
+  tile.foreach_tile (%a, %b) in (%n, %n) group 0 {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  // expected-error @+1 {{'tile.foreach_tile' op group ordering needs a 2-d tile space, got 1 dimensions}}
+  tile.foreach_tile (%a) in (%n) group 8 {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  tile.foreach_tile (%a) in (%n) {
+    // expected-error @+1 {{'tile.foreach_tile' op cannot be nested in another 'tile.foreach_tile'}}
+    tile.foreach_tile (%b) in (%n) {
+    }
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  scf.for %i = %n to %n step %n {
+    // expected-error @+1 {{'tile.warp_specialize' op must be directly in a 'tile.kernel' or 'tile.foreach_tile' body}}
+    tile.warp_specialize producer(warpgroups = 1) {
+    } consumer(warpgroups = 1) {
+    }
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.warp_specialize' op each role needs at least one warpgroup, got 0 producer and 2 consumer}}
+  tile.warp_specialize producer(warpgroups = 0) {
+  } consumer(warpgroups = 2) {
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 2) {
+  // expected-error @+1 {{'tile.warp_specialize' op roles use 3 warpgroups but the kernel launches 2}}
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 2) {
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @k() {
+    // expected-error @+1 {{'tile.warp_specialize' op register budgets need a target with setmaxnreg; gfx942 has none}}
+    tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+    } consumer(warpgroups = 1) {
+    }
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.warp_specialize' op producer register budget must be a multiple of 8 in [24, 256], got 41}}
+  tile.warp_specialize producer(warpgroups = 1, registers = 41) {
+  } consumer(warpgroups = 2) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.warp_specialize' op consumer register budget must be a multiple of 8 in [24, 256], got 264}}
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 2, registers = 264) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.warp_specialize' op register budgets need 69632 registers per block; a multiprocessor has 65536}}
+  tile.warp_specialize producer(warpgroups = 1, registers = 32) {
+  } consumer(warpgroups = 2, registers = 256) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{unknown role parameter 'threads'; expected warpgroups or registers}}
+  tile.warp_specialize producer(threads = 128) {
+  } consumer(warpgroups = 1) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  tile.warp_specialize producer(warpgroups = 1) {
+  // expected-error @+1 {{the consumer role needs 'warpgroups = N'}}
+  } consumer(registers = 232) {
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'tile.warpgroup_id' op must be inside a 'tile.kernel'}}
+%wg = tile.warpgroup_id
+
+// -----
+
+tile.kernel @k(%a: !tile.gl<?x?xbf16>) {
+  // expected-error @+1 {{'tile.dim' op dimension index 2 is out of range for a rank-2 global view}}
+  %d = tile.dim %a[2] : !tile.gl<?x?xbf16>
+}
+
+// -----
+
+// expected-error @+1 {{'tile.return' op expects parent op 'tile.kernel'}}
+tile.return
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.foreach_tile, tile.warp_specialize'}}
+  "tile.yield"() : () -> ()
+}

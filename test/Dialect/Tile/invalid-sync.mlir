@@ -1,0 +1,66 @@
+// RUN: tk-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
+
+tile.kernel @k() {
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.sem_init' op attribute 'count' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 1}}
+  tile.sem_init %s, 0 : !tile.sem
+}
+
+// -----
+
+tile.kernel @k() {
+  %s = tile.alloc : !tile.sem<2>
+  // expected-error @+1 {{'tile.sem_arrive' op operand #0 must be single semaphore (!tile.sem), but got '!tile.sem<2>'}}
+  "tile.sem_arrive"(%s) : (!tile.sem<2>) -> ()
+}
+
+// -----
+
+tile.kernel @k() {
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.sem_expect' op needs at least one shared buffer to expect}}
+  "tile.sem_expect"(%s) : (!tile.sem) -> ()
+}
+
+// -----
+
+tile.kernel @k() {
+  %s = tile.alloc : !tile.sem
+  %a = tile.alloc : !tile.st<2x64x64xbf16>
+  // expected-error @+1 {{'tile.sem_expect' op expects single buffers, not rings; take a 'tile.slot' first}}
+  tile.sem_expect %s, %a : !tile.st<2x64x64xbf16>
+}
+
+// -----
+
+tile.kernel @k() {
+  %s = tile.alloc : !tile.sem
+  %a = "test.source"() : () -> !tile.st<256x256xf32>
+  // expected-error @+1 {{'tile.sem_expect' op expects 1310720 bytes; a semaphore's transaction count holds at most 1048575}}
+  tile.sem_expect %s, %a, %a, %a, %a, %a : !tile.st<256x256xf32>, !tile.st<256x256xf32>, !tile.st<256x256xf32>, !tile.st<256x256xf32>, !tile.st<256x256xf32>
+}
+
+// -----
+
+tile.kernel @k(%p: i64) {
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.sem_wait' op operand #1 must be 32-bit signless integer, but got 'i64'}}
+  "tile.sem_wait"(%s, %p) : (!tile.sem, i64) -> ()
+}
+
+// -----
+
+tile.kernel @k() {
+  tile.warp_specialize producer(warpgroups = 1) {
+    // expected-error @+1 {{'tile.barrier' op a block barrier inside a warp-specialized region waits for warps that never arrive; use warpgroup scope or a semaphore}}
+    tile.barrier block
+  } consumer(warpgroups = 1) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [async_proxy, sem_init, block]}}
+  tile.fence cluster
+}

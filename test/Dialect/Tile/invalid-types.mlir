@@ -1,0 +1,140 @@
+// RUN: tk-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
+
+// expected-error @+1 {{element type must be bf16, f16, f32, f8E4M3FN or f8E5M2, got 'i32'}}
+"test.source"() : () -> !tile.rt<16x16xi32, warp>
+
+// -----
+
+// expected-error @+1 {{register tile must have rank 2, got rank 1}}
+"test.source"() : () -> !tile.rt<16xf32, warp>
+
+// -----
+
+// expected-error @+1 {{register vector must have rank 1, got rank 2}}
+"test.source"() : () -> !tile.rv<16x16xf32, warp>
+
+// -----
+
+// expected-error @+1 {{register tile dimensions must be positive, got 0}}
+"test.source"() : () -> !tile.rt<0x16xf32, warp>
+
+// -----
+
+// expected-error @+1 {{expected scope 'warp', 'warpgroup' or 'block', got 'cta'}}
+"test.source"() : () -> !tile.rt<16x16xf32, cta>
+
+// -----
+
+// expected-error @+1 {{register tile layout must be a tile layout attribute (#tile.row, #tile.col, #tile.mma_acc, #tile.mfma, #tile.vec), got #tile.swizzle<128>}}
+"test.source"() : () -> !tile.rt<16x16xf32, warp, #tile.swizzle<128>>
+
+// -----
+
+// expected-error @+1 {{register tile cannot use vector layout #tile.vec<row, #tile.row>}}
+"test.source"() : () -> !tile.rt<16x16xf32, warp, #tile.vec<row, #tile.row>>
+
+// -----
+
+// expected-error @+1 {{register vector cannot use tile layout #tile.row}}
+"test.source"() : () -> !tile.rv<16xf32, warp, #tile.row>
+
+// -----
+
+// expected-error @+1 {{layout #tile.row does not fit this warpgroup-scope register tile: rows (16) must be a multiple of 64 for #tile.row (16 per warp, 4 warps)}}
+"test.source"() : () -> !tile.rt<16x16xf32, warpgroup, #tile.row>
+
+// -----
+
+// expected-error @+1 {{layout #tile.mma_acc does not fit this warp-scope register tile: columns (12) must be a multiple of 8 for #tile.mma_acc}}
+"test.source"() : () -> !tile.rt<16x12xf32, warp, #tile.mma_acc>
+
+// -----
+
+// A vector laid out like the rows of a warpgroup accumulator needs 64 rows.
+// expected-error @+1 {{layout #tile.vec<row, #tile.mma_acc> does not fit this warpgroup-scope register vector: rows (32) must be a multiple of 64 for #tile.mma_acc}}
+"test.source"() : () -> !tile.rv<32xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+
+// -----
+
+// expected-error @+1 {{layout #tile.mfma<32x32x8, acc> does not fit this warp-scope register tile: rows (16) must be a multiple of 32 for #tile.mfma<32x32x8, acc>}}
+"test.source"() : () -> !tile.rt<16x32xf32, warp, #tile.mfma<32x32x8, acc>>
+
+// -----
+
+// expected-error @+1 {{#tile.vec parent must be a tile layout, got #tile.vec<row, #tile.row>}}
+"test.source"() : () -> !tile.rv<16xf32, warp, #tile.vec<col, #tile.vec<row, #tile.row>>>
+
+// -----
+
+// expected-error @+1 {{unsupported MFMA shape 64x64x8; expected 32x32x8, 32x32x16, 16x16x16 or 16x16x32}}
+"test.source"() : () -> !tile.rt<64x64xf32, warp, #tile.mfma<64x64x8, acc>>
+
+// -----
+
+// expected-error @+1 {{expected an MxNxK instruction shape}}
+"test.source"() : () -> !tile.rt<32x32xf32, warp, #tile.mfma<32x32, acc>>
+
+// -----
+
+// expected-error @+1 {{expected MFMA operand 'a', 'b' or 'acc', got 'c'}}
+"test.source"() : () -> !tile.rt<32x32xf32, warp, #tile.mfma<32x32x8, c>>
+
+// -----
+
+// expected-error @+1 {{shared tile must have rank 2 to 3, got rank 1}}
+"test.source"() : () -> !tile.st<64xbf16>
+
+// -----
+
+// expected-error @+1 {{element type must be bf16, f16, f32, f8E4M3FN or f8E5M2, got 'f64'}}
+"test.source"() : () -> !tile.st<64x64xf64>
+
+// -----
+
+// expected-error @+1 {{shared tile cannot use #tile.swizzle<128>: a row of 64 bytes is not a multiple of the 128-byte swizzle}}
+"test.source"() : () -> !tile.st<64x32xbf16, #tile.swizzle<128>>
+
+// -----
+
+// expected-error @+1 {{shared tile cannot use #tile.swizzle<64>: rows (4) must be a multiple of 8 for a swizzled tile}}
+"test.source"() : () -> !tile.st<4x64xbf16, #tile.swizzle<64>>
+
+// -----
+
+// expected-error @+1 {{swizzle must be 0, 32, 64 or 128 bytes, got 16}}
+"test.source"() : () -> !tile.st<64x64xbf16, #tile.swizzle<16>>
+
+// -----
+
+// expected-error @+1 {{shared vector must have rank 1 to 2, got rank 3}}
+"test.source"() : () -> !tile.sv<2x2x64xf32>
+
+// -----
+
+// expected-error @+1 {{global view must have rank 1 to 4, got rank 5}}
+"test.source"() : () -> !tile.gl<?x?x?x?x?xbf16>
+
+// -----
+
+// expected-error @+1 {{global view dimensions must be positive or '?', got 0}}
+"test.source"() : () -> !tile.gl<0x?xbf16>
+
+// -----
+
+// expected-error @+1 {{semaphore array must hold at least one semaphore}}
+"test.source"() : () -> !tile.sem<0>
+
+// -----
+
+// expected-error @+1 {{unknown target 'sm_80'; known targets: sm_90a, gfx942, gfx950}}
+module attributes {tile.target = "sm_80"} {}
+
+// -----
+
+// expected-error @+1 {{'tile.target' must be a string naming the target}}
+module attributes {tile.target = 90} {}
+
+// -----
+
+// expected-error @+1 {{unknown tile dialect attribute 'tile.arch'}}
+module attributes {tile.arch = "sm_90a"} {}
