@@ -62,6 +62,22 @@ tile.kernel @k() launch(cluster = [4, 8]) {
 
 // -----
 
+// expected-error @+1 {{'tile.kernel' op cluster of more than a million blocks exceeds the 16 that sm_90a allows}}
+tile.kernel @k() launch(cluster = [2147483647, 2147483647, 2147483647]) {
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  // expected-error @+1 {{'tile.foreach_tile' op body must take 1 index coordinates and the index iteration count for a 1-d tile space}}
+  "tile.foreach_tile"(%n) ({
+  ^bb0(%i: index, %t: i32):
+    "tile.yield"() : () -> ()
+  }) : (index) -> ()
+}
+
+// -----
+
 module attributes {tile.target = "gfx950"} {
   // expected-error @+1 {{'tile.kernel' op thread-block clusters need an NVIDIA target, not gfx950}}
   tile.kernel @k() launch(cluster = [2, 1, 1]) {
@@ -145,7 +161,7 @@ tile.kernel @k(%n: index) {
 // -----
 
 tile.kernel @k(%n: index) {
-  // expected-error @+1 {{'tile.foreach_tile' op has 1 tile coordinates for a 2-d tile space}}
+  // expected-error @+1 {{'tile.foreach_tile' op body must take 2 index coordinates and the index iteration count for a 2-d tile space}}
   tile.foreach_tile (%a) in (%n, %n) {
   }
 }

@@ -20,6 +20,21 @@
 
 // -----
 
+// expected-error @+1 {{register tile dimensions must be at most 1024, got 1048576}}
+"test.source"() : () -> !tile.rt<1048576x16xf32, warp>
+
+// -----
+
+// expected-error @+1 {{shared tile dimensions must be at most 16384, got 99999999999}}
+"test.source"() : () -> !tile.st<99999999999x16xf32>
+
+// -----
+
+// expected-error @+1 {{shared vector dimensions must be at most 16384, got 65536}}
+"test.source"() : () -> !tile.sv<65536xf32>
+
+// -----
+
 // expected-error @+1 {{expected scope 'warp', 'warpgroup' or 'block', got 'cta'}}
 "test.source"() : () -> !tile.rt<16x16xf32, cta>
 

@@ -183,15 +183,16 @@ LogicalResult KernelOp::verify() {
     for (int32_t dim : *cluster) {
       if (dim < 1)
         return emitOpError("cluster dimensions must be positive, got ") << dim;
-      blocks *= dim;
+      // Saturate: anything past 16 is rejected below, and this cannot overflow.
+      blocks = std::min<int64_t>(blocks * dim, 1 << 20);
     }
     if (blocks > 1 && target.vendor != Vendor::nvidia)
       return emitOpError("thread-block clusters need an NVIDIA target, not ")
              << target.name;
     if (blocks > 16)
       return emitOpError("cluster of ")
-             << blocks << " blocks exceeds the 16 that " << target.name
-             << " allows";
+             << (blocks == (1 << 20) ? "more than a million" : std::to_string(blocks))
+             << " blocks exceeds the 16 that " << target.name << " allows";
   }
   return success();
 }
@@ -313,10 +314,12 @@ LogicalResult ForeachTileOp::verify() {
   size_t rank = getBounds().size();
   if (rank < 1 || rank > 3)
     return emitOpError("tile space must have 1 to 3 dimensions, got ") << rank;
-  if (getBody().getNumArguments() != rank + 1)
-    return emitOpError("has ")
-           << int64_t(getBody().getNumArguments()) - 1
-           << " tile coordinates for a " << rank << "-d tile space";
+  if (getBody().getNumArguments() != rank + 1 ||
+      llvm::any_of(getBody().getArgumentTypes(),
+                   [](Type type) { return !type.isIndex(); }))
+    return emitOpError("body must take ")
+           << rank << " index coordinates and the index iteration count for a "
+           << rank << "-d tile space";
   if (auto group = getGroup()) {
     if (*group < 1)
       return emitOpError("group must be positive, got ") << *group;

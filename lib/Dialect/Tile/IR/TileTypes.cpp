@@ -27,10 +27,16 @@ static LogicalResult verifyElementType(function_ref<InFlightDiagnostic()> emitEr
   return success();
 }
 
+/// Register values beyond this size cannot fit any register file; shared
+/// buffers beyond it cannot fit any shared memory. The caps also keep size
+/// arithmetic far from overflow.
+static constexpr int64_t kMaxRegisterDim = 1024;
+static constexpr int64_t kMaxSharedDim = 16384;
+
 static LogicalResult verifyShape(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef what, ArrayRef<int64_t> shape,
                                  size_t minRank, size_t maxRank,
-                                 bool allowDynamic) {
+                                 bool allowDynamic, int64_t maxDim = 0) {
   if (shape.size() < minRank || shape.size() > maxRank) {
     auto diag = emitError() << what << " must have rank " << minRank;
     if (maxRank != minRank)
@@ -41,6 +47,10 @@ static LogicalResult verifyShape(function_ref<InFlightDiagnostic()> emitError,
     if (!(dim > 0 || (allowDynamic && ShapedType::isDynamic(dim))))
       return emitError() << what << " dimensions must be positive"
                          << (allowDynamic ? " or '?'" : "") << ", got " << dim;
+  for (int64_t dim : shape)
+    if (maxDim && dim > maxDim)
+      return emitError() << what << " dimensions must be at most " << maxDim
+                         << ", got " << dim;
   return success();
 }
 
@@ -128,7 +138,8 @@ verifyRegisterType(function_ref<InFlightDiagnostic()> emitError,
                    StringRef what, bool isVector, ArrayRef<int64_t> shape,
                    Type elementType, Scope scope, Attribute layout) {
   if (failed(verifyShape(emitError, what, shape, isVector ? 1 : 2,
-                         isVector ? 1 : 2, /*allowDynamic=*/false)) ||
+                         isVector ? 1 : 2, /*allowDynamic=*/false,
+                         kMaxRegisterDim)) ||
       failed(verifyElementType(emitError, elementType)))
     return failure();
   if (!layout)
@@ -202,7 +213,7 @@ LogicalResult SharedTileType::verify(function_ref<InFlightDiagnostic()> emitErro
                                      ArrayRef<int64_t> shape, Type elementType,
                                      SwizzleAttr swizzle) {
   if (failed(verifyShape(emitError, "shared tile", shape, 2, 3,
-                         /*allowDynamic=*/false)) ||
+                         /*allowDynamic=*/false, kMaxSharedDim)) ||
       failed(verifyElementType(emitError, elementType)))
     return failure();
   if (!swizzle)
@@ -239,7 +250,7 @@ void SharedVecType::print(AsmPrinter &printer) const {
 LogicalResult SharedVecType::verify(function_ref<InFlightDiagnostic()> emitError,
                                     ArrayRef<int64_t> shape, Type elementType) {
   return failure(failed(verifyShape(emitError, "shared vector", shape, 1, 2,
-                                    /*allowDynamic=*/false)) ||
+                                    /*allowDynamic=*/false, kMaxSharedDim)) ||
                  failed(verifyElementType(emitError, elementType)));
 }
 

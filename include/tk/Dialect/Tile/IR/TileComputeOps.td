@@ -204,7 +204,7 @@ def Tile_BoundMaskOp : Tile_Op<"bound_mask", [Pure,
                        Index:$rows, Index:$cols, Tile_MaskFill:$fill);
   let results = (outs Tile_RegTileType:$result);
   let assemblyFormat = [{
-    $x `[` $row `,` $col `]` `within` `[` $rows `,` $cols `]` `fill` $fill
+    $x `[` $row `,` $col `]` `within` ` ` `[` $rows `,` $cols `]` `fill` $fill
     attr-dict `:` qualified(type($x))
   }];
 }

@@ -1,0 +1,61 @@
+// RUN: tk-opt %s -allow-unregistered-dialect | tk-opt -allow-unregistered-dialect | FileCheck %s
+// RUN: tk-opt %s -allow-unregistered-dialect -mlir-print-op-generic | tk-opt -allow-unregistered-dialect | FileCheck %s
+
+// CHECK-LABEL: tile.kernel @empty()
+// CHECK-NOT: launch
+tile.kernel @empty() {
+}
+
+// CHECK-LABEL: tile.kernel @launch_shape(%{{.*}}: !tile.gl<?x?xbf16>, %{{.*}}: f32, %{{.*}}: i1, %{{.*}}: index)
+// CHECK-SAME: launch(warpgroups = 3, grid = persistent, cluster = [2, 1, 1])
+// CHECK-SAME: attributes {note = "kept"}
+tile.kernel @launch_shape(%a: !tile.gl<?x?xbf16>, %s: f32, %c: i1, %n: index)
+    launch(warpgroups = 3, grid = persistent, cluster = [2, 1, 1])
+    attributes {note = "kept"} {
+}
+
+// CHECK-LABEL: tile.kernel @tile_loops
+// CHECK: %[[M:.*]] = tile.dim %{{.*}}[0] : !tile.gl<?x?xbf16>
+// CHECK: tile.foreach_tile (%{{.*}}) in (%[[M]]) {
+// CHECK: tile.foreach_tile (%[[I:.*]], %[[J:.*]]) in (%[[M]], %[[M]]) group 8 iteration(%[[T:.*]]) {
+// CHECK-NEXT: "test.use"(%[[I]], %[[J]], %[[T]])
+// CHECK: tile.foreach_tile (%{{.*}}, %{{.*}}, %{{.*}}) in (%[[M]], %[[M]], %[[M]]) attributes {note = 1 : i64} {
+tile.kernel @tile_loops(%a: !tile.gl<?x?xbf16>) {
+  %m = tile.dim %a[0] : !tile.gl<?x?xbf16>
+  tile.foreach_tile (%i) in (%m) {
+  }
+  tile.foreach_tile (%i, %j) in (%m, %m) group 8 iteration(%t) {
+    "test.use"(%i, %j, %t) : (index, index, index) -> ()
+  }
+  tile.foreach_tile (%i, %j, %k) in (%m, %m, %m) attributes {note = 1} {
+  }
+}
+
+// CHECK-LABEL: tile.kernel @roles()
+// CHECK-SAME: launch(warpgroups = 3)
+// CHECK: tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+// CHECK: %[[WG:.*]] = tile.warpgroup_id
+// CHECK: } consumer(warpgroups = 2, registers = 232) {
+// CHECK: tile.warpgroup_id
+// CHECK: tile.warp_specialize producer(warpgroups = 1) {
+// CHECK: } consumer(warpgroups = 2) {
+tile.kernel @roles() launch(warpgroups = 3) {
+  tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+    %wg = tile.warpgroup_id
+    "test.use"(%wg) : (index) -> ()
+  } consumer(warpgroups = 2, registers = 232) {
+    %wg = tile.warpgroup_id
+    "test.use"(%wg) : (index) -> ()
+  }
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 2) {
+  }
+}
+
+// Targets are module attributes.
+// CHECK-LABEL: module attributes {tile.target = "gfx950"}
+// CHECK: tile.kernel @amd() launch(warpgroups = 4)
+module attributes {tile.target = "gfx950"} {
+  tile.kernel @amd() launch(warpgroups = 4) {
+  }
+}

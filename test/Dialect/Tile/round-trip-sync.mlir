@@ -1,0 +1,34 @@
+// RUN: tk-opt %s | tk-opt | FileCheck %s
+// RUN: tk-opt %s -mlir-print-op-generic | tk-opt | FileCheck %s
+
+// CHECK-LABEL: tile.kernel @semaphores
+// CHECK: tile.sem_init %[[FULL:.*]], 1 : !tile.sem<2>
+// CHECK: tile.sem_init %{{.*}}, 2 : !tile.sem{{$}}
+// CHECK: tile.fence sem_init
+// CHECK: tile.barrier block
+// CHECK: %[[F:.*]] = tile.slot %[[FULL]]
+// CHECK: tile.sem_expect %[[F]], %{{.*}}, %{{.*}} : !tile.st<128x64xbf16>, !tile.sv<64xf32>
+// CHECK: tile.sem_arrive %[[F]]{{$}}
+// CHECK: tile.sem_wait %[[F]], %{{.*}}{{$}}
+// CHECK: tile.fence async_proxy
+// CHECK: tile.fence block
+// CHECK: tile.barrier warpgroup
+// CHECK: tile.barrier warp
+tile.kernel @semaphores(%i: index, %phase: i32) {
+  %full = tile.alloc : !tile.sem<2>
+  %done = tile.alloc : !tile.sem
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %v = tile.alloc : !tile.sv<64xf32>
+  tile.sem_init %full, 1 : !tile.sem<2>
+  tile.sem_init %done, 2 : !tile.sem
+  tile.fence sem_init
+  tile.barrier block
+  %f = tile.slot %full[%i] : !tile.sem<2>
+  tile.sem_expect %f, %a, %v : !tile.st<128x64xbf16>, !tile.sv<64xf32>
+  tile.sem_arrive %f
+  tile.sem_wait %f, %phase
+  tile.fence async_proxy
+  tile.fence block
+  tile.barrier warpgroup
+  tile.barrier warp
+}

@@ -1,0 +1,16 @@
+// RUN: tk-opt %kernels/mamba2_ssd.mlir | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/mamba2_ssd.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/mamba2_ssd.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
+// Layouts and swizzles are left open for tile-assign-layouts: none is named.
+// RUN: tk-opt %kernels/mamba2_ssd.mlir | not grep -E '#tile[.](row|col|mma_acc|mfma|vec|swizzle)'
+
+// CHECK-LABEL: tile.kernel @mamba2_ssd
+// CHECK: scf.for
+// CHECK: tile.cumsum
+// CHECK: tile.broadcast row
+// CHECK: tile.broadcast col
+// CHECK: tile.mma ABt
+// CHECK: tile.causal_mask {{.*}} fill zero
+// CHECK: tile.vec_reduce sum
+// CHECK: math.exp
+// CHECK: tile.mma AtB

@@ -1,0 +1,3 @@
+tile.kernel @k() {
+  %x = tile.fill 0.0 : !tile.rt<>
+}

@@ -1,0 +1,3 @@
+tile.kernel @k(%g: !tile.gl<?xf32>) {
+  %d = "tile.dim"(%g) {index = 1.0 : f32} : (!tile.gl<?xf32>) -> index
+}

@@ -1,0 +1,3 @@
+tile.kernel @k() {
+  %x = "tile.fill"() : () -> !tile.rt<64x64xf32, warpgroup>
+}

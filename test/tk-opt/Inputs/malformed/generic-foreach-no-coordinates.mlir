@@ -1,0 +1,5 @@
+tile.kernel @k(%n: index) {
+  "tile.foreach_tile"(%n) ({
+    "tile.yield"() : () -> ()
+  }) : (index) -> ()
+}

@@ -1,0 +1,3 @@
+"tile.kernel"() ({
+  "tile.return"() : () -> ()
+}) {sym_name = "k", function_type = i32} : () -> ()

@@ -1,0 +1,2 @@
+"tile.kernel"() ({
+}) {sym_name = "k", function_type = () -> ()} : () -> ()

@@ -1,0 +1,3 @@
+tile.kernel @k() {
+  %s = "tile.slot"() : () -> !tile.st<64x64xbf16>
+}

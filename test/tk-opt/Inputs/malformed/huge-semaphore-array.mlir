@@ -1,0 +1,3 @@
+tile.kernel @k() {
+  %s = tile.alloc : !tile.sem<99999999999>
+}

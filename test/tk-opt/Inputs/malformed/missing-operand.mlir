@@ -1,0 +1,4 @@
+tile.kernel @k() {
+  %s = tile.alloc : !tile.sem
+  tile.sem_wait %s
+}

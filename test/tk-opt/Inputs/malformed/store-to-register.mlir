@@ -1,0 +1,4 @@
+tile.kernel @k() {
+  %x = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup, #tile.row>
+  tile.store %x, %x : !tile.rt<64x64xf32, warpgroup, #tile.row>, !tile.rt<64x64xf32, warpgroup, #tile.row>
+}

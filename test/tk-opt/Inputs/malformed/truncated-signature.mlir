@@ -1,0 +1,1 @@
+tile.kernel @k(%a: !tile.gl<?x

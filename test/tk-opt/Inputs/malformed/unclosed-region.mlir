@@ -1,0 +1,2 @@
+tile.kernel @k() {
+  %a = tile.alloc : !tile.sem

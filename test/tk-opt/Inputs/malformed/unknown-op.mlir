@@ -1,0 +1,3 @@
+tile.kernel @k() {
+  tile.frobnicate
+}

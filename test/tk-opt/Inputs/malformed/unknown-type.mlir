@@ -1,0 +1,1 @@
+"test.source"() : () -> !tile.tensor<64x64xf32>

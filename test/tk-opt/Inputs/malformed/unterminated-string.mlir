@@ -1,0 +1,2 @@
+module attributes {tile.target = "sm_90a} {
+}

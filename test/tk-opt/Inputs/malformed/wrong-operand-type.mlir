@@ -1,0 +1,3 @@
+tile.kernel @k(%n: index) {
+  %y = tile.exp %n : index
+}
