@@ -14,7 +14,22 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <cstring>
+#include <vector>
+
 int main(int argc, char **argv) {
+  // A diagnostic on a kernel would otherwise print the whole kernel in
+  // generic form after the message. Keep the message alone unless asked.
+  std::vector<char *> args(argv, argv + argc);
+  bool userChose = false;
+  for (char *arg : args)
+    userChose |= std::strstr(arg, "mlir-print-op-on-diagnostic") != nullptr;
+  static char quiet[] = "--mlir-print-op-on-diagnostic=false";
+  if (!userChose)
+    args.insert(args.begin() + 1, quiet);
+  argc = static_cast<int>(args.size());
+  argv = args.data();
+
   mlir::DialectRegistry registry;
   registry.insert<tk::tile::TileDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect>();

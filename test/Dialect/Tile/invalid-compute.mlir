@@ -166,3 +166,26 @@ tile.kernel @k() {
   // expected-error @+1 {{'tile.vec_reduce' op arithmetic needs f32, f16 or bf16 elements}}
   %c = tile.vec_reduce max %v : !tile.rv<64xf8E4M3FN, warpgroup>
 }
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.fill' op fill value is infinite, but 'f8E4M3FN' has no infinity}}
+  %x = tile.fill 0xFFF0000000000000 : !tile.rt<64x64xf8E4M3FN, warpgroup>
+}
+
+// -----
+
+tile.kernel @k(%i: index) {
+  %x = "test.source"() : () -> !tile.rt<64x64xf8E4M3FN, warpgroup>
+  // expected-error @+1 {{'tile.causal_mask' op cannot fill with neg_inf: 'f8E4M3FN' has no infinity}}
+  %y = tile.causal_mask %x[%i, %i] fill neg_inf : !tile.rt<64x64xf8E4M3FN, warpgroup>
+}
+
+// -----
+
+tile.kernel @k(%i: index) {
+  %x = "test.source"() : () -> !tile.rt<64x64xf8E5M2, warpgroup>
+  // expected-error @+1 {{'tile.bound_mask' op arithmetic needs f32, f16 or bf16 elements, got 'f8E5M2'}}
+  %y = tile.bound_mask %x[%i, %i] within [%i, %i] fill zero : !tile.rt<64x64xf8E5M2, warpgroup>
+}

@@ -6,6 +6,13 @@ tile.kernel @k() -> i32 {
 
 // -----
 
+// expected-error @+1 {{'tile.kernel' op kernels return no values}}
+"tile.kernel"() ({
+  "tile.return"() : () -> ()
+}) {sym_name = "k", function_type = () -> i32} : () -> ()
+
+// -----
+
 // expected-error @+1 {{'tile.kernel' op parameter #1 must be a global view or a scalar (integer, index or float), got '!tile.sem'}}
 tile.kernel @k(%a: !tile.gl<?xf32>, %s: !tile.sem) {
 }

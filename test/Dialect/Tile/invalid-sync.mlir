@@ -9,6 +9,17 @@ tile.kernel @k() {
 // -----
 
 tile.kernel @k() {
+  %s = tile.alloc : !tile.sem
+  tile.warp_specialize producer(warpgroups = 1) {
+    // expected-error @+1 {{'tile.sem_init' op must be directly in a 'tile.kernel' body: semaphores are initialised once, before any role or loop uses them}}
+    tile.sem_init %s, 1 : !tile.sem
+  } consumer(warpgroups = 1) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
   %s = tile.alloc : !tile.sem<2>
   // expected-error @+1 {{'tile.sem_arrive' op operand #0 must be single semaphore (!tile.sem), but got '!tile.sem<2>'}}
   "tile.sem_arrive"(%s) : (!tile.sem<2>) -> ()

@@ -152,18 +152,44 @@ LogicalResult BroadcastOp::verify() {
   return verifyVectorOfTile(*this, getType(), getX().getType(), getAxis());
 }
 
+/// Whether `type` can hold an infinity (f8E4M3FN cannot).
+static bool hasInfinity(Type type) {
+  return APFloat::getInf(cast<FloatType>(type).getFloatSemantics()).isInfinity();
+}
+
 LogicalResult FillOp::verify() {
   Type element = cast<RegisterType>(getType()).getElementType();
   auto floatType = cast<FloatType>(element);
   APFloat value = getValueAttr().getValue();
+  if (value.isInfinity()) {
+    if (!hasInfinity(element))
+      return emitOpError("fill value is infinite, but ")
+             << element << " has no infinity";
+    return success();
+  }
   bool losesInfo = false;
   APFloat::opStatus status = value.convert(
       floatType.getFloatSemantics(), APFloat::rmNearestTiesToEven, &losesInfo);
-  if (!getValueAttr().getValue().isInfinity() &&
-      (status & APFloat::opOverflow))
+  if (status & APFloat::opOverflow)
     return emitOpError("fill value ")
            << getValueAttr().getValueAsDouble() << " overflows " << element;
   return success();
+}
+
+static LogicalResult verifyMask(Operation *op, RegTileType type,
+                                MaskFill fill) {
+  if (fill == MaskFill::neg_inf && !hasInfinity(type.getElementType()))
+    return op->emitOpError("cannot fill with neg_inf: ")
+           << type.getElementType() << " has no infinity";
+  return verifyArithmeticElement(op, type);
+}
+
+LogicalResult CausalMaskOp::verify() {
+  return verifyMask(*this, getType(), getFill());
+}
+
+LogicalResult BoundMaskOp::verify() {
+  return verifyMask(*this, getType(), getFill());
 }
 
 //===----------------------------------------------------------------------===//
@@ -336,6 +362,14 @@ LogicalResult SemExpectOp::verify() {
     return emitOpError("expects ")
            << getBytes() << " bytes; a semaphore's transaction count holds at "
            << "most " << kMaxTransactionBytes;
+  return success();
+}
+
+LogicalResult SemInitOp::verify() {
+  if (!isa_and_nonnull<KernelOp>((*this)->getParentOp()))
+    return emitOpError("must be directly in a 'tile.kernel' body: semaphores "
+                       "are initialised once, before any role or loop uses "
+                       "them");
   return success();
 }
 

@@ -187,6 +187,7 @@ def Tile_CausalMaskOp : Tile_Op<"causal_mask", [Pure,
   let assemblyFormat = [{
     $x `[` $row `,` $col `]` `fill` $fill attr-dict `:` qualified(type($x))
   }];
+  let hasVerifier = 1;
 }
 
 def Tile_BoundMaskOp : Tile_Op<"bound_mask", [Pure,
@@ -207,6 +208,7 @@ def Tile_BoundMaskOp : Tile_Op<"bound_mask", [Pure,
     $x `[` $row `,` $col `]` `within` ` ` `[` $rows `,` $cols `]` `fill` $fill
     attr-dict `:` qualified(type($x))
   }];
+  let hasVerifier = 1;
 }
 
 def Tile_VecReduceOp : Tile_Op<"vec_reduce", [Pure]> {

@@ -17,6 +17,7 @@ def Tile_SemInitOp : Tile_Op<"sem_init"> {
   let arguments = (ins Tile_SemType:$sem,
                        ConfinedAttr<I32Attr, [IntMinValue<1>]>:$count);
   let assemblyFormat = "$sem `,` $count attr-dict `:` qualified(type($sem))";
+  let hasVerifier = 1;
 }
 
 def Tile_SemArriveOp : Tile_Op<"sem_arrive"> {
