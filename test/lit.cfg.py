@@ -25,3 +25,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(["tk-opt"], [config.tk_tools_dir])
 # Scripts run by tests find tk-opt on PATH.
 llvm_config.with_environment("PATH", config.tk_tools_dir, append_path=True)
+
+# The formatting check needs the clang-format that matches LLVM 22.
+import shutil
+if shutil.which("clang-format-22"):
+    config.available_features.add("clang-format")

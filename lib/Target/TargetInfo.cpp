@@ -14,8 +14,7 @@ static const MmaShape kCdna4Shapes[] = {
 // hardware reserves). gfx942: 64 KiB LDS per workgroup; gfx950: 160 KiB.
 static const TargetInfo kTargets[] = {
     {"sm_90a", Vendor::nvidia, 32, 1024, 232448, true, true, true, {}},
-    {"gfx942", Vendor::amd, 64, 1024, 65536, false, false, false,
-     kCdna3Shapes},
+    {"gfx942", Vendor::amd, 64, 1024, 65536, false, false, false, kCdna3Shapes},
     {"gfx950", Vendor::amd, 64, 1024, 163840, false, false, false,
      kCdna4Shapes},
 };

@@ -20,19 +20,17 @@ struct MmaShape {
 };
 
 struct TargetInfo {
-  llvm::StringRef name;  // "sm_90a", "gfx942", ...
+  llvm::StringRef name; // "sm_90a", "gfx942", ...
   Vendor vendor;
-  unsigned warpSize;     // lanes per warp (wave)
+  unsigned warpSize; // lanes per warp (wave)
   unsigned maxThreadsPerBlock;
-  int64_t sharedMemoryBytes; // the most one block may allocate
-  bool hasAsyncCopyEngine;   // TMA bulk tensor copies
-  bool hasWarpgroupMma;      // wgmma from shared-memory descriptors
-  bool hasRegisterBudgets;   // setmaxnreg
+  int64_t sharedMemoryBytes;             // the most one block may allocate
+  bool hasAsyncCopyEngine;               // TMA bulk tensor copies
+  bool hasWarpgroupMma;                  // wgmma from shared-memory descriptors
+  bool hasRegisterBudgets;               // setmaxnreg
   llvm::ArrayRef<MmaShape> matrixShapes; // MFMA shapes (bf16/f16), AMD only
 
-  unsigned maxWarpgroups() const {
-    return maxThreadsPerBlock / (4 * warpSize);
-  }
+  unsigned maxWarpgroups() const { return maxThreadsPerBlock / (4 * warpSize); }
   bool hasMatrixShape(unsigned m, unsigned n, unsigned k) const;
 };
 

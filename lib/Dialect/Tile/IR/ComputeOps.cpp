@@ -52,7 +52,13 @@ TK_BINARY_VERIFIER(MinOp)
 #undef TK_BINARY_VERIFIER
 
 /// Checks the parts of two register types that `keep` names are equal.
-enum Keep : unsigned { kKind = 1, kShape = 2, kElement = 4, kScope = 8, kLayout = 16 };
+enum Keep : unsigned {
+  kKind = 1,
+  kShape = 2,
+  kElement = 4,
+  kScope = 8,
+  kLayout = 16
+};
 
 static LogicalResult verifyKeeps(Operation *op, Type from, Type to,
                                  unsigned keep, StringRef hint) {
@@ -154,7 +160,8 @@ LogicalResult BroadcastOp::verify() {
 
 /// Whether `type` can hold an infinity (f8E4M3FN cannot).
 static bool hasInfinity(Type type) {
-  return APFloat::getInf(cast<FloatType>(type).getFloatSemantics()).isInfinity();
+  return APFloat::getInf(cast<FloatType>(type).getFloatSemantics())
+      .isInfinity();
 }
 
 LogicalResult FillOp::verify() {
@@ -201,18 +208,18 @@ struct MmaOperand {
   int64_t rows, cols;
   Type element;
   bool shared;
-  Scope scope;        // register operands only
-  Attribute layout;   // register operands only
+  Scope scope;      // register operands only
+  Attribute layout; // register operands only
 };
 } // namespace
 
 static MmaOperand getMmaOperand(Type type) {
   if (auto tile = dyn_cast<SharedTileType>(type))
-    return {tile.getRows(), tile.getCols(), tile.getElementType(), true,
-            Scope::warp, {}};
+    return {tile.getRows(), tile.getCols(), tile.getElementType(),
+            true,           Scope::warp,    {}};
   auto reg = cast<RegTileType>(type);
   return {reg.getShape()[0], reg.getShape()[1], reg.getElementType(), false,
-          reg.getScope(), reg.getLayout()};
+          reg.getScope(),    reg.getLayout()};
 }
 
 static bool isF8(Type type) {
@@ -244,15 +251,16 @@ LogicalResult MmaOp::verify() {
   bool bT = getForm() == MmaForm::ABt || getForm() == MmaForm::AtBt;
   StringRef form = stringifyMmaForm(getForm());
   for (Value v : {getA(), getB()})
-    if (auto tile = dyn_cast<SharedTileType>(v.getType()); tile && tile.isRing())
+    if (auto tile = dyn_cast<SharedTileType>(v.getType());
+        tile && tile.isRing())
       return emitOpError("operands must be single shared tiles, not rings; "
                          "take a 'tile.slot' first");
 
   int64_t m = aT ? a.cols : a.rows, kA = aT ? a.rows : a.cols;
   int64_t kB = bT ? b.cols : b.rows, n = bT ? b.rows : b.cols;
   if (kA != kB)
-    return emitOpError("A has K = ") << kA << " but B has K = " << kB
-                                     << " in form " << form;
+    return emitOpError("A has K = ")
+           << kA << " but B has K = " << kB << " in form " << form;
   if (d.getShape()[0] != m || d.getShape()[1] != n)
     return emitOpError("result shape must be ")
            << m << "x" << n << " for form " << form << ", got "
@@ -374,7 +382,8 @@ LogicalResult SemInitOp::verify() {
 }
 
 LogicalResult BarrierOp::verify() {
-  if (getScope() == Scope::block && (*this)->getParentOfType<WarpSpecializeOp>())
+  if (getScope() == Scope::block &&
+      (*this)->getParentOfType<WarpSpecializeOp>())
     return emitOpError("a block barrier inside a warp-specialized region "
                        "waits for warps that never arrive; use warpgroup "
                        "scope or a semaphore");

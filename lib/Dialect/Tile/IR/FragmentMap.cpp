@@ -54,8 +54,7 @@ std::pair<int64_t, int64_t> FragmentMap::elementAt(FragmentSlot slot) const {
 }
 
 /// Calls `fn(slot, row, col)` for every slot, warps slowest, registers fastest.
-template <typename Fn>
-static void forEachSlot(const FragmentMap &map, Fn fn) {
+template <typename Fn> static void forEachSlot(const FragmentMap &map, Fn fn) {
   for (int64_t warp = 0; warp < map.numWarps(); ++warp)
     for (int64_t lane = 0; lane < map.numLanes(); ++lane)
       for (int64_t reg = 0; reg < map.numRegs(); ++reg) {

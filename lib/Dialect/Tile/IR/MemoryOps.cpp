@@ -18,15 +18,16 @@ LogicalResult AllocOp::verify() {
   return success();
 }
 
-LogicalResult SlotOp::inferReturnTypes(
-    MLIRContext *context, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr, OpaqueProperties, RegionRange,
-    SmallVectorImpl<Type> &inferredReturnTypes) {
+LogicalResult
+SlotOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                         ValueRange operands, DictionaryAttr, OpaqueProperties,
+                         RegionRange,
+                         SmallVectorImpl<Type> &inferredReturnTypes) {
   Type ring = operands[0].getType();
   if (auto tile = dyn_cast<SharedTileType>(ring); tile && tile.isRing()) {
-    inferredReturnTypes.push_back(SharedTileType::get(
-        context, tile.getShape().drop_front(), tile.getElementType(),
-        tile.getSwizzle()));
+    inferredReturnTypes.push_back(
+        SharedTileType::get(context, tile.getShape().drop_front(),
+                            tile.getElementType(), tile.getSwizzle()));
     return success();
   }
   if (auto vec = dyn_cast<SharedVecType>(ring); vec && vec.isRing()) {
@@ -114,9 +115,9 @@ static LogicalResult verifyTransfer(Operation *op, StringRef what,
     if (!coords.empty())
       return op->emitOpError("takes no coordinates for shared memory");
     if (valueShape != memory.shape)
-      return op->emitOpError() << what << " shape " << shapeString(valueShape)
-                               << " does not match shared shape "
-                               << shapeString(memory.shape);
+      return op->emitOpError()
+             << what << " shape " << shapeString(valueShape)
+             << " does not match shared shape " << shapeString(memory.shape);
     return success();
   }
   if (coords.size() != memory.shape.size())
@@ -177,8 +178,8 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
-  return verifyRegisterTransfer(*this, getValue().getType(),
-                                getDst().getType(), getCoords());
+  return verifyRegisterTransfer(*this, getValue().getType(), getDst().getType(),
+                                getCoords());
 }
 
 LogicalResult StoreAsyncOp::verify() {
@@ -197,8 +198,8 @@ LogicalResult PrefetchOp::verify() {
   size_t rank = getSrc().getType().getShape().size();
   if (getCoords().size() != rank)
     return emitOpError("expected ")
-           << rank << " coordinates for a rank-" << rank
-           << " global view, got " << getCoords().size();
+           << rank << " coordinates for a rank-" << rank << " global view, got "
+           << getCoords().size();
   ArrayRef<int64_t> box = getBox();
   if (box.empty() || box.size() > rank || box.size() > 2 ||
       llvm::any_of(box, [](int64_t dim) { return dim <= 0; }))

@@ -10,8 +10,8 @@ using namespace tk::tile;
 
 const tk::TargetInfo &tk::tile::getTargetInfo(Operation *op) {
   for (Operation *cur = op; cur; cur = cur->getParentOp())
-    if (auto name = cur->getAttrOfType<StringAttr>(
-            TileDialect::getTargetAttrName()))
+    if (auto name =
+            cur->getAttrOfType<StringAttr>(TileDialect::getTargetAttrName()))
       if (const TargetInfo *target = lookupTarget(name.getValue()))
         return *target;
   return getTargets().front();
@@ -95,9 +95,9 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
-  call_interface_impl::addArgAndResultAttrs(
-      builder, result, args, resultAttrs, getArgAttrsAttrName(result.name),
-      getResAttrsAttrName(result.name));
+  call_interface_impl::addArgAndResultAttrs(builder, result, args, resultAttrs,
+                                            getArgAttrsAttrName(result.name),
+                                            getResAttrsAttrName(result.name));
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, args))
     return failure();
@@ -172,8 +172,8 @@ LogicalResult KernelOp::verify() {
     int64_t warpgroups = attr.getValue().getSExtValue();
     if (warpgroups < 1 || warpgroups > int64_t(target.maxWarpgroups()))
       return emitOpError("launches ")
-             << warpgroups << " warpgroups; " << target.name
-             << " allows 1 to " << target.maxWarpgroups();
+             << warpgroups << " warpgroups; " << target.name << " allows 1 to "
+             << target.maxWarpgroups();
   }
   if (auto cluster = getCluster()) {
     if (cluster->empty() || cluster->size() > 3)
@@ -191,7 +191,8 @@ LogicalResult KernelOp::verify() {
              << target.name;
     if (blocks > 16)
       return emitOpError("cluster of ")
-             << (blocks == (1 << 20) ? "more than a million" : std::to_string(blocks))
+             << (blocks == (1 << 20) ? "more than a million"
+                                     : std::to_string(blocks))
              << " blocks exceeds the 16 that " << target.name << " allows";
   }
   return success();
@@ -217,8 +218,8 @@ static LogicalResult verifyRegisterValue(Operation *op, Value value,
   if (layout.getLanes() != target.warpSize)
     return op->emitOpError("uses layout ")
            << type.getLayout() << " for " << layout.getLanes()
-           << "-lane warps, but " << target.name << " has "
-           << target.warpSize << "-lane warps";
+           << "-lane warps, but " << target.name << " has " << target.warpSize
+           << "-lane warps";
   Attribute base = type.getLayout();
   if (auto vec = dyn_cast<VecLayoutAttr>(base))
     base = vec.getParent();
@@ -459,8 +460,7 @@ LogicalResult DimOp::verify() {
   int64_t index = getIndexAttr().getInt();
   if (index < 0 || index >= rank)
     return emitOpError("dimension index ")
-           << index << " is out of range for a rank-" << rank
-           << " global view";
+           << index << " is out of range for a rank-" << rank << " global view";
   return success();
 }
 

@@ -96,7 +96,8 @@ LogicalResult RowLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
                                               unsigned numWarps,
                                               FragmentMap &map,
                                               std::string &why) const {
-  Atom atom{16, 16, {{2, 0, 1}, {2, 8, 0}, {2, 0, 8}}, {kLaneThread, kLaneGroup}};
+  Atom atom{
+      16, 16, {{2, 0, 1}, {2, 8, 0}, {2, 0, 8}}, {kLaneThread, kLaneGroup}};
   return tileAtom("#tile.row", atom, WarpSplit::bands, shape, numWarps, map,
                   why);
 }
@@ -137,7 +138,9 @@ LogicalResult MfmaLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
   case MfmaOperand::acc:
     // Lane l holds column l % n; its registers run down 4 consecutive rows,
     // lane groups of n add 4 rows, further registers add 8 (32x32 only).
-    atom = {m, n, {{4, 1, 0}, {m / (4 * (64 / n)), 4 * (64 / n), 0}},
+    atom = {m,
+            n,
+            {{4, 1, 0}, {m / (4 * (64 / n)), 4 * (64 / n), 0}},
             {{n, 0, 1}, {64 / n, 4, 0}}};
     break;
   case MfmaOperand::a: {
@@ -157,8 +160,8 @@ LogicalResult MfmaLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
 }
 
 LogicalResult
-MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                       unsigned m, unsigned n, unsigned k, MfmaOperand) {
+MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned m,
+                       unsigned n, unsigned k, MfmaOperand) {
   bool known = (m == 32 && n == 32 && (k == 8 || k == 16)) ||
                (m == 16 && n == 16 && (k == 16 || k == 32));
   if (!known)
@@ -187,8 +190,8 @@ Attribute MfmaLayoutAttr::parse(AsmParser &parser, Type) {
         << operand << "'";
     return {};
   }
-  return getChecked([&] { return parser.emitError(loc); },
-                    parser.getContext(), dims[0], dims[1], dims[2], *kind);
+  return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
+                    dims[0], dims[1], dims[2], *kind);
 }
 
 void MfmaLayoutAttr::print(AsmPrinter &printer) const {
@@ -219,15 +222,16 @@ LogicalResult VecLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
       alongRows ? SmallVector<int64_t, 2>{shape[0], 64}
                 : SmallVector<int64_t, 2>{other, shape[0]};
   FragmentMap parentMap;
-  if (failed(getParent().buildFragmentMap(parentShape, numWarps, parentMap,
-                                          why)))
+  if (failed(
+          getParent().buildFragmentMap(parentShape, numWarps, parentMap, why)))
     return failure();
   map = parentMap.slice(alongRows);
   return success();
 }
 
-LogicalResult VecLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    Axis, LayoutAttrInterface parent) {
+LogicalResult
+VecLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, Axis,
+                      LayoutAttrInterface parent) {
   if (parent.isVectorLayout())
     return emitError() << "#tile.vec parent must be a tile layout, got "
                        << Attribute(parent);

@@ -1,6 +1,6 @@
 //===- TileTypes.cpp - Types of the tile dialect --------------------------===//
-#include "tk/Dialect/Tile/IR/TileDialect.h"
 #include "tk/Dialect/Tile/IR/TileTypes.h"
+#include "tk/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -18,8 +18,8 @@ static int64_t elementBytes(Type type) {
   return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
 }
 
-static LogicalResult verifyElementType(function_ref<InFlightDiagnostic()> emitError,
-                                       Type type) {
+static LogicalResult
+verifyElementType(function_ref<InFlightDiagnostic()> emitError, Type type) {
   if (!isTileElementType(type))
     return emitError() << "element type must be bf16, f16, f32, f8E4M3FN or "
                           "f8E5M2, got "
@@ -86,8 +86,7 @@ static void printShapeAndType(AsmPrinter &printer, ArrayRef<int64_t> shape,
 //===----------------------------------------------------------------------===//
 
 /// `<` shape `x` type `,` scope (`,` layout)? `>`
-template <typename T>
-static Type parseRegisterType(AsmParser &parser) {
+template <typename T> static Type parseRegisterType(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
   StringRef scopeName;
@@ -134,9 +133,9 @@ LogicalResult tk::tile::getFragmentMap(RegisterType type, unsigned numWarps,
 }
 
 static LogicalResult
-verifyRegisterType(function_ref<InFlightDiagnostic()> emitError,
-                   StringRef what, bool isVector, ArrayRef<int64_t> shape,
-                   Type elementType, Scope scope, Attribute layout) {
+verifyRegisterType(function_ref<InFlightDiagnostic()> emitError, StringRef what,
+                   bool isVector, ArrayRef<int64_t> shape, Type elementType,
+                   Scope scope, Attribute layout) {
   if (failed(verifyShape(emitError, what, shape, isVector ? 1 : 2,
                          isVector ? 1 : 2, /*allowDynamic=*/false,
                          kMaxRegisterDim)) ||
@@ -209,18 +208,18 @@ void SharedTileType::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-LogicalResult SharedTileType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                     ArrayRef<int64_t> shape, Type elementType,
-                                     SwizzleAttr swizzle) {
+LogicalResult
+SharedTileType::verify(function_ref<InFlightDiagnostic()> emitError,
+                       ArrayRef<int64_t> shape, Type elementType,
+                       SwizzleAttr swizzle) {
   if (failed(verifyShape(emitError, "shared tile", shape, 2, 3,
                          /*allowDynamic=*/false, kMaxSharedDim)) ||
       failed(verifyElementType(emitError, elementType)))
     return failure();
   if (!swizzle)
     return success();
-  std::string why =
-      swizzle.checkShape(shape[shape.size() - 2], shape.back(),
-                         elementBytes(elementType));
+  std::string why = swizzle.checkShape(shape[shape.size() - 2], shape.back(),
+                                       elementBytes(elementType));
   if (!why.empty())
     return emitError() << "shared tile cannot use " << Attribute(swizzle)
                        << ": " << why;
@@ -247,8 +246,9 @@ void SharedVecType::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-LogicalResult SharedVecType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    ArrayRef<int64_t> shape, Type elementType) {
+LogicalResult
+SharedVecType::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> shape, Type elementType) {
   return failure(failed(verifyShape(emitError, "shared vector", shape, 1, 2,
                                     /*allowDynamic=*/false, kMaxSharedDim)) ||
                  failed(verifyElementType(emitError, elementType)));
