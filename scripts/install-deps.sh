@@ -21,4 +21,12 @@ echo "== installing: ${missing[*]}"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 $sudo apt-get update -qq
+# LLVM/MLIR 22 are published in bookworm-security. Stock Debian 12 installs
+# list that suite; minimal ones (debootstrap) may not, so add it when needed.
+if ! apt-cache policy libmlir-22-dev 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+  echo "== libmlir-22-dev not found: adding Debian's bookworm-security suite"
+  echo "deb http://deb.debian.org/debian-security bookworm-security main" |
+    $sudo tee /etc/apt/sources.list.d/tk-mlir-bookworm-security.list >/dev/null
+  $sudo apt-get update -qq
+fi
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
