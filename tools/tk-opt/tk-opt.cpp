@@ -1,16 +1,27 @@
 //===- tk-opt.cpp - The tile compiler driver ------------------------------===//
 //
 // An mlir-opt compatible driver that registers the tile dialect and only the
-// upstream dialects and passes tile programs and their pipelines use.
+// upstream dialects, passes and translations that tile programs and their
+// pipelines use.
 //
 //===----------------------------------------------------------------------===//
+#include "tk/Conversion/Passes.h"
 #include "tk/Dialect/Tile/IR/TileDialect.h"
 #include "tk/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -32,11 +43,21 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   registry.insert<tk::tile::TileDialect, mlir::arith::ArithDialect,
+                  mlir::cf::ControlFlowDialect, mlir::gpu::GPUDialect,
+                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
                   mlir::math::MathDialect, mlir::scf::SCFDialect>();
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerGPUDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
   tk::tile::registerTilePasses();
+  tk::registerTKConversionPasses();
+  tk::registerTilePipelines();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tk-opt: the tk-mlir tile compiler driver\n", registry));
 }

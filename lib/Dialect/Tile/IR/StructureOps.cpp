@@ -140,17 +140,26 @@ static int64_t alignTo(int64_t value, int64_t align) {
   return (value + align - 1) / align * align;
 }
 
-int64_t KernelOp::getSharedMemoryBytes() {
+int64_t KernelOp::getSharedMemoryBytes(
+    llvm::function_ref<void(AllocOp, int64_t)> onAlloc) {
   int64_t bytes = 0;
   for (auto alloc : getBody().getOps<AllocOp>()) {
     Type type = alloc.getType();
-    if (auto tile = dyn_cast<SharedTileType>(type))
+    int64_t size = 0;
+    if (auto tile = dyn_cast<SharedTileType>(type)) {
       // Swizzled tiles need 1024-byte alignment for TMA and wgmma.
-      bytes = alignTo(bytes, 1024) + tile.getBytes();
-    else if (auto vec = dyn_cast<SharedVecType>(type))
-      bytes = alignTo(bytes, 16) + vec.getBytes();
-    else if (auto sem = dyn_cast<SemType>(type))
-      bytes = alignTo(bytes, 8) + 8 * sem.getCount();
+      bytes = alignTo(bytes, 1024);
+      size = tile.getBytes();
+    } else if (auto vec = dyn_cast<SharedVecType>(type)) {
+      bytes = alignTo(bytes, 16);
+      size = vec.getBytes();
+    } else if (auto sem = dyn_cast<SemType>(type)) {
+      bytes = alignTo(bytes, 8);
+      size = 8 * sem.getCount();
+    }
+    if (onAlloc)
+      onAlloc(alloc, bytes);
+    bytes += size;
   }
   return bytes;
 }

@@ -21,6 +21,12 @@ void TileDialect::initialize() {
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  // The launch ABI of lowered kernels, written by convert-tile-to-nvvm.
+  if (attr.getName() == "tile.abi") {
+    if (!isa<DictionaryAttr>(attr.getValue()))
+      return op->emitError("'tile.abi' must be a dictionary of kernel ABIs");
+    return success();
+  }
   if (attr.getName() != getTargetAttrName())
     return op->emitError() << "unknown tile dialect attribute '"
                            << attr.getName().getValue() << "'";

@@ -56,8 +56,9 @@ def Tile_KernelOp : Tile_Op<"kernel", [
       return getFunctionType().getResults();
     }
     /// Shared-memory bytes of all `tile.alloc`s in the body, each aligned
-    /// as its lowering needs.
-    int64_t getSharedMemoryBytes();
+    /// as its lowering needs; `onAlloc` sees each alloc with its offset.
+    int64_t getSharedMemoryBytes(
+        ::llvm::function_ref<void(AllocOp, int64_t)> onAlloc = {});
     /// Warps per block when `warpgroups` is given, else 0.
     unsigned getNumWarps();
   }];

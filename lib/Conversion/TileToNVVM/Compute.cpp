@@ -1,0 +1,247 @@
+//===- Compute.cpp - Fills, casts, elementwise ops, wgmma -----------------===//
+//
+// Register values are structs with one field per element a thread holds, in
+// the order of the layout's FragmentMap registers. Elementwise ops therefore
+// act field by field, whatever the layout; only the MMA needs to know that
+// the #tile.mma_acc fragment is exactly wgmma's accumulator order.
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+using namespace mlir;
+using namespace tk::tile;
+using namespace tk::nvvm;
+
+namespace {
+
+/// Builds a struct of `type` whose field i is `field(i)`.
+Value buildStruct(OpBuilder &b, Location loc, Type type,
+                  llvm::function_ref<Value(int64_t)> field) {
+  auto structType = cast<LLVM::LLVMStructType>(type);
+  Value result = LLVM::UndefOp::create(b, loc, structType);
+  for (int64_t i = 0, e = structType.getBody().size(); i < e; ++i)
+    result = LLVM::InsertValueOp::create(b, loc, result, field(i), i);
+  return result;
+}
+
+Value extract(OpBuilder &b, Location loc, Value s, int64_t i) {
+  return LLVM::ExtractValueOp::create(b, loc, s, i);
+}
+
+/// Converts one float to another float type.
+Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  unsigned fromBits = from.getIntOrFloatBitWidth();
+  unsigned toBits = to.getIntOrFloatBitWidth();
+  if (fromBits == toBits) // bf16 <-> f16 go through f32
+    return convertFloat(b, loc, convertFloat(b, loc, v, b.getF32Type()), to);
+  if (fromBits > toBits)
+    return LLVM::FPTruncOp::create(b, loc, to, v);
+  return LLVM::FPExtOp::create(b, loc, to, v);
+}
+
+struct FillLowering : OpConversionPattern<FillOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FillOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type structType = getTypeConverter()->convertType(op.getType());
+    Type element = cast<RegisterType>(op.getType()).getElementType();
+    APFloat value = op.getValueAttr().getValue();
+    bool losesInfo;
+    value.convert(cast<FloatType>(element).getFloatSemantics(),
+                  APFloat::rmNearestTiesToEven, &losesInfo);
+    Value constant = LLVM::ConstantOp::create(
+        rewriter, loc, element, rewriter.getFloatAttr(element, value));
+    rewriter.replaceOp(op, buildStruct(rewriter, loc, structType,
+                                       [&](int64_t) { return constant; }));
+    return success();
+  }
+};
+
+struct CastLowering : OpConversionPattern<CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type structType = getTypeConverter()->convertType(op.getType());
+    Type to = cast<RegisterType>(op.getType()).getElementType();
+    rewriter.replaceOp(op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
+      return convertFloat(rewriter, loc, extract(rewriter, loc, adaptor.getX(), i),
+                          to);
+    }));
+    return success();
+  }
+};
+
+/// Elementwise binary op: field by field, or with a broadcast f32 scalar.
+template <typename TileOp, typename LLVMOp>
+struct BinaryLowering : OpConversionPattern<TileOp> {
+  using OpConversionPattern<TileOp>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileOp op, typename TileOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type structType = this->getTypeConverter()->convertType(op.getType());
+    Type element = cast<RegisterType>(op.getType()).getElementType();
+    Value rhs = adaptor.getRhs();
+    bool scalar = !isa<LLVM::LLVMStructType>(rhs.getType());
+    if (scalar)
+      rhs = convertFloat(rewriter, loc, rhs, element);
+    rewriter.replaceOp(op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
+      Value r = scalar ? rhs : extract(rewriter, loc, rhs, i);
+      return LLVMOp::create(rewriter, loc, extract(rewriter, loc, adaptor.getLhs(), i),
+                            r)
+          .getResult();
+    }));
+    return success();
+  }
+};
+
+template <typename TileOp, typename LLVMOp>
+struct UnaryLowering : OpConversionPattern<TileOp> {
+  using OpConversionPattern<TileOp>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileOp op, typename TileOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type structType = this->getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOp(op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
+      return LLVMOp::create(rewriter, loc, extract(rewriter, loc, adaptor.getX(), i))
+          .getResult();
+    }));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// wgmma
+//===----------------------------------------------------------------------===//
+
+/// Rows of the allocation a shared tile value lies in: subtiles keep their
+/// parent's column-block stride.
+int64_t allocationRows(Value tile) {
+  while (auto subtile = tile.getDefiningOp<SubtileOp>())
+    tile = subtile.getSource();
+  return cast<SharedTileType>(tile.getType()).getRows();
+}
+
+/// The 64-bit wgmma matrix descriptor of `tile` at K offset `k0`.
+/// K-major: rows are M (or N), K runs along columns. MN-major: rows are K.
+Value matrixDescriptor(OpBuilder &b, Location loc, Value ptr, Value tileValue,
+                       bool kMajor, int64_t k0) {
+  auto tile = cast<SharedTileType>(tileValue.getType());
+  int64_t swizzle = tile.getSwizzle().getBytes();
+  int64_t eb = elementBytes(tile.getElementType());
+  int64_t width = swizzle / eb;
+  int64_t start, lbo, sbo = 8 * swizzle;
+  if (kMajor) {
+    start = (k0 / width) * tile.getRows() * swizzle + (k0 % width) * eb;
+    lbo = 16; // unused for swizzled K-major layouts; encodes as 1
+  } else {
+    start = k0 * swizzle;
+    lbo = allocationRows(tileValue) * swizzle;
+  }
+  int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+  int64_t fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (mode << 62);
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+  addr = arith::AddIOp::create(b, loc, addr, constI64(b, loc, start));
+  Value field = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr, constI64(b, loc, 0x3FFFF)),
+      constI64(b, loc, 4));
+  return arith::OrIOp::create(b, loc, field, constI64(b, loc, fixed));
+}
+
+NVVM::WGMMATypes wgmmaType(Type type) {
+  if (type.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (type.isF16())
+    return NVVM::WGMMATypes::f16;
+  if (type.isF32())
+    return NVVM::WGMMATypes::f32;
+  if (isa<Float8E4M3FNType>(type))
+    return NVVM::WGMMATypes::e4m3;
+  return NVVM::WGMMATypes::e5m2;
+}
+
+/// D (+)= op(A) op(B) with A and B in shared memory: one wgmma per K step of
+/// 16 (32 for f8), issued between a fence and a commit, then waited for, so
+/// the result is complete when used (the dialect's value semantics).
+struct MmaLowering : OpConversionPattern<MmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto a = dyn_cast<SharedTileType>(op.getA().getType());
+    auto b = dyn_cast<SharedTileType>(op.getB().getType());
+    if (!a || !b)
+      return op.emitOpError("with register operands is not lowered yet; keep "
+                            "A and B in shared memory");
+    RegTileType d = op.getType();
+    int64_t m = d.getShape()[0], n = d.getShape()[1];
+    if (m != 64 || n > 256)
+      return op.emitOpError("is lowered for 64 x N (N <= 256) warpgroup "
+                            "results only, got ")
+             << m << "x" << n;
+    bool aT = op.getForm() == MmaForm::AtB || op.getForm() == MmaForm::AtBt;
+    bool bT = op.getForm() == MmaForm::ABt || op.getForm() == MmaForm::AtBt;
+    int64_t k = aT ? a.getRows() : a.getCols();
+    Type elem = a.getElementType();
+    int64_t kStep = elementBytes(elem) == 1 ? 32 : 16;
+    Type structType = getTypeConverter()->convertType(d);
+    Value acc = op.getAcc() ? adaptor.getAcc()
+                            : LLVM::UndefOp::create(rewriter, loc, structType)
+                                  .getResult();
+    auto layout = [&](bool row) {
+      return NVVM::MMALayoutAttr::get(ctx, row ? NVVM::MMALayout::row
+                                               : NVVM::MMALayout::col);
+    };
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    for (int64_t k0 = 0; k0 < k; k0 += kStep) {
+      Value descA = matrixDescriptor(rewriter, loc, adaptor.getA(), op.getA(),
+                                     /*kMajor=*/!aT, k0);
+      Value descB = matrixDescriptor(rewriter, loc, adaptor.getB(), op.getB(),
+                                     /*kMajor=*/bT, k0);
+      bool accumulate = op.getAcc() || k0 > 0;
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          rewriter, loc, structType, acc, descA, descB,
+          NVVM::MMAShapeAttr::get(ctx, 64, n, kStep),
+          NVVM::WGMMATypesAttr::get(ctx, wgmmaType(elem)),
+          NVVM::WGMMATypesAttr::get(ctx, wgmmaType(b.getElementType())),
+          NVVM::WGMMATypesAttr::get(ctx, wgmmaType(d.getElementType())),
+          NVVM::WGMMAScaleOutAttr::get(ctx, accumulate
+                                                ? NVVM::WGMMAScaleOut::one
+                                                : NVVM::WGMMAScaleOut::zero),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          // A K-major is "row", B K-major is "col".
+          layout(!aT), layout(!bT), NVVM::MMAIntOverflowAttr{});
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+} // namespace
+
+void tk::nvvm::populateComputePatterns(TypeConverter &converter,
+                                       RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<FillLowering, CastLowering, MmaLowering,
+               BinaryLowering<AddOp, LLVM::FAddOp>,
+               BinaryLowering<SubOp, LLVM::FSubOp>,
+               BinaryLowering<MulOp, LLVM::FMulOp>,
+               BinaryLowering<DivOp, LLVM::FDivOp>,
+               BinaryLowering<MaxOp, LLVM::MaxNumOp>,
+               BinaryLowering<MinOp, LLVM::MinNumOp>,
+               UnaryLowering<NegOp, LLVM::FNegOp>,
+               UnaryLowering<AbsOp, LLVM::FAbsOp>,
+               UnaryLowering<Exp2Op, LLVM::Exp2Op>>(converter, ctx);
+}

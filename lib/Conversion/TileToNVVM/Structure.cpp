@@ -1,0 +1,166 @@
+//===- Structure.cpp - Tile loops, warp roles, dims -----------------------===//
+#include "Common.h"
+
+using namespace mlir;
+using namespace tk::tile;
+using namespace tk::nvvm;
+
+namespace {
+
+/// `tile.dim %A[i]` reads the i-th dimension parameter after the view's
+/// pointer.
+struct DimLowering : OpConversionPattern<DimOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DimOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto param = op->getAttrOfType<IntegerAttr>(kViewParam);
+    if (!param)
+      return rewriter.notifyMatchFailure(op, "view is not a kernel parameter");
+    Value dim =
+        kernelParam(op, param.getInt() + 1 + op.getIndexAttr().getInt());
+    rewriter.replaceOp(op, toIndex(rewriter, op.getLoc(), dim));
+    return success();
+  }
+};
+
+/// The warpgroup's index in the block, less the first warpgroup of its role.
+struct WarpgroupIdLowering : OpConversionPattern<WarpgroupIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpgroupIdOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t base = op->getAttrOfType<IntegerAttr>(kRoleBase).getInt();
+    Value wg = arith::DivUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
+                                      constIndex(rewriter, loc, 128));
+    rewriter.replaceOpWithNewOp<arith::SubIOp>(op, wg,
+                                               constIndex(rewriter, loc, base));
+    return success();
+  }
+};
+
+/// Coordinates of the `linear`-th tile: the first dimension fastest, or TK's
+/// grouped order for 2-d spaces with `group`.
+SmallVector<Value> tileCoordinates(OpBuilder &b, Location loc, Value linear,
+                                   ValueRange bounds,
+                                   std::optional<int64_t> group) {
+  if (group && bounds.size() == 2) {
+    // Walk `group` rows of tiles column by column, then the next group.
+    Value tm = bounds[0], tn = bounds[1];
+    Value g = constIndex(b, loc, *group);
+    Value perGroup = arith::MulIOp::create(b, loc, g, tn);
+    Value groupId = arith::DivUIOp::create(b, loc, linear, perGroup);
+    Value firstM = arith::MulIOp::create(b, loc, groupId, g);
+    Value left = arith::SubIOp::create(b, loc, tm, firstM);
+    Value rows = arith::MinUIOp::create(b, loc, left, g);
+    Value local = arith::RemUIOp::create(b, loc, linear, perGroup);
+    Value m = arith::AddIOp::create(
+        b, loc, firstM, arith::RemUIOp::create(b, loc, local, rows));
+    Value n = arith::DivUIOp::create(b, loc, local, rows);
+    return {m, n};
+  }
+  SmallVector<Value> coords;
+  Value rest = linear;
+  for (auto [i, bound] : llvm::enumerate(bounds)) {
+    if (i + 1 == bounds.size()) {
+      coords.push_back(rest);
+      break;
+    }
+    coords.push_back(arith::RemUIOp::create(b, loc, rest, bound));
+    rest = arith::DivUIOp::create(b, loc, rest, bound);
+  }
+  return coords;
+}
+
+/// `grid = tiles`: block b runs tile b. `grid = persistent`: block b runs
+/// tiles b, b + gridDim, ... The body is inlined with the coordinates and
+/// the iteration count.
+struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ForeachTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ValueRange bounds = adaptor.getBounds();
+    Value total = constIndex(rewriter, loc, 1);
+    for (Value bound : bounds)
+      total = arith::MulIOp::create(rewriter, loc, total, bound);
+    Value block = toIndex(rewriter, loc,
+                          NVVM::BlockIdXOp::create(rewriter, loc,
+                                                   rewriter.getI32Type()));
+    Operation *insertBefore;
+    Value linear, iteration;
+    if (op->hasAttr("tk.persistent")) {
+      Value grid = toIndex(rewriter, loc,
+                           NVVM::GridDimXOp::create(rewriter, loc,
+                                                    rewriter.getI32Type()));
+      auto loop = scf::ForOp::create(rewriter, loc, block, total, grid);
+      insertBefore = loop.getBody()->getTerminator();
+      rewriter.setInsertionPoint(insertBefore);
+      linear = loop.getInductionVar();
+      iteration = arith::DivUIOp::create(
+          rewriter, loc, arith::SubIOp::create(rewriter, loc, linear, block),
+          grid);
+    } else {
+      Value inRange = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, block, total);
+      auto guard = scf::IfOp::create(rewriter, loc, inRange,
+                                     /*withElseRegion=*/false);
+      insertBefore = guard.thenBlock()->getTerminator();
+      rewriter.setInsertionPoint(insertBefore);
+      linear = block;
+      iteration = constIndex(rewriter, loc, 0);
+    }
+    SmallVector<Value> args =
+        tileCoordinates(rewriter, loc, linear, bounds, op.getGroup());
+    args.push_back(iteration);
+    Block &body = op.getBody().front();
+    rewriter.eraseOp(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, insertBefore, args);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Producer warpgroups take the `then` branch, consumers the `else`; each
+/// sets its register budget first.
+struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpSpecializeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value wg = arith::DivUIOp::create(rewriter, loc,
+                                      threadIndex(rewriter, loc),
+                                      constIndex(rewriter, loc, 128));
+    Value isProducer = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, wg,
+        constIndex(rewriter, loc, op.getProducerWarpgroups()));
+    auto branch = scf::IfOp::create(rewriter, loc, isProducer,
+                                    /*withElseRegion=*/true);
+    auto fill = [&](Block *dest, Region &role, std::optional<uint32_t> regs,
+                    NVVM::SetMaxRegisterAction action) {
+      Operation *yield = dest->getTerminator();
+      rewriter.setInsertionPoint(yield);
+      if (regs)
+        NVVM::SetMaxRegisterOp::create(rewriter, loc, *regs, action);
+      Block &body = role.front();
+      rewriter.eraseOp(body.getTerminator());
+      rewriter.inlineBlockBefore(&body, yield);
+    };
+    fill(branch.thenBlock(), op.getProducer(), op.getProducerRegisters(),
+         NVVM::SetMaxRegisterAction::decrease);
+    fill(branch.elseBlock(), op.getConsumer(), op.getConsumerRegisters(),
+         NVVM::SetMaxRegisterAction::increase);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void tk::nvvm::populateStructurePatterns(TypeConverter &converter,
+                                         RewritePatternSet &patterns) {
+  patterns.add<DimLowering, WarpgroupIdLowering, ForeachTileLowering,
+               WarpSpecializeLowering>(converter, patterns.getContext());
+}

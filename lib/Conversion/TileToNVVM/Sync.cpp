@@ -1,0 +1,152 @@
+//===- Sync.cpp - Semaphores (mbarriers), barriers, fences ----------------===//
+#include "Common.h"
+
+using namespace mlir;
+using namespace tk::tile;
+using namespace tk::nvvm;
+
+namespace {
+
+/// Named barrier of the executing warpgroup: id 1 + its index in the block
+/// (id 0 is the block barrier), 128 threads.
+void warpgroupBarrier(OpBuilder &b, Location loc) {
+  Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
+                                    constIndex(b, loc, 128));
+  Value id = toI32(b, loc, arith::AddIOp::create(b, loc, wg,
+                                                 constIndex(b, loc, 1)));
+  NVVM::BarrierOp::create(b, loc, /*res=*/Type{}, id, constI32(b, loc, 128),
+                          /*reductionOp=*/NVVM::BarrierReductionAttr{},
+                          /*reductionPredicate=*/Value{});
+}
+
+/// Thread 0 of the block initialises each mbarrier of the array.
+struct SemInitLowering : OpConversionPattern<SemInitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SemInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        threadIndex(rewriter, loc),
+                                        constIndex(rewriter, loc, 0));
+    auto guard = scf::IfOp::create(rewriter, loc, first, false);
+    rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+    Value count = constI32(rewriter, loc, op.getCount());
+    for (unsigned i = 0; i < op.getSem().getType().getCount(); ++i) {
+      Value bar = adaptor.getSem();
+      if (i)
+        bar = offsetPtr(rewriter, loc, bar, constI64(rewriter, loc, 8 * i));
+      NVVM::MBarrierInitOp::create(rewriter, loc, bar, count, Value{});
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// One arrival per warpgroup, after all its threads get here.
+struct SemArriveLowering : OpConversionPattern<SemArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SemArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    warpgroupBarrier(rewriter, loc);
+    emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
+      NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(), adaptor.getSem());
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// One thread of the warpgroup arrives and announces the transaction bytes.
+struct SemExpectLowering : OpConversionPattern<SemExpectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SemExpectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t bytes = op.getBytes();
+    emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
+      NVVM::MBarrierArriveExpectTxOp::create(
+          b, loc, Type{}, adaptor.getSem(), constI32(b, loc, bytes),
+          NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA),
+          b.getBoolAttr(false), Value{});
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Every thread waits for the phase with the given parity.
+struct SemWaitLowering : OpConversionPattern<SemWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SemWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value parity = arith::AndIOp::create(rewriter, loc, adaptor.getPhase(),
+                                         constI32(rewriter, loc, 1));
+    // Suspend-time hint in nanoseconds between polls of the phase.
+    Value ticks = constI32(rewriter, loc, 10000000);
+    NVVM::MBarrierTryWaitParityOp::create(rewriter, loc, adaptor.getSem(),
+                                          parity, ticks);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierLowering : OpConversionPattern<BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    switch (op.getScope()) {
+    case Scope::block:
+      NVVM::Barrier0Op::create(rewriter, loc);
+      break;
+    case Scope::warpgroup:
+      warpgroupBarrier(rewriter, loc);
+      break;
+    case Scope::warp:
+      NVVM::SyncWarpOp::create(rewriter, loc, constI32(rewriter, loc, -1));
+      break;
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct FenceLowering : OpConversionPattern<FenceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FenceOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    switch (op.getKind()) {
+    case FenceKind::sem_init:
+      NVVM::FenceMbarrierInitOp::create(rewriter, loc);
+      break;
+    case FenceKind::async_proxy:
+      NVVM::FenceProxyOp::create(
+          rewriter, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      break;
+    case FenceKind::block:
+      NVVM::MembarOp::create(rewriter, loc, NVVM::MemScopeKind::CTA);
+      break;
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void tk::nvvm::populateSyncPatterns(TypeConverter &converter,
+                                    RewritePatternSet &patterns) {
+  patterns.add<SemInitLowering, SemArriveLowering, SemExpectLowering,
+               SemWaitLowering, BarrierLowering, FenceLowering>(
+      converter, patterns.getContext());
+}

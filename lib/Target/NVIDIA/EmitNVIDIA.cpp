@@ -1,0 +1,162 @@
+//===- EmitNVIDIA.cpp - PTX, cubin and manifest for lowered kernels -------===//
+//
+// Serializes `gpu.module @tk_kernels` with MLIR's NVVM target (LLVM NVPTX
+// back end for PTX, ptxas for cubin) and writes the manifest from the ABI
+// that convert-tile-to-nvvm recorded in the module attribute `tile.abi`.
+//
+//===----------------------------------------------------------------------===//
+#include "tk/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tk {
+#define GEN_PASS_DEF_TILEEMITNVIDIA
+#include "tk/Conversion/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+
+namespace {
+
+/// The CUDA toolkit whose bin/ptxas exists: $CUDA_ROOT, $CUDA_HOME,
+/// $CUDA_PATH, /usr/local/cuda, or the folder above ptxas on PATH.
+std::optional<std::string> findCudaToolkit() {
+  auto hasPtxas = [](StringRef root) {
+    SmallString<256> path(root);
+    llvm::sys::path::append(path, "bin", "ptxas");
+    return llvm::sys::fs::can_execute(path);
+  };
+  for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *root = std::getenv(var); root && hasPtxas(root))
+      return std::string(root);
+  if (hasPtxas("/usr/local/cuda"))
+    return std::string("/usr/local/cuda");
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas"))
+    return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
+        .str();
+  return std::nullopt;
+}
+
+llvm::json::Value toJson(Attribute attr) {
+  if (auto s = dyn_cast<StringAttr>(attr))
+    return s.getValue().str();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return i.getInt();
+  if (auto a = dyn_cast<DenseI64ArrayAttr>(attr))
+    return llvm::json::Array(a.asArrayRef());
+  if (auto a = dyn_cast<DenseI32ArrayAttr>(attr))
+    return llvm::json::Array(a.asArrayRef());
+  if (auto a = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array array;
+    for (Attribute e : a)
+      array.push_back(toJson(e));
+    return array;
+  }
+  if (auto d = dyn_cast<DictionaryAttr>(attr)) {
+    llvm::json::Object object;
+    for (NamedAttribute e : d)
+      object[e.getName().getValue()] = toJson(e.getValue());
+    return object;
+  }
+  return nullptr;
+}
+
+LogicalResult writeFile(Operation *op, StringRef path, StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return op->emitError("cannot write '") << path << "': " << ec.message();
+  os << contents;
+  return success();
+}
+
+struct TileEmitNVIDIAPass
+    : public tk::impl::TileEmitNVIDIABase<TileEmitNVIDIAPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("tk_kernels");
+    auto abi = module->getAttrOfType<DictionaryAttr>("tile.abi");
+    if (!gpuModule || !abi) {
+      module.emitError("no lowered kernels: run convert-tile-to-nvvm and the "
+                       "LLVM conversions first (or use -tile-to-nvidia)");
+      return signalPassFailure();
+    }
+    if (abi.empty())
+      return;
+    MLIRContext *ctx = &getContext();
+    auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3,
+                                            "nvptx64-nvidia-cuda", "sm_90a",
+                                            "+ptx80");
+    gpuModule.setTargetsAttr(ArrayAttr::get(ctx, {target}));
+    auto serializer = cast<gpu::TargetAttrInterface>(target);
+
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
+      module.emitError("cannot create '") << outputDir << "': " << ec.message();
+      return signalPassFailure();
+    }
+    std::string name = abi.begin()->getName().getValue().str();
+    auto path = [&](StringRef ext) {
+      SmallString<256> p(outputDir);
+      llvm::sys::path::append(p, name + ext);
+      return std::string(p);
+    };
+
+    gpu::TargetOptions ptxOptions({}, {}, {}, {},
+                                  gpu::CompilationTarget::Assembly);
+    std::optional<SmallVector<char, 0>> ptx =
+        serializer.serializeToObject(gpuModule, ptxOptions);
+    if (!ptx) {
+      gpuModule.emitError("PTX generation failed");
+      return signalPassFailure();
+    }
+    StringRef ptxText(ptx->data(), ptx->size());
+    ptxText = ptxText.rtrim('\0');
+    if (failed(writeFile(module, path(".ptx"), ptxText)))
+      return signalPassFailure();
+
+    std::optional<std::string> cubinFile;
+    if (emitCubin) {
+      if (std::optional<std::string> toolkit = findCudaToolkit()) {
+        gpu::TargetOptions binOptions(*toolkit, {}, {}, {},
+                                      gpu::CompilationTarget::Binary);
+        std::optional<SmallVector<char, 0>> cubin =
+            serializer.serializeToObject(gpuModule, binOptions);
+        if (!cubin) {
+          gpuModule.emitError("ptxas rejected the PTX");
+          return signalPassFailure();
+        }
+        cubinFile = path(".cubin");
+        if (failed(writeFile(module, *cubinFile,
+                             StringRef(cubin->data(), cubin->size()))))
+          return signalPassFailure();
+      } else {
+        module.emitRemark("ptxas not found (set CUDA_ROOT): wrote PTX only");
+      }
+    }
+
+    llvm::json::Object manifest;
+    manifest["format"] = "tk-mlir-manifest-1";
+    manifest["ptx"] = llvm::sys::path::filename(path(".ptx")).str();
+    if (cubinFile)
+      manifest["cubin"] = llvm::sys::path::filename(*cubinFile).str();
+    llvm::json::Object kernels;
+    for (NamedAttribute kernel : abi)
+      kernels[kernel.getName().getValue()] = toJson(kernel.getValue());
+    manifest["kernels"] = std::move(kernels);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
+       << "\n";
+    if (failed(writeFile(module, path(".json"), text)))
+      return signalPassFailure();
+  }
+};
+} // namespace
