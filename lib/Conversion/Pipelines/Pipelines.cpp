@@ -1,4 +1,5 @@
-//===- Pipelines.cpp - One flag per target ---------------------------------===//
+//===- Pipelines.cpp - One flag per target
+//---------------------------------===//
 #include "tk/Conversion/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"

@@ -4,12 +4,15 @@
 // kernel ABI, moves each kernel body into an llvm.func and records on the
 // ops what patterns cannot see locally, as discardable attributes:
 //
-//   tile.alloc                        tk.smem_offset  byte offset in shared memory
-//   ops reading a global view         tk.view_param   index of the view's pointer
-//                                                     parameter (dims follow it)
-//   tile.load_async / store_async /   tk.tma_param    index of the TMA descriptor
-//   prefetch                                          parameter
-//   tile.warpgroup_id                 tk.role_base    first warpgroup of its role
+//   tile.alloc                        tk.smem_offset  byte offset in shared
+//   memory ops reading a global view         tk.view_param   index of the
+//   view's pointer
+//                                                     parameter (dims follow
+//                                                     it)
+//   tile.load_async / store_async /   tk.tma_param    index of the TMA
+//   descriptor prefetch                                          parameter
+//   tile.warpgroup_id                 tk.role_base    first warpgroup of its
+//   role
 //
 // Then one dialect conversion rewrites every tile op with the patterns of
 // Structure.cpp, Memory.cpp, Sync.cpp and Compute.cpp.

@@ -70,10 +70,11 @@ struct CastLowering : OpConversionPattern<CastOp> {
     Location loc = op.getLoc();
     Type structType = getTypeConverter()->convertType(op.getType());
     Type to = cast<RegisterType>(op.getType()).getElementType();
-    rewriter.replaceOp(op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
-      return convertFloat(rewriter, loc, extract(rewriter, loc, adaptor.getX(), i),
-                          to);
-    }));
+    rewriter.replaceOp(
+        op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
+          return convertFloat(rewriter, loc,
+                              extract(rewriter, loc, adaptor.getX(), i), to);
+        }));
     return success();
   }
 };
@@ -92,12 +93,13 @@ struct BinaryLowering : OpConversionPattern<TileOp> {
     bool scalar = !isa<LLVM::LLVMStructType>(rhs.getType());
     if (scalar)
       rhs = convertFloat(rewriter, loc, rhs, element);
-    rewriter.replaceOp(op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
-      Value r = scalar ? rhs : extract(rewriter, loc, rhs, i);
-      return LLVMOp::create(rewriter, loc, extract(rewriter, loc, adaptor.getLhs(), i),
-                            r)
-          .getResult();
-    }));
+    rewriter.replaceOp(
+        op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
+          Value r = scalar ? rhs : extract(rewriter, loc, rhs, i);
+          return LLVMOp::create(rewriter, loc,
+                                extract(rewriter, loc, adaptor.getLhs(), i), r)
+              .getResult();
+        }));
     return success();
   }
 };
@@ -110,10 +112,12 @@ struct UnaryLowering : OpConversionPattern<TileOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type structType = this->getTypeConverter()->convertType(op.getType());
-    rewriter.replaceOp(op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
-      return LLVMOp::create(rewriter, loc, extract(rewriter, loc, adaptor.getX(), i))
-          .getResult();
-    }));
+    rewriter.replaceOp(
+        op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
+          return LLVMOp::create(rewriter, loc,
+                                extract(rewriter, loc, adaptor.getX(), i))
+              .getResult();
+        }));
     return success();
   }
 };
@@ -195,9 +199,10 @@ struct MmaLowering : OpConversionPattern<MmaOp> {
     Type elem = a.getElementType();
     int64_t kStep = elementBytes(elem) == 1 ? 32 : 16;
     Type structType = getTypeConverter()->convertType(d);
-    Value acc = op.getAcc() ? adaptor.getAcc()
-                            : LLVM::UndefOp::create(rewriter, loc, structType)
-                                  .getResult();
+    Value acc =
+        op.getAcc()
+            ? adaptor.getAcc()
+            : LLVM::UndefOp::create(rewriter, loc, structType).getResult();
     auto layout = [&](bool row) {
       return NVVM::MMALayoutAttr::get(ctx, row ? NVVM::MMALayout::row
                                                : NVVM::MMALayout::col);
@@ -234,14 +239,12 @@ struct MmaLowering : OpConversionPattern<MmaOp> {
 void tk::nvvm::populateComputePatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<FillLowering, CastLowering, MmaLowering,
-               BinaryLowering<AddOp, LLVM::FAddOp>,
-               BinaryLowering<SubOp, LLVM::FSubOp>,
-               BinaryLowering<MulOp, LLVM::FMulOp>,
-               BinaryLowering<DivOp, LLVM::FDivOp>,
-               BinaryLowering<MaxOp, LLVM::MaxNumOp>,
-               BinaryLowering<MinOp, LLVM::MinNumOp>,
-               UnaryLowering<NegOp, LLVM::FNegOp>,
-               UnaryLowering<AbsOp, LLVM::FAbsOp>,
-               UnaryLowering<Exp2Op, LLVM::Exp2Op>>(converter, ctx);
+  patterns.add<
+      FillLowering, CastLowering, MmaLowering,
+      BinaryLowering<AddOp, LLVM::FAddOp>, BinaryLowering<SubOp, LLVM::FSubOp>,
+      BinaryLowering<MulOp, LLVM::FMulOp>, BinaryLowering<DivOp, LLVM::FDivOp>,
+      BinaryLowering<MaxOp, LLVM::MaxNumOp>,
+      BinaryLowering<MinOp, LLVM::MinNumOp>, UnaryLowering<NegOp, LLVM::FNegOp>,
+      UnaryLowering<AbsOp, LLVM::FAbsOp>, UnaryLowering<Exp2Op, LLVM::Exp2Op>>(
+      converter, ctx);
 }

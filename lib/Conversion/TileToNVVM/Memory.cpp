@@ -18,9 +18,9 @@ Value sharedAt(OpBuilder &b, Location loc, int64_t offset) {
       b, loc, arith::AddIOp::create(b, loc, addr, constI64(b, loc, 1023)),
       constI64(b, loc, ~int64_t(1023)));
   Value delta = arith::SubIOp::create(b, loc, rounded, addr);
-  return offsetPtr(b, loc, base,
-                   arith::AddIOp::create(b, loc, delta,
-                                         constI64(b, loc, offset)));
+  return offsetPtr(
+      b, loc, base,
+      arith::AddIOp::create(b, loc, delta, constI64(b, loc, offset)));
 }
 
 struct AllocLowering : OpConversionPattern<AllocOp> {
@@ -86,15 +86,16 @@ struct SubtileLowering : OpConversionPattern<SubtileOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     SharedTileType result = op.getType();
-    Value row = arith::MulIOp::create(
-        rewriter, loc, adaptor.getRow(),
-        constIndex(rewriter, loc, result.getRows()));
-    Value col = arith::MulIOp::create(
-        rewriter, loc, adaptor.getCol(),
-        constIndex(rewriter, loc, result.getCols()));
-    Value offset = alignedElementOffset(rewriter, loc,
-                                        op.getSource().getType(), row, col);
-    rewriter.replaceOp(op, offsetPtr(rewriter, loc, adaptor.getSource(), offset));
+    Value row =
+        arith::MulIOp::create(rewriter, loc, adaptor.getRow(),
+                              constIndex(rewriter, loc, result.getRows()));
+    Value col =
+        arith::MulIOp::create(rewriter, loc, adaptor.getCol(),
+                              constIndex(rewriter, loc, result.getCols()));
+    Value offset =
+        alignedElementOffset(rewriter, loc, op.getSource().getType(), row, col);
+    rewriter.replaceOp(op,
+                       offsetPtr(rewriter, loc, adaptor.getSource(), offset));
     return success();
   }
 };
@@ -112,8 +113,8 @@ SmallVector<Value> tmaCoordinates(OpBuilder &b, Location loc, Type buffer,
   }
   SmallVector<Value> result;
   for (int64_t i = coords.size() - 1; i >= 0; --i) {
-    Value c = arith::MulIOp::create(b, loc, coords[i],
-                                    constIndex(b, loc, extent[i]));
+    Value c =
+        arith::MulIOp::create(b, loc, coords[i], constIndex(b, loc, extent[i]));
     if (i + 1 == int64_t(coords.size()) && colShift)
       c = arith::AddIOp::create(b, loc, c, constIndex(b, loc, colShift));
     result.push_back(toI32(b, loc, c));
@@ -130,7 +131,8 @@ struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type buffer = op.getDst().getType();
-    Value map = kernelParam(op, op->getAttrOfType<IntegerAttr>(kTmaParam).getInt());
+    Value map =
+        kernelParam(op, op->getAttrOfType<IntegerAttr>(kTmaParam).getInt());
     int64_t blocks = 1, blockBytes = 0, width = 0;
     if (auto tile = dyn_cast<SharedTileType>(buffer)) {
       int64_t swizzle = tile.getSwizzle().getBytes();
@@ -184,7 +186,8 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
     size_t rank = view.getShape().size();
     SmallVector<Value> dims;
     for (size_t d = 0; d < rank; ++d)
-      dims.push_back(toIndex(rewriter, loc, kernelParam(op, viewParam + 1 + d)));
+      dims.push_back(
+          toIndex(rewriter, loc, kernelParam(op, viewParam + 1 + d)));
 
     // This thread's lane and warp (within the owning scope), and where they
     // put it in the tile.
@@ -193,14 +196,15 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
                                         constIndex(rewriter, loc, 32));
     Value warp = arith::RemUIOp::create(
         rewriter, loc,
-        arith::DivUIOp::create(rewriter, loc, tid, constIndex(rewriter, loc, 32)),
+        arith::DivUIOp::create(rewriter, loc, tid,
+                               constIndex(rewriter, loc, 32)),
         constIndex(rewriter, loc, map.numWarps()));
-    Value row = arith::MulIOp::create(
-        rewriter, loc, adaptor.getCoords()[rank - 2],
-        constIndex(rewriter, loc, tile.getShape()[0]));
-    Value col = arith::MulIOp::create(
-        rewriter, loc, adaptor.getCoords()[rank - 1],
-        constIndex(rewriter, loc, tile.getShape()[1]));
+    Value row =
+        arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 2],
+                              constIndex(rewriter, loc, tile.getShape()[0]));
+    Value col =
+        arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 1],
+                              constIndex(rewriter, loc, tile.getShape()[1]));
     auto addModes = [&](FragmentMap::Index index, Value id) {
       int64_t stride = 1;
       for (const FragmentMode &mode : map.modes(index)) {
@@ -247,8 +251,8 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
                                 rows),
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, c,
                                 cols));
-      Value value = LLVM::ExtractValueOp::create(rewriter, loc,
-                                                 adaptor.getValue(), reg);
+      Value value =
+          LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), reg);
       auto guard = scf::IfOp::create(rewriter, loc, inside, false);
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
@@ -258,8 +262,9 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
                                 arith::AddIOp::create(rewriter, loc, base, r),
                                 cols),
           c);
-      Value address = LLVM::GEPOp::create(rewriter, loc, ptr.getType(), element,
-                                          ptr, ValueRange{toI64(rewriter, loc, index)});
+      Value address =
+          LLVM::GEPOp::create(rewriter, loc, ptr.getType(), element, ptr,
+                              ValueRange{toI64(rewriter, loc, index)});
       LLVM::StoreOp::create(rewriter, loc, value, address);
     }
     rewriter.eraseOp(op);

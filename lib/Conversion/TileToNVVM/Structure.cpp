@@ -86,15 +86,15 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     Value total = constIndex(rewriter, loc, 1);
     for (Value bound : bounds)
       total = arith::MulIOp::create(rewriter, loc, total, bound);
-    Value block = toIndex(rewriter, loc,
-                          NVVM::BlockIdXOp::create(rewriter, loc,
-                                                   rewriter.getI32Type()));
+    Value block =
+        toIndex(rewriter, loc,
+                NVVM::BlockIdXOp::create(rewriter, loc, rewriter.getI32Type()));
     Operation *insertBefore;
     Value linear, iteration;
     if (op->hasAttr("tk.persistent")) {
-      Value grid = toIndex(rewriter, loc,
-                           NVVM::GridDimXOp::create(rewriter, loc,
-                                                    rewriter.getI32Type()));
+      Value grid = toIndex(
+          rewriter, loc,
+          NVVM::GridDimXOp::create(rewriter, loc, rewriter.getI32Type()));
       auto loop = scf::ForOp::create(rewriter, loc, block, total, grid);
       insertBefore = loop.getBody()->getTerminator();
       rewriter.setInsertionPoint(insertBefore);
@@ -131,8 +131,7 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
   matchAndRewrite(WarpSpecializeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value wg = arith::DivUIOp::create(rewriter, loc,
-                                      threadIndex(rewriter, loc),
+    Value wg = arith::DivUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
                                       constIndex(rewriter, loc, 128));
     Value isProducer = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::ult, wg,

@@ -12,8 +12,8 @@ namespace {
 void warpgroupBarrier(OpBuilder &b, Location loc) {
   Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
                                     constIndex(b, loc, 128));
-  Value id = toI32(b, loc, arith::AddIOp::create(b, loc, wg,
-                                                 constIndex(b, loc, 1)));
+  Value id =
+      toI32(b, loc, arith::AddIOp::create(b, loc, wg, constIndex(b, loc, 1)));
   NVVM::BarrierOp::create(b, loc, /*res=*/Type{}, id, constI32(b, loc, 128),
                           /*reductionOp=*/NVVM::BarrierReductionAttr{},
                           /*reductionPredicate=*/Value{});

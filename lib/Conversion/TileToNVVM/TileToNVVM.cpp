@@ -56,8 +56,7 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   addConversion([=](SharedTileType) { return shared; });
   addConversion([=](SharedVecType) { return shared; });
   addConversion([=](SemType) { return shared; });
-  addConversion(
-      [=](GlobalType) { return LLVM::LLVMPointerType::get(ctx, 1); });
+  addConversion([=](GlobalType) { return LLVM::LLVMPointerType::get(ctx, 1); });
   auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
                  Location loc) -> Value {
     return UnrealizedConversionCastOp::create(b, loc, type, inputs)
@@ -270,9 +269,9 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
     }
     Type type = arg.getType();
     // Booleans travel as i32 (PTX has no predicate parameters); index as i64.
-    Type passed = type.isInteger(1)  ? Type(b.getI32Type())
-                  : type.isIndex()   ? Type(b.getI64Type())
-                                     : type;
+    Type passed = type.isInteger(1) ? Type(b.getI32Type())
+                  : type.isIndex()  ? Type(b.getI64Type())
+                                    : type;
     paramTypes.push_back(passed);
     abi.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("kind", b.getStringAttr("scalar")),
@@ -358,7 +357,8 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
   ForeachTileOp foreach;
   kernel.walk([&](ForeachTileOp op) {
     if (!foreach)
-      foreach = op;
+      foreach
+        = op;
   });
   if (foreach) {
     for (Value bound : foreach.getBounds()) {
@@ -376,16 +376,18 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
   OpBuilder builder(gpuModule.getBody(), gpuModule.getBody()->end());
   auto funcType =
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), paramTypes);
-  auto func = LLVM::LLVMFuncOp::create(builder, loc, kernel.getSymName(),
-                                       funcType);
+  auto func =
+      LLVM::LLVMFuncOp::create(builder, loc, kernel.getSymName(), funcType);
   unsigned threads = 4 * target.warpSize * *kernel.getWarpgroups();
   func->setAttr("nvvm.kernel", b.getUnitAttr());
-  func->setAttr("nvvm.maxntid", b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  func->setAttr("nvvm.maxntid",
+                b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   // setmaxnreg needs a register cap at entry: one block per multiprocessor.
   func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
   for (size_t i = paramTypes.size() - tmas.size(); i < paramTypes.size(); ++i) {
-    func.setArgAttr(i, "llvm.byval", TypeAttr::get(LLVM::LLVMArrayType::get(
-                                         b.getI8Type(), 128)));
+    func.setArgAttr(
+        i, "llvm.byval",
+        TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
     func.setArgAttr(i, "llvm.align", b.getI64IntegerAttr(64));
     func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
                     b.getUnitAttr());
@@ -430,8 +432,8 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
       b.getNamedAttr("threads", b.getI64IntegerAttr(threads)),
       b.getNamedAttr("shared_memory_bytes",
                      b.getI64IntegerAttr(smem ? smem + kSmemAlignSlack : 0)),
-      b.getNamedAttr("grid_policy", b.getStringAttr(stringifyGridPolicy(
-                                        kernel.getGrid()))),
+      b.getNamedAttr("grid_policy",
+                     b.getStringAttr(stringifyGridPolicy(kernel.getGrid()))),
       b.getNamedAttr("tiles", b.getArrayAttr(tiles)),
       b.getNamedAttr("cluster", b.getDenseI32ArrayAttr(cluster)),
       b.getNamedAttr("params", b.getArrayAttr(params)),

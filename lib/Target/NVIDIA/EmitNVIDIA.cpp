@@ -92,9 +92,8 @@ struct TileEmitNVIDIAPass
     if (abi.empty())
       return;
     MLIRContext *ctx = &getContext();
-    auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3,
-                                            "nvptx64-nvidia-cuda", "sm_90a",
-                                            "+ptx80");
+    auto target = NVVM::NVVMTargetAttr::get(
+        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", "sm_90a", "+ptx80");
     gpuModule.setTargetsAttr(ArrayAttr::get(ctx, {target}));
     auto serializer = cast<gpu::TargetAttrInterface>(target);
 
