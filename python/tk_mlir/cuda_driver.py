@@ -1,0 +1,99 @@
+"""The few CUDA driver calls the runtime makes, through cuda-bindings.
+
+Imported only when a kernel is loaded, so the rest of the runtime works and
+is tested on machines without CUDA.
+"""
+
+import ctypes
+
+from cuda.bindings import driver
+
+from .runtime import ELEMENT_TYPES, SWIZZLES
+
+_context = None
+
+
+def _check(result, what):
+    err = result[0] if isinstance(result, tuple) else result
+    if err != driver.CUresult.CUDA_SUCCESS:
+        _, text = driver.cuGetErrorString(err)
+        message = text.decode() if isinstance(text, bytes) else str(text)
+        raise RuntimeError(f"{what} failed: {err.name}: {message}")
+    if isinstance(result, tuple):
+        return result[1] if len(result) == 2 else result[1:]
+    return None
+
+
+def _ensure_context():
+    """Makes the device's primary context (the one PyTorch uses) current."""
+    global _context
+    if _context is None:
+        _check(driver.cuInit(0), "cuInit")
+        device = _check(driver.cuDeviceGet(_current_device()), "cuDeviceGet")
+        _context = _check(driver.cuDevicePrimaryCtxRetain(device),
+                          "cuDevicePrimaryCtxRetain")
+    _check(driver.cuCtxSetCurrent(_context), "cuCtxSetCurrent")
+
+
+def _current_device():
+    try:
+        import torch
+        return torch.cuda.current_device()
+    except Exception:  # no torch: device 0
+        return 0
+
+
+def multiprocessor_count():
+    _ensure_context()
+    device = _check(driver.cuCtxGetDevice(), "cuCtxGetDevice")
+    return _check(driver.cuDeviceGetAttribute(
+        driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+        device), "cuDeviceGetAttribute")
+
+
+def load_function(image, name, shared_memory_bytes):
+    _ensure_context()
+    if not image.startswith(b"\x7fELF"):
+        image = image + b"\0"  # PTX text, NUL-terminated for the JIT
+    module = _check(driver.cuModuleLoadData(image), "cuModuleLoadData")
+    function = _check(driver.cuModuleGetFunction(module, name.encode()),
+                      "cuModuleGetFunction")
+    if shared_memory_bytes > 48 * 1024:
+        _check(driver.cuFuncSetAttribute(
+            function, driver.CUfunction_attribute
+            .CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            shared_memory_bytes), "cuFuncSetAttribute")
+    return function
+
+
+def encode_tensor_map(g):
+    _ensure_context()
+    dtype = getattr(driver.CUtensorMapDataType, ELEMENT_TYPES[g.dtype][2])
+    swizzle = getattr(driver.CUtensorMapSwizzle, SWIZZLES[g.swizzle])
+    rank = len(g.dims)
+    u32, u64 = driver.cuuint32_t, driver.cuuint64_t
+    tensor_map = _check(driver.cuTensorMapEncodeTiled(
+        dtype, u32(rank), g.address, [u64(d) for d in g.dims],
+        [u64(s) for s in g.strides], [u32(b) for b in g.box],
+        [u32(1)] * rank,
+        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        f"cuTensorMapEncodeTiled({g})")
+    return ctypes.string_at(tensor_map.getPtr(), 128)
+
+
+def launch(function, grid, spec, pointers, stream):
+    _ensure_context()
+    if stream is None:
+        try:
+            import torch
+            stream = torch.cuda.current_stream().cuda_stream
+        except Exception:
+            stream = 0
+    cluster = spec.cluster
+    if any(c != 1 for c in cluster):
+        raise NotImplementedError("cluster launches are not wired up yet")
+    _check(driver.cuLaunchKernel(
+        function, grid, 1, 1, spec.threads, 1, 1, spec.shared_memory_bytes,
+        stream, ctypes.addressof(pointers), 0), "cuLaunchKernel")

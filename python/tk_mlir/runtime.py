@@ -1,0 +1,296 @@
+"""Launch kernels compiled by ``tk-opt -tile-to-nvidia`` from their binary
+and JSON manifest.
+
+Everything but the launch itself (argument checks, grid sizing, tensor-map
+geometry, parameter packing) is plain Python and runs without a GPU; the CUDA
+driver is imported only when a kernel is loaded.
+"""
+
+import ctypes
+import json
+import math
+import os
+
+MANIFEST_FORMAT = "tk-mlir-manifest-1"
+
+# Element types as the manifest spells them: bytes, torch dtype name, and the
+# CUtensorMapDataType used for TMA descriptors.
+ELEMENT_TYPES = {
+    "bf16": (2, "bfloat16", "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"),
+    "f16": (2, "float16", "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"),
+    "f32": (4, "float32", "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"),
+    "f8E4M3FN": (1, "float8_e4m3fn", "CU_TENSOR_MAP_DATA_TYPE_UINT8"),
+    "f8E5M2": (1, "float8_e5m2", "CU_TENSOR_MAP_DATA_TYPE_UINT8"),
+}
+
+SWIZZLES = {
+    0: "CU_TENSOR_MAP_SWIZZLE_NONE",
+    32: "CU_TENSOR_MAP_SWIZZLE_32B",
+    64: "CU_TENSOR_MAP_SWIZZLE_64B",
+    128: "CU_TENSOR_MAP_SWIZZLE_128B",
+}
+
+# ctypes for scalar parameters, by the manifest's ABI type.
+SCALAR_CTYPES = {
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+}
+
+
+class ManifestError(ValueError):
+    """The manifest is missing, malformed or from another format."""
+
+
+class ArgumentError(ValueError):
+    """A launch argument does not fit the kernel; the message names it."""
+
+
+class TensorMapGeometry:
+    """What cuTensorMapEncodeTiled needs, innermost dimension first."""
+
+    def __init__(self, dtype, address, dims, strides, box, swizzle):
+        self.dtype = dtype
+        self.address = address
+        self.dims = dims
+        self.strides = strides
+        self.box = box
+        self.swizzle = swizzle
+
+    def __repr__(self):
+        return (f"TensorMapGeometry({self.dtype}, dims={self.dims}, "
+                f"strides={self.strides}, box={self.box}, "
+                f"swizzle={self.swizzle})")
+
+
+class KernelSpec:
+    """One kernel of a manifest: its launch shape and ABI."""
+
+    def __init__(self, name, entry):
+        try:
+            self.name = name
+            self.target = entry["target"]
+            self.threads = int(entry["threads"])
+            self.shared_memory_bytes = int(entry["shared_memory_bytes"])
+            self.grid_policy = entry["grid_policy"]
+            self.tiles = list(entry["tiles"])
+            self.cluster = list(entry["cluster"])
+            self.params = list(entry["params"])
+            self.abi = list(entry["abi"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise ManifestError(f"kernel '{name}': bad or missing field {e}")
+        if self.grid_policy not in ("tiles", "persistent"):
+            raise ManifestError(
+                f"kernel '{name}': unknown grid policy '{self.grid_policy}'")
+        for param in self.params:
+            if param.get("kind") == "view" and \
+                    param.get("dtype") not in ELEMENT_TYPES:
+                raise ManifestError(
+                    f"kernel '{name}': unsupported element type "
+                    f"'{param.get('dtype')}'")
+
+
+def load_manifest(path):
+    """Reads a manifest; returns (folder, dict of KernelSpec, binary names)."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except OSError as e:
+        raise ManifestError(f"cannot read manifest '{path}': {e}")
+    except json.JSONDecodeError as e:
+        raise ManifestError(f"manifest '{path}' is not JSON: {e}")
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+        raise ManifestError(
+            f"manifest '{path}' is not a {MANIFEST_FORMAT} manifest")
+    kernels = data.get("kernels")
+    if not isinstance(kernels, dict) or not kernels:
+        raise ManifestError(f"manifest '{path}' lists no kernels")
+    specs = {name: KernelSpec(name, entry) for name, entry in kernels.items()}
+    binaries = {k: data[k] for k in ("ptx", "cubin") if k in data}
+    return os.path.dirname(os.path.abspath(path)), specs, binaries
+
+
+def _arg_name(index, names):
+    if names and index < len(names):
+        return f"argument '{names[index]}' (#{index})"
+    return f"argument #{index}"
+
+
+def _dtype_name(tensor):
+    return str(getattr(tensor, "dtype", "")).replace("torch.", "")
+
+
+def check_arguments(spec, args, names=None):
+    """Checks each launch argument against the kernel's parameters and
+    raises ArgumentError naming the first that does not fit."""
+    if len(args) != len(spec.params):
+        raise ArgumentError(
+            f"kernel '{spec.name}' takes {len(spec.params)} arguments, "
+            f"got {len(args)}")
+    tma_views = {e["param"] for e in spec.abi if e["kind"] == "tensor_map"}
+    for i, (param, arg) in enumerate(zip(spec.params, args)):
+        where = _arg_name(i, names)
+        if param["kind"] == "scalar":
+            _check_scalar(where, param["dtype"], arg)
+            continue
+        _check_view(where, param, arg, needs_tma=i in tma_views)
+
+
+def _check_scalar(where, dtype, arg):
+    if dtype == "i1":
+        if not isinstance(arg, bool):
+            raise ArgumentError(f"{where}: expected a bool, got "
+                                f"{type(arg).__name__}")
+    elif dtype.startswith("f"):
+        if isinstance(arg, bool) or not isinstance(arg, (int, float)):
+            raise ArgumentError(f"{where}: expected a number, got "
+                                f"{type(arg).__name__}")
+    elif isinstance(arg, bool) or not isinstance(arg, int):
+        raise ArgumentError(f"{where}: expected an int, got "
+                            f"{type(arg).__name__}")
+
+
+def _check_view(where, param, t, needs_tma):
+    if not all(hasattr(t, a) for a in ("shape", "stride", "dtype",
+                                       "data_ptr")):
+        raise ArgumentError(f"{where}: expected a tensor, got "
+                            f"{type(t).__name__}")
+    size, torch_name, _ = ELEMENT_TYPES[param["dtype"]]
+    if _dtype_name(t) != torch_name:
+        raise ArgumentError(f"{where}: expected dtype {torch_name}, got "
+                            f"{_dtype_name(t)}")
+    if not getattr(t, "is_cuda", False):
+        raise ArgumentError(f"{where}: expected a CUDA tensor, got one on "
+                            f"{getattr(t, 'device', 'the CPU')}")
+    shape = list(t.shape)
+    declared = list(param["shape"])
+    if len(shape) != len(declared):
+        raise ArgumentError(f"{where}: expected {len(declared)} dimensions, "
+                            f"got {len(shape)}")
+    for d, (got, want) in enumerate(zip(shape, declared)):
+        if want >= 0 and got != want:
+            raise ArgumentError(f"{where}: dimension {d} must be {want}, "
+                                f"got {got}")
+        if got == 0:
+            raise ArgumentError(f"{where}: dimension {d} is empty")
+    stride = list(t.stride())
+    expected = 1
+    for d in reversed(range(len(shape))):
+        if shape[d] != 1 and stride[d] != expected:
+            raise ArgumentError(f"{where}: must be contiguous (row-major); "
+                                f"stride of dimension {d} is {stride[d]}, "
+                                f"expected {expected}")
+        expected *= shape[d]
+    if t.data_ptr() % 16:
+        raise ArgumentError(f"{where}: data must be 16-byte aligned, address "
+                            f"is {t.data_ptr():#x}")
+    if needs_tma and len(shape) > 1 and (shape[-1] * size) % 16:
+        raise ArgumentError(f"{where}: async copies (TMA) need rows that are "
+                            f"a multiple of 16 bytes; the last dimension "
+                            f"{shape[-1]} x {size} bytes is not")
+
+
+def grid_tiles(spec, args):
+    """Number of output tiles, from the manifest's tile-space bounds."""
+    total = 1
+    for bound in spec.tiles:
+        if "const" in bound:
+            extent = bound["const"]
+        else:
+            dim = args[bound["param"]].shape[bound["axis"]]
+            extent = -(-dim // bound["divisor"])
+        total *= extent
+    return total
+
+
+def grid_size(spec, args, multiprocessors):
+    """Blocks to launch: one per tile, or at most one per multiprocessor for
+    persistent kernels."""
+    tiles = grid_tiles(spec, args)
+    if spec.grid_policy == "persistent":
+        return max(1, min(tiles, multiprocessors))
+    return max(1, tiles)
+
+
+def tensor_map_geometry(entry, tensor, dtype):
+    """The TMA descriptor geometry of ABI entry `entry` over `tensor`."""
+    size = ELEMENT_TYPES[dtype][0]
+    shape = list(tensor.shape)
+    dims = list(reversed(shape))
+    strides = []
+    running = size
+    for extent in reversed(shape[1:]):
+        running *= extent
+        strides.append(running)
+    box = list(reversed(entry["box"]))
+    return TensorMapGeometry(dtype, tensor.data_ptr(), dims, strides, box,
+                             entry["swizzle"])
+
+
+def pack_parameters(spec, args, encode_tensor_map):
+    """Builds the kernel's parameter buffer in ABI order. Returns (keepalive,
+    pointer array); `encode_tensor_map(geometry)` returns 128 bytes."""
+    values = []
+    for entry in spec.abi:
+        kind = entry["kind"]
+        arg = args[entry["param"]]
+        if kind == "view_ptr":
+            values.append(ctypes.c_void_p(arg.data_ptr()))
+        elif kind == "view_dim":
+            values.append(ctypes.c_int64(arg.shape[entry["axis"]]))
+        elif kind == "scalar":
+            ctype = SCALAR_CTYPES.get(entry["type"])
+            if ctype is None:
+                raise ManifestError(f"unsupported scalar type {entry['type']}")
+            values.append(ctype(int(arg) if entry["type"].startswith("i")
+                                else float(arg)))
+        elif kind == "tensor_map":
+            geometry = tensor_map_geometry(entry, arg, entry["dtype"])
+            raw = encode_tensor_map(geometry)
+            if len(raw) != 128:
+                raise ManifestError("a tensor map must be 128 bytes")
+            buf = (ctypes.c_ubyte * 128).from_buffer_copy(raw)
+            values.append(buf)
+        else:
+            raise ManifestError(f"unknown ABI entry kind '{kind}'")
+    pointers = (ctypes.c_void_p * len(values))(
+        *[ctypes.addressof(v) for v in values])
+    return values, pointers
+
+
+class Kernel:
+    """A kernel loaded from a manifest, callable on torch tensors."""
+
+    def __init__(self, manifest_path, name=None, names=None):
+        folder, specs, binaries = load_manifest(manifest_path)
+        if name is None:
+            if len(specs) != 1:
+                raise ManifestError(f"manifest has kernels {sorted(specs)}; "
+                                    f"name one")
+            name = next(iter(specs))
+        if name not in specs:
+            raise ManifestError(f"no kernel '{name}' in the manifest; it has "
+                                f"{sorted(specs)}")
+        self.spec = specs[name]
+        self.names = names
+        from . import cuda_driver
+        self._cuda = cuda_driver
+        binary = binaries.get("cubin") or binaries.get("ptx")
+        if binary is None:
+            raise ManifestError("manifest names no cubin or ptx")
+        with open(os.path.join(folder, binary), "rb") as f:
+            image = f.read()
+        self._function = cuda_driver.load_function(
+            image, name, self.spec.shared_memory_bytes)
+
+    def grid(self, *args):
+        return grid_size(self.spec, args, self._cuda.multiprocessor_count())
+
+    def __call__(self, *args, stream=None):
+        check_arguments(self.spec, args, self.names)
+        _, pointers = keep = pack_parameters(self.spec, args,
+                                             self._cuda.encode_tensor_map)
+        self._cuda.launch(self._function, self.grid(*args), self.spec,
+                          pointers, stream)
+        return keep
