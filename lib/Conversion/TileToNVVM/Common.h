@@ -69,6 +69,13 @@ mlir::Value kernelParam(mlir::Operation *op, int64_t index);
 /// warpgroup issues the op.
 void emitOncePerWarpgroup(mlir::OpBuilder &b, mlir::Location loc,
                           llvm::function_ref<void(mlir::OpBuilder &)> body);
+/// Named barrier of the executing warpgroup: id 1 + its index in the block
+/// (id 0 is the block barrier), 128 threads.
+void warpgroupSync(mlir::OpBuilder &b, mlir::Location loc);
+/// Rows of the allocation a shared tile value lies in. A swizzled tile is
+/// stored as column blocks of (allocation rows x swizzle bytes), so a subtile
+/// that splits rows keeps its parent's block stride, not its own.
+int64_t allocationRows(mlir::Value tile);
 /// Bytes of one element of a tile element type.
 int64_t elementBytes(mlir::Type type);
 

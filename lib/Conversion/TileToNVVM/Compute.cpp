@@ -126,14 +126,6 @@ struct UnaryLowering : OpConversionPattern<TileOp> {
 // wgmma
 //===----------------------------------------------------------------------===//
 
-/// Rows of the allocation a shared tile value lies in: subtiles keep their
-/// parent's column-block stride.
-int64_t allocationRows(Value tile) {
-  while (auto subtile = tile.getDefiningOp<SubtileOp>())
-    tile = subtile.getSource();
-  return cast<SharedTileType>(tile.getType()).getRows();
-}
-
 /// The 64-bit wgmma matrix descriptor of `tile` at K offset `k0`.
 /// K-major: rows are M (or N), K runs along columns. MN-major: rows are K.
 Value matrixDescriptor(OpBuilder &b, Location loc, Value ptr, Value tileValue,
@@ -144,7 +136,8 @@ Value matrixDescriptor(OpBuilder &b, Location loc, Value ptr, Value tileValue,
   int64_t width = swizzle / eb;
   int64_t start, lbo, sbo = 8 * swizzle;
   if (kMajor) {
-    start = (k0 / width) * tile.getRows() * swizzle + (k0 % width) * eb;
+    start =
+        (k0 / width) * allocationRows(tileValue) * swizzle + (k0 % width) * eb;
     lbo = 16; // unused for swizzled K-major layouts; encodes as 1
   } else {
     start = k0 * swizzle;

@@ -60,7 +60,7 @@ struct SlotLowering : OpConversionPattern<SlotOp> {
 /// Byte offset of element (row, col) of `tile`, where row is a multiple of 8
 /// and col of the swizzle width, so the swizzle does not move it.
 Value alignedElementOffset(OpBuilder &b, Location loc, SharedTileType tile,
-                           Value row, Value col) {
+                           int64_t blockRows, Value row, Value col) {
   int64_t eb = elementBytes(tile.getElementType());
   int64_t swizzle = tile.getSwizzle() ? tile.getSwizzle().getBytes() : 0;
   if (!swizzle) {
@@ -73,7 +73,7 @@ Value alignedElementOffset(OpBuilder &b, Location loc, SharedTileType tile,
   int64_t width = swizzle / eb;
   Value block = arith::DivUIOp::create(b, loc, col, constIndex(b, loc, width));
   Value blockOffset = arith::MulIOp::create(
-      b, loc, block, constIndex(b, loc, tile.getRows() * swizzle));
+      b, loc, block, constIndex(b, loc, blockRows * swizzle));
   Value rowOffset =
       arith::MulIOp::create(b, loc, row, constIndex(b, loc, swizzle));
   return arith::AddIOp::create(b, loc, blockOffset, rowOffset);
@@ -93,7 +93,8 @@ struct SubtileLowering : OpConversionPattern<SubtileOp> {
         arith::MulIOp::create(rewriter, loc, adaptor.getCol(),
                               constIndex(rewriter, loc, result.getCols()));
     Value offset =
-        alignedElementOffset(rewriter, loc, op.getSource().getType(), row, col);
+        alignedElementOffset(rewriter, loc, op.getSource().getType(),
+                             allocationRows(op.getSource()), row, col);
     rewriter.replaceOp(op,
                        offsetPtr(rewriter, loc, adaptor.getSource(), offset));
     return success();
@@ -139,7 +140,7 @@ struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
       if (swizzle) {
         width = swizzle / elementBytes(tile.getElementType());
         blocks = std::max<int64_t>(1, tile.getCols() / width);
-        blockBytes = tile.getRows() * swizzle;
+        blockBytes = allocationRows(op.getDst()) * swizzle;
       }
     }
     emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
@@ -166,6 +167,42 @@ struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
   }
 };
 
+/// Row and column (from `row0`, `col0`) of the element this thread holds in
+/// register 0: the sum of its lane's and warp's mode contributions.
+std::pair<Value, Value> threadOrigin(OpBuilder &b, Location loc,
+                                     const FragmentMap &map, Value row0,
+                                     Value col0) {
+  Value tid = threadIndex(b, loc);
+  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 32));
+  Value warp = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 32)),
+      constIndex(b, loc, map.numWarps()));
+  Value row = row0, col = col0;
+  auto addModes = [&](FragmentMap::Index index, Value id) {
+    int64_t stride = 1;
+    for (const FragmentMode &mode : map.modes(index)) {
+      Value digit = arith::RemUIOp::create(
+          b, loc,
+          arith::DivUIOp::create(b, loc, id, constIndex(b, loc, stride)),
+          constIndex(b, loc, mode.size));
+      if (mode.rowStride)
+        row = arith::AddIOp::create(
+            b, loc, row,
+            arith::MulIOp::create(b, loc, digit,
+                                  constIndex(b, loc, mode.rowStride)));
+      if (mode.colStride)
+        col = arith::AddIOp::create(
+            b, loc, col,
+            arith::MulIOp::create(b, loc, digit,
+                                  constIndex(b, loc, mode.colStride)));
+      stride *= mode.size;
+    }
+  };
+  addModes(FragmentMap::Index::lane, lane);
+  addModes(FragmentMap::Index::warp, warp);
+  return {row, col};
+}
+
 /// Register tile → global view: every thread stores the elements it holds,
 /// skipping those past the view's edges.
 struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
@@ -189,45 +226,12 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
       dims.push_back(
           toIndex(rewriter, loc, kernelParam(op, viewParam + 1 + d)));
 
-    // This thread's lane and warp (within the owning scope), and where they
-    // put it in the tile.
-    Value tid = threadIndex(rewriter, loc);
-    Value lane = arith::RemUIOp::create(rewriter, loc, tid,
-                                        constIndex(rewriter, loc, 32));
-    Value warp = arith::RemUIOp::create(
-        rewriter, loc,
-        arith::DivUIOp::create(rewriter, loc, tid,
-                               constIndex(rewriter, loc, 32)),
-        constIndex(rewriter, loc, map.numWarps()));
-    Value row =
+    auto [row, col] = threadOrigin(
+        rewriter, loc, map,
         arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 2],
-                              constIndex(rewriter, loc, tile.getShape()[0]));
-    Value col =
+                              constIndex(rewriter, loc, tile.getShape()[0])),
         arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 1],
-                              constIndex(rewriter, loc, tile.getShape()[1]));
-    auto addModes = [&](FragmentMap::Index index, Value id) {
-      int64_t stride = 1;
-      for (const FragmentMode &mode : map.modes(index)) {
-        Value digit = arith::RemUIOp::create(
-            rewriter, loc,
-            arith::DivUIOp::create(rewriter, loc, id,
-                                   constIndex(rewriter, loc, stride)),
-            constIndex(rewriter, loc, mode.size));
-        if (mode.rowStride)
-          row = arith::AddIOp::create(
-              rewriter, loc, row,
-              arith::MulIOp::create(rewriter, loc, digit,
-                                    constIndex(rewriter, loc, mode.rowStride)));
-        if (mode.colStride)
-          col = arith::AddIOp::create(
-              rewriter, loc, col,
-              arith::MulIOp::create(rewriter, loc, digit,
-                                    constIndex(rewriter, loc, mode.colStride)));
-        stride *= mode.size;
-      }
-    };
-    addModes(FragmentMap::Index::lane, lane);
-    addModes(FragmentMap::Index::warp, warp);
+                              constIndex(rewriter, loc, tile.getShape()[1])));
 
     // Row-major element offset of (leading..., row, col).
     Value base = constIndex(rewriter, loc, 0);
@@ -271,10 +275,164 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
     return success();
   }
 };
+/// Byte offset of element (row, col) of `tile` under its swizzle: the
+/// runtime form of SwizzleAttr::getByteOffset.
+Value swizzledOffset(OpBuilder &b, Location loc, SharedTileType tile,
+                     int64_t blockRows, Value row, Value col) {
+  int64_t eb = elementBytes(tile.getElementType());
+  int64_t swizzle = tile.getSwizzle().getBytes();
+  if (!swizzle)
+    return arith::MulIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, row,
+                                  constIndex(b, loc, tile.getCols())),
+            col),
+        constIndex(b, loc, eb));
+  int64_t width = swizzle / eb;
+  Value block = arith::DivUIOp::create(b, loc, col, constIndex(b, loc, width));
+  Value inner = arith::RemUIOp::create(b, loc, col, constIndex(b, loc, width));
+  Value offset = arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, block,
+                                constIndex(b, loc, blockRows * swizzle)),
+          arith::MulIOp::create(b, loc, row, constIndex(b, loc, swizzle))),
+      arith::MulIOp::create(b, loc, inner, constIndex(b, loc, eb)));
+  Value line = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, offset, constIndex(b, loc, 7)),
+      constIndex(b, loc, swizzle / 16 - 1));
+  return arith::XOrIOp::create(
+      b, loc, offset,
+      arith::ShLIOp::create(b, loc, line, constIndex(b, loc, 4)));
+}
+
+/// Register tile → shared tile: each thread writes its elements at their
+/// swizzled addresses, two at a time where a layout keeps two consecutive
+/// columns in consecutive registers (conflict-free under 128-byte swizzle).
+struct StoreSharedLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto shared = dyn_cast<SharedTileType>(op.getDst().getType());
+    auto tile = dyn_cast<RegTileType>(op.getValue().getType());
+    if (!shared || !tile)
+      return rewriter.notifyMatchFailure(op, "only register tile to shared");
+    Location loc = op.getLoc();
+    FragmentMap map;
+    std::string why;
+    if (failed(getFragmentMap(tile, getScopeWarps(tile.getScope()), map, why)))
+      return rewriter.notifyMatchFailure(op, why);
+    auto [row, col] =
+        threadOrigin(rewriter, loc, map, constIndex(rewriter, loc, 0),
+                     constIndex(rewriter, loc, 0));
+    ArrayRef<FragmentMode> regs = map.modes(FragmentMap::Index::reg);
+    Type element = tile.getElementType();
+    bool pairs = !regs.empty() && regs[0].size == 2 && regs[0].rowStride == 0 &&
+                 regs[0].colStride == 1 && elementBytes(element) == 2;
+    int64_t step = pairs ? 2 : 1;
+    for (int64_t reg = 0; reg < map.numRegs(); reg += step) {
+      auto [dr, dc] = map.elementAt({reg, 0, 0});
+      Value r = arith::AddIOp::create(rewriter, loc, row,
+                                      constIndex(rewriter, loc, dr));
+      Value c = arith::AddIOp::create(rewriter, loc, col,
+                                      constIndex(rewriter, loc, dc));
+      Value address =
+          offsetPtr(rewriter, loc, adaptor.getDst(),
+                    swizzledOffset(rewriter, loc, shared,
+                                   allocationRows(op.getDst()), r, c));
+      Value value =
+          LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), reg);
+      if (pairs) {
+        auto vec = VectorType::get({2}, element);
+        Value v = LLVM::UndefOp::create(rewriter, loc, vec);
+        v = LLVM::InsertElementOp::create(rewriter, loc, v, value,
+                                          constI32(rewriter, loc, 0));
+        Value next = LLVM::ExtractValueOp::create(rewriter, loc,
+                                                  adaptor.getValue(), reg + 1);
+        v = LLVM::InsertElementOp::create(rewriter, loc, v, next,
+                                          constI32(rewriter, loc, 1));
+        value = v;
+      }
+      LLVM::StoreOp::create(rewriter, loc, value, address,
+                            /*alignment=*/step * elementBytes(element));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The warpgroup's earlier shared-memory writes are made visible to the
+/// async proxy, then one thread issues a TMA store per column block and
+/// commits them as one bulk group.
+struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreAsyncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getReduce())
+      return op.emitOpError("with 'reduce add' is not lowered yet");
+    Location loc = op.getLoc();
+    Type buffer = op.getSrc().getType();
+    Value map =
+        kernelParam(op, op->getAttrOfType<IntegerAttr>(kTmaParam).getInt());
+    int64_t blocks = 1, blockBytes = 0, width = 0;
+    if (auto tile = dyn_cast<SharedTileType>(buffer)) {
+      int64_t swizzle = tile.getSwizzle().getBytes();
+      if (swizzle) {
+        width = swizzle / elementBytes(tile.getElementType());
+        blocks = std::max<int64_t>(1, tile.getCols() / width);
+        blockBytes = allocationRows(op.getSrc()) * swizzle;
+      }
+    }
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    warpgroupSync(rewriter, loc);
+    emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
+      for (int64_t j = 0; j < blocks; ++j) {
+        Value src = adaptor.getSrc();
+        if (j)
+          src = offsetPtr(b, loc, src, constI64(b, loc, j * blockBytes));
+        SmallVector<Value> coords =
+            tmaCoordinates(b, loc, buffer, adaptor.getCoords(), j * width);
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            b, loc, map, src, coords, /*l2CacheHint=*/Value{},
+            NVVM::TMAStoreMode::TILE, /*predicate=*/Value{});
+      }
+      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The issuing thread waits until its bulk stores have read their source;
+/// the warpgroup waits for it.
+struct StoreAsyncWaitLowering : OpConversionPattern<StoreAsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreAsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, op.getPending(),
+                                           b.getUnitAttr());
+    });
+    warpgroupSync(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 } // namespace
 
 void tk::nvvm::populateMemoryPatterns(TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   patterns.add<AllocLowering, SlotLowering, SubtileLowering, LoadAsyncLowering,
-               StoreGlobalLowering>(converter, patterns.getContext());
+               StoreGlobalLowering, StoreSharedLowering, StoreAsyncLowering,
+               StoreAsyncWaitLowering>(converter, patterns.getContext());
 }

@@ -7,18 +7,6 @@ using namespace tk::nvvm;
 
 namespace {
 
-/// Named barrier of the executing warpgroup: id 1 + its index in the block
-/// (id 0 is the block barrier), 128 threads.
-void warpgroupBarrier(OpBuilder &b, Location loc) {
-  Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
-                                    constIndex(b, loc, 128));
-  Value id =
-      toI32(b, loc, arith::AddIOp::create(b, loc, wg, constIndex(b, loc, 1)));
-  NVVM::BarrierOp::create(b, loc, /*res=*/Type{}, id, constI32(b, loc, 128),
-                          /*reductionOp=*/NVVM::BarrierReductionAttr{},
-                          /*reductionPredicate=*/Value{});
-}
-
 /// Thread 0 of the block initialises each mbarrier of the array.
 struct SemInitLowering : OpConversionPattern<SemInitOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -50,7 +38,7 @@ struct SemArriveLowering : OpConversionPattern<SemArriveOp> {
   matchAndRewrite(SemArriveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    warpgroupBarrier(rewriter, loc);
+    warpgroupSync(rewriter, loc);
     emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
       NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(), adaptor.getSem());
     });
@@ -107,7 +95,7 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
       NVVM::Barrier0Op::create(rewriter, loc);
       break;
     case Scope::warpgroup:
-      warpgroupBarrier(rewriter, loc);
+      warpgroupSync(rewriter, loc);
       break;
     case Scope::warp:
       NVVM::SyncWarpOp::create(rewriter, loc, constI32(rewriter, loc, -1));

@@ -116,6 +116,20 @@ void tk::nvvm::emitOncePerWarpgroup(
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   body(b);
 }
+void tk::nvvm::warpgroupSync(OpBuilder &b, Location loc) {
+  Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
+                                    constIndex(b, loc, 128));
+  Value id =
+      toI32(b, loc, arith::AddIOp::create(b, loc, wg, constIndex(b, loc, 1)));
+  NVVM::BarrierOp::create(b, loc, /*res=*/Type{}, id, constI32(b, loc, 128),
+                          /*reductionOp=*/NVVM::BarrierReductionAttr{},
+                          /*reductionPredicate=*/Value{});
+}
+int64_t tk::nvvm::allocationRows(Value tile) {
+  while (auto subtile = tile.getDefiningOp<SubtileOp>())
+    tile = subtile.getSource();
+  return cast<SharedTileType>(tile.getType()).getRows();
+}
 int64_t tk::nvvm::elementBytes(Type type) {
   return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
 }
