@@ -3,7 +3,7 @@
 to cuBLAS (torch.matmul) in the same run.
 
 usage: gemm.py --manifest build/artifacts/gemm/gemm.json [--out DIR]
-               [--check-only] [--bench-only]
+               [--check-only] [--bench-only] [--transpose-b]
 
 Correctness: random bf16 inputs (never zeros), output poisoned with NaN
 before each launch, relative Frobenius error against float32 A @ B must be
@@ -35,10 +35,18 @@ BENCH_SHAPES = [
 TOLERANCE = 1e-2
 
 
+TRANSPOSE_B = False  # set by --transpose-b: B is stored N x K
+
+
 def random_inputs(m, n, k):
     a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
-    b = torch.randn(k, n, device="cuda").to(torch.bfloat16)
+    shape = (n, k) if TRANSPOSE_B else (k, n)
+    b = torch.randn(*shape, device="cuda").to(torch.bfloat16)
     return a, b
+
+
+def reference(a, b):
+    return a.float() @ (b.float().t() if TRANSPOSE_B else b.float())
 
 
 def check(kernel):
@@ -49,7 +57,7 @@ def check(kernel):
                        dtype=torch.bfloat16)
         kernel(a, b, c)
         torch.cuda.synchronize()
-        ref = a.float() @ b.float()
+        ref = reference(a, b)
         err = ((c.float() - ref).norm() / ref.norm()).item()
         ok = err < TOLERANCE and not torch.isnan(c).any().item()
         rows.append({"m": m, "n": n, "k": k, "rel_err": err, "ok": ok})
@@ -96,8 +104,9 @@ def bench(kernel):
             sets.append((a, b, torch.empty(m, n, device="cuda",
                                            dtype=torch.bfloat16)))
         ours = time_ms(rotating(kernel, sets))
-        cublas = time_ms(rotating(lambda a, b, c: torch.matmul(a, b, out=c),
-                                  sets))
+        cublas = time_ms(rotating(
+            lambda a, b, c: torch.matmul(a, b.t() if TRANSPOSE_B else b,
+                                         out=c), sets))
         flops = 2.0 * m * n * k
         row = {"m": m, "n": n, "k": k, "tk_ms": ours, "cublas_ms": cublas,
                "tk_tflops": flops / ours / 1e9,
@@ -117,7 +126,11 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--check-only", action="store_true")
     parser.add_argument("--bench-only", action="store_true")
+    parser.add_argument("--transpose-b", action="store_true",
+                        help="the kernel computes A @ B.T with B stored N x K")
     args = parser.parse_args()
+    global TRANSPOSE_B
+    TRANSPOSE_B = args.transpose_b
     kernel = Kernel(args.manifest, names=["A", "B", "C"])
     result = {"device": torch.cuda.get_device_name(),
               "torch": torch.__version__}
@@ -126,7 +139,9 @@ def main():
     if not args.check_only:
         result["bench"] = bench(kernel)
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "gemm.json"), "w") as f:
+    result["form"] = "A @ B.T" if TRANSPOSE_B else "A @ B"
+    name = "gemm_abt.json" if TRANSPOSE_B else "gemm.json"
+    with open(os.path.join(args.out, name), "w") as f:
         json.dump(result, f, indent=2)
     failed = [r for r in result.get("check", []) if not r["ok"]]
     print(f"{len(result.get('check', [])) - len(failed)} passed, "
