@@ -30,3 +30,10 @@ llvm_config.with_environment("PATH", config.tk_tools_dir, append_path=True)
 import shutil
 if shutil.which("clang-format-22"):
     config.available_features.add("clang-format")
+
+# ptxas from the CUDA toolkit, when installed, checks the PTX we emit.
+for root in [os.environ.get(v) for v in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]:
+    if root and os.access(os.path.join(root, "bin", "ptxas"), os.X_OK):
+        config.available_features.add("ptxas")
+        config.substitutions.append(("%ptxas", os.path.join(root, "bin", "ptxas")))
+        break

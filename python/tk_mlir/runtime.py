@@ -197,6 +197,8 @@ def grid_tiles(spec, args):
     for bound in spec.tiles:
         if "const" in bound:
             extent = bound["const"]
+        elif "axis" not in bound:  # an index parameter
+            extent = int(args[bound["param"]])
         else:
             dim = args[bound["param"]].shape[bound["axis"]]
             extent = -(-dim // bound["divisor"])

@@ -2,7 +2,7 @@
 """Seeded mutation testing of tk-opt: damages valid tile programs (drops,
 duplicates or truncates lines, swaps numbers, keywords, types and SSA names)
 and requires every result to be accepted or rejected with exit code 1 and a
-located error, never a crash.
+located error, never a crash; mutants that verify are also lowered to NVVM.
 
 usage: mutate.py TK_OPT SEED COUNT FILE...
 """
@@ -58,13 +58,20 @@ def main():
         text = mutate(rng, rng.choice(sources))
         with open(path, "w") as f:
             f.write(text)
-        proc = subprocess.run([tk_opt, path, "-allow-unregistered-dialect",
-                               "-canonicalize", "-tile-print-layouts",
-                               "-o", "/dev/null"], capture_output=True)
-        err = proc.stderr.decode("utf-8", "replace")
-        bad = proc.returncode not in (0, 1) or "Stack dump" in err
-        if proc.returncode == 1 and not re.search(r":\d+:\d+: error: ", err):
-            bad = True
+        bad = False
+        # Verify and normalise; a mutant that verifies is also lowered.
+        for pipeline in (["-canonicalize", "-tile-print-layouts"],
+                         ["-convert-tile-to-nvvm"]):
+            proc = subprocess.run([tk_opt, path, "-allow-unregistered-dialect",
+                                   *pipeline, "-o", "/dev/null"],
+                                  capture_output=True)
+            err = proc.stderr.decode("utf-8", "replace")
+            bad = proc.returncode not in (0, 1) or "Stack dump" in err
+            if proc.returncode == 1 and not re.search(r":\d+:\d+: error: ",
+                                                      err):
+                bad = True
+            if bad or proc.returncode != 0:
+                break
         if bad:
             failures += 1
             print(f"case {case}: exit {proc.returncode}\n{text}\n{err[-2000:]}")

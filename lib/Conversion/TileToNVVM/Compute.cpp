@@ -177,15 +177,11 @@ struct MmaLowering : OpConversionPattern<MmaOp> {
     MLIRContext *ctx = rewriter.getContext();
     auto a = dyn_cast<SharedTileType>(op.getA().getType());
     auto b = dyn_cast<SharedTileType>(op.getB().getType());
-    if (!a || !b)
-      return op.emitOpError("with register operands is not lowered yet; keep "
-                            "A and B in shared memory");
     RegTileType d = op.getType();
-    int64_t m = d.getShape()[0], n = d.getShape()[1];
-    if (m != 64 || n > 256)
-      return op.emitOpError("is lowered for 64 x N (N <= 256) warpgroup "
-                            "results only, got ")
-             << m << "x" << n;
+    int64_t n = d.getShape()[1];
+    // The pre-step rejected other forms with a diagnostic.
+    if (!a || !b || d.getShape()[0] != 64 || n > 256)
+      return rewriter.notifyMatchFailure(op, "unsupported mma form");
     bool aT = op.getForm() == MmaForm::AtB || op.getForm() == MmaForm::AtBt;
     bool bT = op.getForm() == MmaForm::ABt || op.getForm() == MmaForm::AtBt;
     int64_t k = aT ? a.getRows() : a.getCols();

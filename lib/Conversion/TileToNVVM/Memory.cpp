@@ -373,8 +373,8 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
   LogicalResult
   matchAndRewrite(StoreAsyncOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getReduce())
-      return op.emitOpError("with 'reduce add' is not lowered yet");
+    if (op.getReduce()) // rejected by the pre-step with a diagnostic
+      return rewriter.notifyMatchFailure(op, "reduce add");
     Location loc = op.getLoc();
     Type buffer = op.getSrc().getType();
     Value map =

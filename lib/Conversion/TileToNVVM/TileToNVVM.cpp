@@ -177,8 +177,9 @@ std::string typeName(Type type) {
   return name;
 }
 
-/// Describes a tile-space bound for the launcher: a constant, a dimension of
-/// a view parameter, or a ceiling division of one by a constant.
+/// Describes a tile-space bound for the launcher: a constant, an index
+/// parameter, a dimension of a view parameter, or a ceiling division of one
+/// by a constant.
 FailureOr<Attribute> describeBound(Value bound, Builder &b) {
   auto dimOf = [&](Value v) -> FailureOr<std::pair<int64_t, int64_t>> {
     auto dim = v.getDefiningOp<DimOp>();
@@ -198,6 +199,10 @@ FailureOr<Attribute> describeBound(Value bound, Builder &b) {
   if (auto c = constant(bound))
     return Attribute(b.getDictionaryAttr(
         {b.getNamedAttr("const", b.getI64IntegerAttr(*c))}));
+  if (auto arg = dyn_cast<BlockArgument>(bound);
+      arg && isa<KernelOp>(arg.getOwner()->getParentOp()))
+    return Attribute(b.getDictionaryAttr(
+        {b.getNamedAttr("param", b.getI64IntegerAttr(arg.getArgNumber()))}));
   auto entry = [&](std::pair<int64_t, int64_t> d, int64_t divisor) {
     return Attribute(b.getDictionaryAttr(
         {b.getNamedAttr("param", b.getI64IntegerAttr(d.first)),
@@ -213,6 +218,38 @@ FailureOr<Attribute> describeBound(Value bound, Builder &b) {
   return failure();
 }
 
+/// Why the lowering cannot handle `op` yet, or "" when it can.
+std::string unsupportedReason(Operation *op) {
+  if (auto mma = dyn_cast<MmaOp>(op)) {
+    if (!isa<SharedTileType>(mma.getA().getType()) ||
+        !isa<SharedTileType>(mma.getB().getType()))
+      return "with register operands is not lowered yet; keep A and B in "
+             "shared memory";
+    ArrayRef<int64_t> d = mma.getType().getShape();
+    if (d[0] != 64 || d[1] > 256)
+      return "is lowered for 64 x N (N <= 256) warpgroup results only, got " +
+             std::to_string(d[0]) + "x" + std::to_string(d[1]);
+    return "";
+  }
+  if (auto store = dyn_cast<StoreAsyncOp>(op))
+    return store.getReduce() ? "with 'reduce add' is not lowered yet" : "";
+  if (auto store = dyn_cast<StoreOp>(op))
+    return isa<RegTileType>(store.getValue().getType()) &&
+                   isa<GlobalType, SharedTileType>(store.getDst().getType())
+               ? ""
+               : "is lowered for register tiles to global or shared memory "
+                 "only";
+  if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpSpecializeOp,
+          WarpgroupIdOp, DimOp, AllocOp, SlotOp, SubtileOp, LoadAsyncOp,
+          StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,
+          BarrierOp, FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
+          MinOp, NegOp, AbsOp, Exp2Op>(op))
+    return "";
+  if (isa_and_nonnull<TileDialect>(op->getDialect()))
+    return "is not lowered to NVVM yet";
+  return "";
+}
+
 /// Checks the kernel is within what the lowering handles, with diagnostics
 /// that say what to do.
 LogicalResult checkLowerable(KernelOp kernel) {
@@ -220,6 +257,10 @@ LogicalResult checkLowerable(KernelOp kernel) {
     return kernel.emitOpError("needs launch(warpgroups = N) to be lowered; "
                               "set it or run tile-warp-specialize");
   WalkResult walk = kernel.walk([&](Operation *op) {
+    if (std::string why = unsupportedReason(op); !why.empty()) {
+      op->emitOpError() << why;
+      return WalkResult::interrupt();
+    }
     for (Value v : op->getResults()) {
       auto type = dyn_cast<RegisterType>(v.getType());
       if (type && !type.getLayout()) {
@@ -274,11 +315,16 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
              b.getNamedAttr("param", b.getI64IntegerAttr(i)),
              b.getNamedAttr("axis", b.getI64IntegerAttr(d))}));
       }
+      // The manifest writes dynamic dimensions as -1.
+      SmallVector<int64_t> shape(view.getShape());
+      for (int64_t &dim : shape)
+        if (ShapedType::isDynamic(dim))
+          dim = -1;
       params.push_back(b.getDictionaryAttr(
           {b.getNamedAttr("kind", b.getStringAttr("view")),
            b.getNamedAttr("dtype",
                           b.getStringAttr(typeName(view.getElementType()))),
-           b.getNamedAttr("shape", b.getDenseI64ArrayAttr(view.getShape()))}));
+           b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape))}));
       continue;
     }
     Type type = arg.getType();
@@ -379,9 +425,9 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
       FailureOr<Attribute> desc = describeBound(bound, b);
       if (failed(desc))
         return foreach.emitOpError(
-            "tile-space bound must be a constant, a 'tile.dim' of a kernel "
-            "parameter or 'arith.ceildivui' of one by a constant, so the "
-            "launcher can size the grid");
+            "tile-space bound must be a constant, an index parameter, a "
+            "'tile.dim' of a kernel parameter or 'arith.ceildivui' of one by "
+            "a constant, so the launcher can size the grid");
       tiles.push_back(*desc);
     }
   }

@@ -1,0 +1,90 @@
+// RUN: tk-opt %s -split-input-file -convert-tile-to-nvvm -verify-diagnostics
+
+// expected-error @+1 {{'tile.kernel' op needs launch(warpgroups = N) to be lowered; set it or run tile-warp-specialize}}
+tile.kernel @k() {
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 1) {
+  // expected-error @+1 {{'tile.fill' op result layout is left open; set it or run tile-assign-layouts before lowering}}
+  %x = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 1) {
+  // expected-error @+1 {{'tile.alloc' op result swizzle is left open; set it or run tile-assign-layouts before lowering}}
+  %a = tile.alloc : !tile.st<64x64xbf16>
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 2) {
+  // expected-error @+1 {{'tile.fill' op cannot be lowered: block-scope register values are not lowered yet; use warpgroup or warp scope}}
+  %x = tile.fill 0.0 : !tile.rt<128x64xf32, block, #tile.mma_acc>
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  // expected-error @+1 {{'tile.kernel' op targets gfx942; convert-tile-to-nvvm lowers NVIDIA targets only}}
+  tile.kernel @k() launch(warpgroups = 1) {
+  }
+}
+
+// -----
+
+tile.kernel @k(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
+  %m = tile.dim %A[0] : !tile.gl<?x?xbf16>
+  %c1 = arith.constant 1 : index
+  %n = arith.addi %m, %c1 : index
+  // expected-error @+1 {{'tile.foreach_tile' op tile-space bound must be a constant, an index parameter, a 'tile.dim' of a kernel parameter or 'arith.ceildivui' of one by a constant, so the launcher can size the grid}}
+  tile.foreach_tile (%i) in (%n) {
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 1) {
+  %a = tile.fill 0.0 : !tile.rt<64x64xbf16, warpgroup, #tile.row>
+  %b = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+  // expected-error @+1 {{'tile.mma' op with register operands is not lowered yet; keep A and B in shared memory}}
+  %d = tile.mma AB %a, %b : !tile.rt<64x64xbf16, warpgroup, #tile.row>, !tile.st<64x64xbf16, #tile.swizzle<128>> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<128x64xbf16, #tile.swizzle<128>>
+  %b = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+  // expected-error @+1 {{'tile.mma' op is lowered for 64 x N (N <= 256) warpgroup results only, got 128x64}}
+  %d = tile.mma AB %a, %b : !tile.st<128x64xbf16, #tile.swizzle<128>>, !tile.st<64x64xbf16, #tile.swizzle<128>> -> !tile.rt<128x64xf32, warpgroup, #tile.mma_acc>
+}
+
+// -----
+
+tile.kernel @k(%G: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x32xf32, #tile.swizzle<128>>
+  // expected-error @+1 {{'tile.store_async' op with 'reduce add' is not lowered yet}}
+  tile.store_async %a -> %G[%i, %i] reduce add : !tile.st<64x32xf32, #tile.swizzle<128>>, !tile.gl<?x?xf32>
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 1) {
+  %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  // expected-error @+1 {{'tile.log' op is not lowered to NVVM yet}}
+  %y = tile.log %x : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 1) {
+  %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  %s = tile.alloc : !tile.st<64x64xf32, #tile.swizzle<128>>
+  %v = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+  %sv = tile.alloc : !tile.sv<64xf32>
+  // expected-error @+1 {{'tile.store' op is lowered for register tiles to global or shared memory only}}
+  tile.store %v, %sv : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>, !tile.sv<64xf32>
+}

@@ -1,0 +1,119 @@
+// RUN: tk-opt %s -split-input-file -allow-unregistered-dialect -convert-tile-to-nvvm | FileCheck %s
+
+// A module without kernels is left alone: no gpu.module, no ABI.
+// CHECK-LABEL: module {
+// CHECK-NEXT: "test.not_a_kernel"() : () -> ()
+// CHECK-NEXT: }
+module {
+  "test.not_a_kernel"() : () -> ()
+}
+
+// -----
+
+// The ABI: a view becomes a global pointer and an i64 per dimension, scalars
+// follow in order (i1 as i32, index as i64), TMA descriptors come last as
+// 128-byte grid constants. Shared buffers sit at fixed offsets of one
+// dynamic buffer aligned to 1024 bytes; semaphores become mbarriers.
+// CHECK-LABEL: module attributes {gpu.container_module, tile.abi = {sems = {
+// CHECK: gpu.module @tk_kernels
+// CHECK: llvm.mlir.global external @__tk_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.func @sems(%[[A:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %[[FLAG:.*]]: i32, %[[N:.*]]: i64, %[[MAP:.*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
+// CHECK-SAME: nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, nvvm.minctasm = 1 : i32
+// CHECK: arith.trunci %[[FLAG]] : i32 to i1
+// CHECK: arith.index_cast %[[N]] : i64 to index
+// CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @__tk_smem : !llvm.ptr<3>
+// CHECK: arith.constant 16384 : i64
+// CHECK: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: nvvm.barrier0
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3> -> i64
+tile.kernel @sems(%A: !tile.gl<?x?xbf16>, %flag: i1, %n: index) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<128x64xbf16, #tile.swizzle<128>>
+  %s = tile.alloc : !tile.sem
+  tile.sem_init %s, 1 : !tile.sem
+  tile.fence sem_init
+  tile.barrier block
+  %c0 = arith.constant 0 : index
+  %p = arith.constant 0 : i32
+  tile.sem_expect %s, %a : !tile.st<128x64xbf16, #tile.swizzle<128>>
+  tile.load_async %A[%c0, %n] -> %a, %s : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16, #tile.swizzle<128>>
+  tile.sem_wait %s, %p
+  tile.sem_arrive %s
+}
+
+// -----
+
+// Roles: a branch on the warpgroup index, each with its register budget;
+// warpgroup ids are relative to the role. A persistent tile loop strides by
+// the grid; the grouped order needs no division by the grid.
+// CHECK-LABEL: llvm.func @roles
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: scf.if
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.read.ptx.sreg.ctaid.x
+// CHECK: nvvm.read.ptx.sreg.nctaid.x
+// CHECK: scf.for
+// CHECK: } else {
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: arith.subi %{{.*}}, %c1
+tile.kernel @roles(%n: index) launch(warpgroups = 3, grid = persistent) {
+  tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+    tile.foreach_tile (%i, %j) in (%n, %n) group 4 iteration(%t) {
+    }
+  } consumer(warpgroups = 2, registers = 232) {
+    %wg = tile.warpgroup_id
+    "test.use"(%wg) : (index) -> ()
+  }
+}
+
+// -----
+
+// One tile per block: the block index picks the tile, guarded by the count.
+// CHECK-LABEL: llvm.func @one_tile_per_block
+// CHECK: %[[BID:.*]] = nvvm.read.ptx.sreg.ctaid.x
+// CHECK: arith.cmpi ult
+// CHECK: scf.if
+// CHECK: arith.remui
+// CHECK: arith.divui
+tile.kernel @one_tile_per_block(%n: index) launch(warpgroups = 1) {
+  tile.foreach_tile (%i, %j) in (%n, %n) {
+    "test.use"(%i, %j) : (index, index) -> ()
+  }
+}
+
+// -----
+
+// wgmma: A K-major ("row"), B N-major ("row") for AB; B K-major ("col") for
+// ABt. One instruction per 16 of K, between a fence and a commit + wait.
+// CHECK-LABEL: llvm.func @mma
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <{{one|zero}}>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+tile.kernel @mma() launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+  %b = tile.alloc : !tile.st<64x128xbf16, #tile.swizzle<128>>
+  %bt = tile.alloc : !tile.st<128x64xbf16, #tile.swizzle<128>>
+  %d = tile.mma AB %a, %b : !tile.st<64x64xbf16, #tile.swizzle<128>>, !tile.st<64x128xbf16, #tile.swizzle<128>> -> !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
+  %e = tile.mma ABt %a, %bt, %d : !tile.st<64x64xbf16, #tile.swizzle<128>>, !tile.st<128x64xbf16, #tile.swizzle<128>> -> !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
+  "test.use"(%e) : (!tile.rt<64x128xf32, warpgroup, #tile.mma_acc>) -> ()
+}
+
+// -----
+
+// Elementwise ops act field by field on the thread's struct of elements.
+// CHECK-LABEL: llvm.func @elementwise
+// CHECK: llvm.mlir.constant(2.000000e+00 : f32) : f32
+// CHECK: llvm.fmul
+// CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
+tile.kernel @elementwise(%s: f32) launch(warpgroups = 1) {
+  %x = tile.fill 2.0 : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %y = tile.mul %x, %s : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>, f32
+  %z = tile.cast %y : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc> to !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>
+  "test.use"(%z) : (!tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>) -> ()
+}

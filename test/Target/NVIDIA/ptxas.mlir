@@ -1,0 +1,10 @@
+// ptxas -arch=sm_90a accepts the PTX of every bundled NVIDIA kernel, and
+// the pipeline assembles a cubin itself when ptxas is installed.
+// REQUIRES: ptxas
+// RUN: rm -rf %t && tk-opt %kernels/gemm.mlir -tile-to-nvidia="out=%t" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t/gemm.ptx -o %t/check.cubin
+// RUN: test -s %t/gemm.cubin
+// RUN: FileCheck %s < %t/gemm.json
+// RUN: rm -rf %t.abt && tk-opt %kernels/gemm_abt.mlir -tile-to-nvidia="out=%t.abt" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.abt/gemm_abt.ptx -o %t.abt/check.cubin
+// CHECK: "cubin": "gemm.cubin"
