@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 clang-22 clang-format-22
-  cmake ninja-build ccache python3 git
+  cmake ninja-build ccache python3 python3-pytest git
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets tk-mlir up on Debian 12 and runs the main job: installs the packages it
 # needs (when missing), builds tk-opt, then compiles the bundled GEMM program
-# and shows what came out.
+# to PTX, cubin (when the CUDA toolkit's ptxas is present) and a launch
+# manifest, and shows what came out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,13 +10,26 @@ scripts/install-deps.sh
 scripts/build.sh tk-opt
 
 kernel=kernels/gemm.mlir
+out=build/artifacts/gemm
 echo
-echo "== tk-opt $kernel -canonicalize -cse   (parse, verify, normalise)"
-build/bin/tk-opt "$kernel" -canonicalize -cse
+echo "== tk-opt $kernel -tile-to-nvidia=out=$out"
+rm -rf "$out"
+build/bin/tk-opt "$kernel" -tile-to-nvidia="out=$out" -o /dev/null
+ls -l "$out"
 echo
-echo "== where the accumulator's elements live (tk-opt -tile-print-layouts)"
-build/bin/tk-opt "$kernel" -tile-print-layouts -o /dev/null 2>&1 |
-  grep "remark:" | head -n 1
+echo "== the instructions that make it fast, in $out/gemm.ptx"
+grep -oE "wgmma.mma_async[a-z0-9._]*|cp.async.bulk.tensor[a-z0-9._:]*|mbarrier.try_wait[a-z0-9._]*|setmaxnreg[a-z0-9._]*" \
+  "$out/gemm.ptx" | sort | uniq -c
 echo
-echo "tk-opt verified $kernel. Lowering to PTX/cubin is the next milestone"
-echo "(see docs/design.md); today tk-opt parses, verifies and normalises."
+echo "== launch ABI ($out/gemm.json, abridged)"
+/usr/bin/python3 - "$out/gemm.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+k = m["kernels"]["gemm"]
+print(f"kernel gemm: {k['threads']} threads, {k['shared_memory_bytes']} B shared"
+      f" memory, grid {k['grid_policy']}, target {k['target']}")
+print("parameters:", ", ".join(f"{e['kind']}[{e['param']}]" for e in k["abi"]))
+print("binaries:", m["ptx"], m.get("cubin", "(no ptxas: PTX only)"))
+PY
+echo
+echo "Run it on a GPU: python3 python/benchmarks/gemm.py --manifest $out/gemm.json"

@@ -1,0 +1,256 @@
+"""CPU tests of the runtime: manifests, argument checks, grid sizing, TMA
+geometry and parameter packing. No GPU, no CUDA driver, no torch."""
+
+import ctypes
+import json
+import os
+import struct
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tk_mlir import (ArgumentError, KernelSpec, ManifestError,  # noqa: E402
+                     check_arguments, grid_size, load_manifest,
+                     pack_parameters, tensor_map_geometry)
+from tk_mlir.runtime import _cache_key  # noqa: E402
+
+
+class FakeTensor:
+    """Just enough of a torch tensor for the runtime's checks."""
+
+    def __init__(self, shape, dtype="bfloat16", cuda=True, ptr=0x10000,
+                 stride=None):
+        self.shape = tuple(shape)
+        self.dtype = f"torch.{dtype}"
+        self.is_cuda = cuda
+        self.device = "cuda:0" if cuda else "cpu"
+        self._ptr = ptr
+        if stride is None:
+            stride, running = [], 1
+            for extent in reversed(shape):
+                stride.insert(0, running)
+                running *= extent
+        self._stride = tuple(stride)
+
+    def stride(self):
+        return self._stride
+
+    def data_ptr(self):
+        return self._ptr
+
+
+def gemm_entry():
+    """The manifest entry tk-opt writes for kernels/gemm.mlir."""
+    view = {"kind": "view", "dtype": "bf16", "shape": [-1, -1]}
+    abi = []
+    for p in range(3):
+        abi.append({"kind": "view_ptr", "param": p})
+        abi += [{"kind": "view_dim", "param": p, "axis": a} for a in (0, 1)]
+    abi += [
+        {"kind": "tensor_map", "param": 0, "box": [128, 64], "swizzle": 128,
+         "dtype": "bf16"},
+        {"kind": "tensor_map", "param": 1, "box": [64, 64], "swizzle": 128,
+         "dtype": "bf16"},
+        {"kind": "tensor_map", "param": 2, "box": [64, 64], "swizzle": 128,
+         "dtype": "bf16"},
+    ]
+    return {
+        "target": "sm_90a", "threads": 384, "shared_memory_bytes": 214064,
+        "grid_policy": "persistent", "cluster": [1, 1, 1],
+        "tiles": [{"param": 0, "axis": 0, "divisor": 128},
+                  {"param": 1, "axis": 1, "divisor": 256}],
+        "params": [view, view, view], "abi": abi,
+    }
+
+
+@pytest.fixture
+def gemm():
+    return KernelSpec("gemm", gemm_entry())
+
+
+def gemm_args(m=4000, n=3000, k=1000):
+    return (FakeTensor((m, k), ptr=0x100000), FakeTensor((k, n), ptr=0x200000),
+            FakeTensor((m, n), ptr=0x300000))
+
+
+# ---------------------------------------------------------------- manifests
+
+def write(tmp_path, data):
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return str(path)
+
+
+def test_manifest_round_trip(tmp_path):
+    path = write(tmp_path, {"format": "tk-mlir-manifest-1", "ptx": "k.ptx",
+                            "kernels": {"gemm": gemm_entry()}})
+    folder, specs, binaries = load_manifest(path)
+    assert folder == str(tmp_path)
+    assert specs["gemm"].threads == 384
+    assert binaries == {"ptx": "k.ptx"}
+
+
+@pytest.mark.parametrize("data, message", [
+    ("not json", "is not JSON"),
+    ({"format": "other"}, "is not a tk-mlir-manifest-1 manifest"),
+    ({"format": "tk-mlir-manifest-1", "kernels": {}}, "lists no kernels"),
+    ({"format": "tk-mlir-manifest-1", "kernels": {"k": {"threads": 1}}},
+     "kernel 'k': bad or missing field"),
+])
+def test_bad_manifests(tmp_path, data, message):
+    with pytest.raises(ManifestError, match=message):
+        load_manifest(write(tmp_path, data))
+
+
+def test_missing_manifest(tmp_path):
+    with pytest.raises(ManifestError, match="cannot read manifest"):
+        load_manifest(str(tmp_path / "absent.json"))
+
+
+def test_unknown_grid_policy():
+    entry = gemm_entry()
+    entry["grid_policy"] = "dynamic"
+    with pytest.raises(ManifestError, match="unknown grid policy 'dynamic'"):
+        KernelSpec("gemm", entry)
+
+
+# ---------------------------------------------------------------- arguments
+
+def test_good_arguments(gemm):
+    check_arguments(gemm, gemm_args(), ["A", "B", "C"])
+
+
+def test_wrong_count(gemm):
+    with pytest.raises(ArgumentError, match="takes 3 arguments, got 2"):
+        check_arguments(gemm, gemm_args()[:2])
+
+
+@pytest.mark.parametrize("index, tensor, message", [
+    (0, FakeTensor((64, 64), dtype="float16"),
+     "argument 'A' \\(#0\\): expected dtype bfloat16, got float16"),
+    (1, FakeTensor((64, 64), cuda=False),
+     "argument 'B' \\(#1\\): expected a CUDA tensor"),
+    (2, FakeTensor((64,)),
+     "argument 'C' \\(#2\\): expected 2 dimensions, got 1"),
+    (0, FakeTensor((64, 64), stride=(1, 64)),
+     "argument 'A' \\(#0\\): must be contiguous"),
+    (1, FakeTensor((64, 64), ptr=0x1008),
+     "argument 'B' \\(#1\\): data must be 16-byte aligned"),
+    (2, FakeTensor((64, 1001)),
+     "argument 'C' \\(#2\\): async copies \\(TMA\\) need rows that are a "
+     "multiple of 16 bytes"),
+    (0, FakeTensor((0, 64)), "argument 'A' \\(#0\\): dimension 0 is empty"),
+    (1, [[1.0]], "argument 'B' \\(#1\\): expected a tensor, got list"),
+])
+def test_bad_arguments_name_the_argument(gemm, index, tensor, message):
+    args = list(gemm_args())
+    args[index] = tensor
+    with pytest.raises(ArgumentError, match=message):
+        check_arguments(gemm, args, ["A", "B", "C"])
+
+
+def test_static_dimensions_are_checked():
+    entry = gemm_entry()
+    entry["params"][1] = {"kind": "view", "dtype": "bf16",
+                          "shape": [-1, 256]}
+    spec = KernelSpec("gemm", entry)
+    with pytest.raises(ArgumentError, match="dimension 1 must be 256, got 3000"):
+        check_arguments(spec, gemm_args())
+
+
+def test_scalar_arguments():
+    entry = gemm_entry()
+    entry["params"].append({"kind": "scalar", "dtype": "f32"})
+    entry["params"].append({"kind": "scalar", "dtype": "i1"})
+    spec = KernelSpec("k", entry)
+    check_arguments(spec, (*gemm_args(), 0.5, True))
+    with pytest.raises(ArgumentError, match="argument #3: expected a number"):
+        check_arguments(spec, (*gemm_args(), "x", True))
+    with pytest.raises(ArgumentError, match="argument #4: expected a bool"):
+        check_arguments(spec, (*gemm_args(), 0.5, 1))
+
+
+# --------------------------------------------------------------- launching
+
+def test_grid_sizes(gemm):
+    # 4000 x 3000 output in 128 x 256 tiles: 32 x 12 = 384 tiles.
+    assert grid_size(gemm, gemm_args(), multiprocessors=132) == 132
+    assert grid_size(gemm, gemm_args(m=128, n=256), 132) == 1
+    entry = gemm_entry()
+    entry["grid_policy"] = "tiles"
+    assert grid_size(KernelSpec("k", entry), gemm_args(), 132) == 384
+
+
+def test_grid_from_constants_and_index_params():
+    entry = gemm_entry()
+    entry["grid_policy"] = "tiles"
+    entry["tiles"] = [{"const": 3}, {"param": 3}]
+    entry["params"].append({"kind": "scalar", "dtype": "index"})
+    assert grid_size(KernelSpec("k", entry), (*gemm_args(), 5), 132) == 15
+
+
+def test_tensor_map_geometry_is_innermost_first():
+    a = FakeTensor((4000, 1000), ptr=0x100000)
+    g = tensor_map_geometry({"box": [128, 64], "swizzle": 128}, a, "bf16")
+    assert g.dims == [1000, 4000]
+    assert g.strides == [2000]          # bytes between rows
+    assert g.box == [64, 128]
+    assert g.swizzle == 128
+    assert g.address == 0x100000
+
+
+def test_tensor_map_geometry_rank4():
+    q = FakeTensor((2, 16, 1024, 128))
+    g = tensor_map_geometry({"box": [1, 1, 128, 64], "swizzle": 128}, q,
+                            "bf16")
+    assert g.dims == [128, 1024, 16, 2]
+    assert g.strides == [256, 256 * 1024, 256 * 1024 * 16]
+    assert g.box == [64, 128, 1, 1]
+
+
+def test_parameters_are_packed_in_abi_order(gemm):
+    seen = []
+
+    def encode(geometry):
+        seen.append(geometry)
+        return bytes([len(seen)]) * 128
+
+    args = gemm_args()
+    keep, pointers = pack_parameters(gemm, args, encode)
+    assert len(pointers) == 12
+    # A's pointer, then its dims, then B's.
+    assert ctypes.c_void_p.from_address(pointers[0]).value == 0x100000
+    assert ctypes.c_int64.from_address(pointers[1]).value == 4000
+    assert ctypes.c_int64.from_address(pointers[2]).value == 1000
+    assert ctypes.c_void_p.from_address(pointers[3]).value == 0x200000
+    assert ctypes.c_int64.from_address(pointers[8]).value == 3000
+    # Three 128-byte descriptors, in order, A's with a 64 x 128 box.
+    for i in range(3):
+        raw = ctypes.string_at(pointers[9 + i], 128)
+        assert raw == bytes([i + 1]) * 128
+    assert seen[0].box == [64, 128] and seen[1].box == [64, 64]
+
+
+def test_scalars_are_packed_by_type():
+    entry = gemm_entry()
+    entry["params"].append({"kind": "scalar", "dtype": "f32"})
+    entry["abi"].insert(9, {"kind": "scalar", "param": 3, "type": "f32"})
+    spec = KernelSpec("k", entry)
+    _, pointers = pack_parameters(spec, (*gemm_args(), 0.25),
+                                  lambda g: b"\0" * 128)
+    raw = ctypes.string_at(pointers[9], 4)
+    assert struct.unpack("<f", raw)[0] == 0.25
+
+
+def test_encoder_must_return_128_bytes(gemm):
+    with pytest.raises(ManifestError, match="128 bytes"):
+        pack_parameters(gemm, gemm_args(), lambda g: b"\0" * 64)
+
+
+def test_cache_key_follows_tensors_and_scalars():
+    a, b, c = gemm_args()
+    assert _cache_key((a, b, c)) == _cache_key(gemm_args())
+    assert _cache_key((a, b, c)) != _cache_key(gemm_args(m=3999))
+    assert _cache_key((a, 1)) != _cache_key((a, 2))
