@@ -87,6 +87,10 @@ void populateSyncPatterns(mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
 void populateComputePatterns(mlir::TypeConverter &converter,
                              mlir::RewritePatternSet &patterns);
+void populateReductionPatterns(mlir::TypeConverter &converter,
+                               mlir::RewritePatternSet &patterns);
+/// Why a reduction of `tile` along rows (or columns) cannot be lowered, or "".
+std::string reductionUnsupportedReason(tile::RegTileType tile, bool alongRows);
 
 } // namespace tk::nvvm
 

@@ -231,6 +231,12 @@ std::string unsupportedReason(Operation *op) {
              std::to_string(d[0]) + "x" + std::to_string(d[1]);
     return "";
   }
+  if (isa<RowMaxOp, RowSumOp>(op))
+    return reductionUnsupportedReason(
+        cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/true);
+  if (isa<ColMaxOp, ColSumOp>(op))
+    return reductionUnsupportedReason(
+        cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/false);
   if (auto store = dyn_cast<StoreAsyncOp>(op))
     return store.getReduce() ? "with 'reduce add' is not lowered yet" : "";
   if (auto store = dyn_cast<StoreOp>(op))
@@ -243,7 +249,7 @@ std::string unsupportedReason(Operation *op) {
           WarpgroupIdOp, DimOp, AllocOp, SlotOp, SubtileOp, LoadAsyncOp,
           StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,
           BarrierOp, FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
-          MinOp, NegOp, AbsOp, Exp2Op>(op))
+          MinOp, NegOp, AbsOp, Exp2Op, BroadcastOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";
@@ -556,6 +562,7 @@ struct ConvertTileToNVVMPass
     populateMemoryPatterns(converter, patterns);
     populateSyncPatterns(converter, patterns);
     populateComputePatterns(converter, patterns);
+    populateReductionPatterns(converter, patterns);
     if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
       return signalPassFailure();
   }

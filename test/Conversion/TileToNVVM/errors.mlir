@@ -88,3 +88,11 @@ tile.kernel @k() launch(warpgroups = 1) {
   // expected-error @+1 {{'tile.store' op is lowered for register tiles to global or shared memory only}}
   tile.store %v, %sv : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>, !tile.sv<64xf32>
 }
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 1) {
+  %x = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  // expected-error @+1 {{'tile.col_sum' op reduces across warps, which is not lowered yet}}
+  %s = tile.col_sum %x : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc> -> !tile.rv<16xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
+}

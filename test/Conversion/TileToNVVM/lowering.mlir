@@ -117,3 +117,22 @@ tile.kernel @elementwise(%s: f32) launch(warpgroups = 1) {
   %z = tile.cast %y : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc> to !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>
   "test.use"(%z) : (!tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>) -> ()
 }
+
+// -----
+
+// Row reductions on the accumulator: a thread folds its registers of each
+// row, then two butterfly shuffles (xor 1, 2) over the quad that shares the
+// row. A broadcast back reads the vector register of each element's row.
+// CHECK-LABEL: llvm.func @reductions
+// CHECK: llvm.intr.maxnum
+// CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %c1_i32
+// CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %c2_i32
+// CHECK: llvm.fadd
+// CHECK: nvvm.shfl.sync bfly
+tile.kernel @reductions() launch(warpgroups = 1) {
+  %x = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %m = tile.row_max %x : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc> -> !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+  %s = tile.row_sum %x, %m : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc> -> !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+  %b = tile.broadcast row %s : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>> to !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  "test.use"(%b) : (!tile.rt<64x16xf32, warpgroup, #tile.mma_acc>) -> ()
+}

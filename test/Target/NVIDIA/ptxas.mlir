@@ -7,4 +7,6 @@
 // RUN: FileCheck %s < %t/gemm.json
 // RUN: rm -rf %t.abt && tk-opt %kernels/gemm_abt.mlir -tile-to-nvidia="out=%t.abt" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.abt/gemm_abt.ptx -o %t.abt/check.cubin
+// RUN: rm -rf %t.sm && tk-opt %kernels/softmax_scores.mlir -tile-to-nvidia="out=%t.sm cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.sm/softmax_scores.ptx -o %t.sm/check.cubin
 // CHECK: "cubin": "gemm.cubin"
