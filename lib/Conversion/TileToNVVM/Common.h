@@ -35,6 +35,10 @@ inline constexpr llvm::StringLiteral kSmemOffset = "tk.smem_offset";
 inline constexpr llvm::StringLiteral kViewParam = "tk.view_param";
 inline constexpr llvm::StringLiteral kTmaParam = "tk.tma_param";
 inline constexpr llvm::StringLiteral kRoleBase = "tk.role_base";
+/// On tile.sem_init / tile.sem_arrive of semaphores that only sem_arrive
+/// signals: each warp arrives for itself (no warpgroup barrier), so the
+/// mbarrier expects this many arrivals per declared one.
+inline constexpr llvm::StringLiteral kPerWarp = "tk.per_warp_arrivals";
 inline constexpr llvm::StringLiteral kSmemSymbol = "__tk_smem";
 /// Extra bytes requested so the dynamic buffer can be aligned to 1024 bytes.
 inline constexpr int64_t kSmemAlignSlack = 1024;

@@ -19,7 +19,10 @@ struct SemInitLowering : OpConversionPattern<SemInitOp> {
                                         constIndex(rewriter, loc, 0));
     auto guard = scf::IfOp::create(rewriter, loc, first, false);
     rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
-    Value count = constI32(rewriter, loc, op.getCount());
+    int64_t scale = 1;
+    if (auto perWarp = op->getAttrOfType<IntegerAttr>(kPerWarp))
+      scale = perWarp.getInt();
+    Value count = constI32(rewriter, loc, op.getCount() * scale);
     for (unsigned i = 0; i < op.getSem().getType().getCount(); ++i) {
       Value bar = adaptor.getSem();
       if (i)
@@ -31,13 +34,30 @@ struct SemInitLowering : OpConversionPattern<SemInitOp> {
   }
 };
 
-/// One arrival per warpgroup, after all its threads get here.
+/// One arrival per warpgroup, after all its threads get here: either each
+/// warp's first lane arrives (the mbarrier counts four per warpgroup), or,
+/// for semaphores that are also expected on, a warpgroup barrier and one
+/// thread.
 struct SemArriveLowering : OpConversionPattern<SemArriveOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(SemArriveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (op->hasAttr(kPerWarp)) {
+      Value lane =
+          arith::RemUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
+                                 constIndex(rewriter, loc, 32));
+      Value first =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane,
+                                constIndex(rewriter, loc, 0));
+      auto guard = scf::IfOp::create(rewriter, loc, first, false);
+      rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+      NVVM::MBarrierArriveOp::create(rewriter, loc, rewriter.getI64Type(),
+                                     adaptor.getSem());
+      rewriter.eraseOp(op);
+      return success();
+    }
     warpgroupSync(rewriter, loc);
     emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
       NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(), adaptor.getSem());

@@ -413,6 +413,28 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
       id->setAttr(kRoleBase, b.getI64IntegerAttr(0));
   });
 
+  // Semaphores only sem_arrive signals can take one arrival per warp.
+  auto allocOf = [](Value sem) -> Operation * {
+    while (auto slot = sem.getDefiningOp<SlotOp>())
+      sem = slot.getRing();
+    return sem.getDefiningOp<AllocOp>();
+  };
+  llvm::SmallPtrSet<Operation *, 8> arrived, expected;
+  kernel.walk([&](SemArriveOp op) { arrived.insert(allocOf(op.getSem())); });
+  kernel.walk([&](SemExpectOp op) { expected.insert(allocOf(op.getSem())); });
+  auto perWarp = [&](Value sem) {
+    Operation *alloc = allocOf(sem);
+    return alloc && arrived.contains(alloc) && !expected.contains(alloc);
+  };
+  kernel.walk([&](SemInitOp op) {
+    if (perWarp(op.getSem()))
+      op->setAttr(kPerWarp, b.getI64IntegerAttr(4));
+  });
+  kernel.walk([&](SemArriveOp op) {
+    if (perWarp(op.getSem()))
+      op->setAttr(kPerWarp, b.getI64IntegerAttr(4));
+  });
+
   if (kernel.getGrid() == GridPolicy::persistent)
     kernel.walk([&](ForeachTileOp op) {
       op->setAttr("tk.persistent", b.getUnitAttr());

@@ -136,3 +136,27 @@ tile.kernel @reductions() launch(warpgroups = 1) {
   %b = tile.broadcast row %s : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>> to !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
   "test.use"(%b) : (!tile.rt<64x16xf32, warpgroup, #tile.mma_acc>) -> ()
 }
+
+// -----
+
+// A semaphore only tile.sem_arrive signals: each warp's first lane arrives,
+// so the mbarrier expects 4 arrivals per declared one and no warpgroup
+// barrier is needed. One that is also expected on keeps the barrier path.
+// CHECK-LABEL: llvm.func @per_warp_arrivals
+// CHECK: %[[EIGHT:.*]] = arith.constant 8 : i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %[[EIGHT]]
+// CHECK: arith.constant 32 : index
+// CHECK-NOT: nvvm.barrier id
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: nvvm.barrier id
+// CHECK: nvvm.mbarrier.arrive
+tile.kernel @per_warp_arrivals() launch(warpgroups = 2) {
+  %empty = tile.alloc : !tile.sem
+  %mixed = tile.alloc : !tile.sem
+  %a = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+  tile.sem_init %empty, 2 : !tile.sem
+  tile.sem_init %mixed, 2 : !tile.sem
+  tile.sem_arrive %empty
+  tile.sem_expect %mixed, %a : !tile.st<64x64xbf16, #tile.swizzle<128>>
+  tile.sem_arrive %mixed
+}
