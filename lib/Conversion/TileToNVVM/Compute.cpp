@@ -166,12 +166,14 @@ NVVM::WGMMATypes wgmmaType(Type type) {
 }
 
 /// D (+)= op(A) op(B) with A and B in shared memory: one wgmma per K step of
-/// 16 (32 for f8), issued between a fence and a commit, then waited for, so
-/// the result is complete when used (the dialect's value semantics).
-struct MmaLowering : OpConversionPattern<MmaOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// 16 (32 for f8), issued between a fence and a commit. tile.mma then waits,
+/// so the result is complete when used (the dialect's value semantics);
+/// tile.mma_async leaves the group in flight for a later tile.mma_wait.
+template <typename OpTy, bool Wait>
+struct MmaLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(MmaOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
@@ -187,7 +189,7 @@ struct MmaLowering : OpConversionPattern<MmaOp> {
     int64_t k = aT ? a.getRows() : a.getCols();
     Type elem = a.getElementType();
     int64_t kStep = elementBytes(elem) == 1 ? 32 : 16;
-    Type structType = getTypeConverter()->convertType(d);
+    Type structType = this->getTypeConverter()->convertType(d);
     Value acc =
         op.getAcc()
             ? adaptor.getAcc()
@@ -218,8 +220,20 @@ struct MmaLowering : OpConversionPattern<MmaOp> {
           layout(!aT), layout(!bT), NVVM::MMAIntOverflowAttr{});
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    if (Wait)
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
     rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+struct MmaWaitLowering : OpConversionPattern<MmaWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MmaWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(op,
+                                                            op.getPending());
     return success();
   }
 };
@@ -229,7 +243,8 @@ void tk::nvvm::populateComputePatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<
-      FillLowering, CastLowering, MmaLowering,
+      FillLowering, CastLowering, MmaLowering<MmaOp, true>,
+      MmaLowering<MmaAsyncOp, false>, MmaWaitLowering,
       BinaryLowering<AddOp, LLVM::FAddOp>, BinaryLowering<SubOp, LLVM::FSubOp>,
       BinaryLowering<MulOp, LLVM::FMulOp>, BinaryLowering<DivOp, LLVM::FDivOp>,
       BinaryLowering<MaxOp, LLVM::MaxNumOp>,

@@ -219,18 +219,23 @@ FailureOr<Attribute> describeBound(Value bound, Builder &b) {
 }
 
 /// Why the lowering cannot handle `op` yet, or "" when it can.
+template <typename OpTy> std::string mmaUnsupportedReason(OpTy mma) {
+  if (!isa<SharedTileType>(mma.getA().getType()) ||
+      !isa<SharedTileType>(mma.getB().getType()))
+    return "with register operands is not lowered yet; keep A and B in "
+           "shared memory";
+  ArrayRef<int64_t> d = mma.getType().getShape();
+  if (d[0] != 64 || d[1] > 256)
+    return "is lowered for 64 x N (N <= 256) warpgroup results only, got " +
+           std::to_string(d[0]) + "x" + std::to_string(d[1]);
+  return "";
+}
+
 std::string unsupportedReason(Operation *op) {
-  if (auto mma = dyn_cast<MmaOp>(op)) {
-    if (!isa<SharedTileType>(mma.getA().getType()) ||
-        !isa<SharedTileType>(mma.getB().getType()))
-      return "with register operands is not lowered yet; keep A and B in "
-             "shared memory";
-    ArrayRef<int64_t> d = mma.getType().getShape();
-    if (d[0] != 64 || d[1] > 256)
-      return "is lowered for 64 x N (N <= 256) warpgroup results only, got " +
-             std::to_string(d[0]) + "x" + std::to_string(d[1]);
-    return "";
-  }
+  if (auto mma = dyn_cast<MmaOp>(op))
+    return mmaUnsupportedReason(mma);
+  if (auto mma = dyn_cast<MmaAsyncOp>(op))
+    return mmaUnsupportedReason(mma);
   if (isa<RowMaxOp, RowSumOp>(op))
     return reductionUnsupportedReason(
         cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/true);
@@ -249,7 +254,7 @@ std::string unsupportedReason(Operation *op) {
           WarpgroupIdOp, DimOp, AllocOp, SlotOp, SubtileOp, LoadAsyncOp,
           StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,
           BarrierOp, FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
-          MinOp, NegOp, AbsOp, Exp2Op, BroadcastOp>(op))
+          MinOp, NegOp, AbsOp, Exp2Op, BroadcastOp, MmaWaitOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";

@@ -160,3 +160,23 @@ tile.kernel @per_warp_arrivals() launch(warpgroups = 2) {
   tile.sem_expect %mixed, %a : !tile.st<64x64xbf16, #tile.swizzle<128>>
   tile.sem_arrive %mixed
 }
+
+// -----
+
+// tile.mma_async leaves its wgmma group in flight; tile.mma_wait N waits
+// until at most N remain.
+// CHECK-LABEL: llvm.func @mma_in_flight
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+tile.kernel @mma_in_flight() launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+  %b = tile.alloc : !tile.st<64x128xbf16, #tile.swizzle<128>>
+  %d = tile.mma_async AB %a, %b : !tile.st<64x64xbf16, #tile.swizzle<128>>, !tile.st<64x128xbf16, #tile.swizzle<128>> -> !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
+  %e = tile.mma_async AB %a, %b, %d : !tile.st<64x64xbf16, #tile.swizzle<128>>, !tile.st<64x128xbf16, #tile.swizzle<128>> -> !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
+  tile.mma_wait 1
+  tile.mma_wait 0
+  "test.use"(%e) : (!tile.rt<64x128xf32, warpgroup, #tile.mma_acc>) -> ()
+}

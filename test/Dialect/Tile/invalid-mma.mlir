@@ -199,3 +199,20 @@ module attributes {tile.target = "gfx942"} {
     %d = tile.mma AB %a, %b : !tile.rt<32x16xbf16, warp>, !tile.rt<16x32xbf16, warp> -> !tile.rt<32x32xf32, warp, #tile.mfma<32x32x8, a>>
   }
 }
+
+// -----
+
+// tile.mma_async follows tile.mma's rules.
+tile.kernel @k() {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %b = tile.alloc : !tile.st<32x64xbf16>
+  // expected-error @+1 {{'tile.mma_async' op A has K = 64 but B has K = 32 in form AB}}
+  %d = tile.mma_async AB %a, %b : !tile.st<64x64xbf16>, !tile.st<32x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.mma_wait' op attribute 'pending' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
+  tile.mma_wait -1
+}

@@ -32,6 +32,21 @@ tile.kernel @mma_forms() {
   %d6 = tile.mma ABt %fa, %fb : !tile.st<64x64xf8E4M3FN>, !tile.st<128x64xf8E5M2> -> !tile.rt<64x128xf32, warpgroup>
 }
 
+// CHECK-LABEL: tile.kernel @mma_in_flight
+// CHECK: %[[D:.*]] = tile.mma_async AB %{{.*}}, %{{.*}} : !tile.st<64x64xbf16>, !tile.st<64x128xbf16> -> !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
+// CHECK: tile.mma_async AB %{{.*}}, %{{.*}}, %[[D]]
+// CHECK: tile.mma_wait 1
+// CHECK: tile.mma_wait 0
+tile.kernel @mma_in_flight() {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %b = tile.alloc : !tile.st<64x128xbf16>
+  %d = tile.mma_async AB %a, %b : !tile.st<64x64xbf16>, !tile.st<64x128xbf16> -> !acc
+  %e = tile.mma_async AB %a, %b, %d : !tile.st<64x64xbf16>, !tile.st<64x128xbf16> -> !acc
+  tile.mma_wait 1
+  tile.mma_wait 0
+  "test.use"(%e) : (!acc) -> ()
+}
+
 // CHECK-LABEL: tile.kernel @mfma
 // CHECK: tile.mma AB %{{.*}}, %{{.*}} : !tile.rt<32x16xbf16, warp, #tile.mfma<32x32x16, a>>, !tile.rt<16x32xbf16, warp, #tile.mfma<32x32x16, b>> -> !tile.rt<32x32xf32, warp, #tile.mfma<32x32x16, acc>>
 module attributes {tile.target = "gfx950"} {

@@ -243,14 +243,20 @@ static LogicalResult verifyNvidiaOperandLayout(Operation *op, StringRef name,
   return success();
 }
 
-LogicalResult MmaOp::verify() {
-  MmaOperand a = getMmaOperand(getA().getType());
-  MmaOperand b = getMmaOperand(getB().getType());
-  RegTileType d = getType();
-  bool aT = getForm() == MmaForm::AtB || getForm() == MmaForm::AtBt;
-  bool bT = getForm() == MmaForm::ABt || getForm() == MmaForm::AtBt;
-  StringRef form = stringifyMmaForm(getForm());
-  for (Value v : {getA(), getB()})
+/// The rules shared by tile.mma and tile.mma_async.
+template <typename OpTy> static LogicalResult verifyMma(OpTy op) {
+  MmaOperand a = getMmaOperand(op.getA().getType());
+  MmaOperand b = getMmaOperand(op.getB().getType());
+  RegTileType d = op.getType();
+  MmaForm formKind = op.getForm();
+  bool aT = formKind == MmaForm::AtB || formKind == MmaForm::AtBt;
+  bool bT = formKind == MmaForm::ABt || formKind == MmaForm::AtBt;
+  StringRef form = stringifyMmaForm(formKind);
+  auto emitOpError = [&](const Twine &message = {}) {
+    return op.emitOpError(message);
+  };
+  Operation *self = op.getOperation();
+  for (Value v : {op.getA(), op.getB()})
     if (auto tile = dyn_cast<SharedTileType>(v.getType());
         tile && tile.isRing())
       return emitOpError("operands must be single shared tiles, not rings; "
@@ -282,7 +288,7 @@ LogicalResult MmaOp::verify() {
     return emitOpError("K (") << kA << ") must be a multiple of " << kStep
                               << " for " << a.element << " operands";
 
-  const tk::TargetInfo &target = getTargetInfo(*this);
+  const tk::TargetInfo &target = getTargetInfo(self);
   for (auto [name, operand] : {std::pair{"A", a}, std::pair{"B", b}})
     if (!operand.shared && operand.scope != d.getScope())
       return emitOpError() << name << " scope '"
@@ -305,8 +311,8 @@ LogicalResult MmaOp::verify() {
   if (d.getLayout() && !isa<MmaAccLayoutAttr>(d.getLayout()))
     return emitOpError("result layout must be #tile.mma_acc on ")
            << target.name << ", got " << d.getLayout();
-  if (failed(verifyNvidiaOperandLayout(*this, "A", a, /*kAlongRows=*/aT)) ||
-      failed(verifyNvidiaOperandLayout(*this, "B", b, /*kAlongRows=*/!bT)))
+  if (failed(verifyNvidiaOperandLayout(self, "A", a, /*kAlongRows=*/aT)) ||
+      failed(verifyNvidiaOperandLayout(self, "B", b, /*kAlongRows=*/!bT)))
     return failure();
 
   if (!a.shared && !b.shared) {
@@ -331,7 +337,7 @@ LogicalResult MmaOp::verify() {
   if (!a.shared && aT)
     return emitOpError("a register A operand cannot be transposed; use form "
                        "AB or ABt, or keep A in shared memory");
-  if (isF8(a.element) && getForm() != MmaForm::ABt)
+  if (isF8(a.element) && formKind != MmaForm::ABt)
     return emitOpError("f8 operands must both be K-major: use form ABt");
   if (m % 64 != 0 || n % 8 != 0)
     return emitOpError("warpgroup mma needs M a multiple of 64 and N of 8, "
@@ -339,6 +345,9 @@ LogicalResult MmaOp::verify() {
            << m << "x" << n;
   return success();
 }
+
+LogicalResult MmaOp::verify() { return verifyMma(*this); }
+LogicalResult MmaAsyncOp::verify() { return verifyMma(*this); }
 
 //===----------------------------------------------------------------------===//
 // Sync

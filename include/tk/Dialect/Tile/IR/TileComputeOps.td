@@ -34,6 +34,42 @@ def Tile_MmaOp : Tile_Op<"mma", [Pure,
   let hasVerifier = 1;
 }
 
+def Tile_MmaAsyncOp : Tile_Op<"mma_async", [
+    OptionalTypesMatchWith<"accumulator type matches result type", "result", "acc",
+                   "$_self">]> {
+  let summary = "UNSAFE: tile.mma that returns before the product is complete";
+  let description = [{
+    Operands, forms and rules as `tile.mma`, but the lowering only issues the
+    MMA (one wgmma group on NVIDIA) and returns. Until a `tile.mma_wait`
+    leaves fewer than the number of `tile.mma_async` issued after this one
+    in flight, its result must not be read except as the accumulator of
+    another `tile.mma_async`, and its shared operands must not be
+    overwritten or released. TK's `mma_async` / `mma_async_wait<N>`: it lets
+    one k-step's MMA overlap the next one's issue.
+
+    ```mlir
+    %next = tile.mma_async AB %a, %b, %acc : !a, !b -> !acc
+    tile.mma_wait 1      // the previous step's MMA is done: release its stage
+    ```
+  }];
+  let arguments = (ins Tile_MmaForm:$form,
+                       AnyTypeOf<[Tile_RegTileType, Tile_SharedTileType]>:$a,
+                       AnyTypeOf<[Tile_RegTileType, Tile_SharedTileType]>:$b,
+                       Optional<Tile_RegTileType>:$acc);
+  let results = (outs Tile_RegTileType:$result);
+  let assemblyFormat = [{
+    $form $a `,` $b (`,` $acc^)? attr-dict `:` qualified(type($a)) `,`
+    qualified(type($b)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MmaWaitOp : Tile_Op<"mma_wait"> {
+  let summary = "wait until at most `pending` tile.mma_async are in flight";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
 class Tile_UnaryOp<string mnemonic, string what>
     : Tile_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
   let summary = "elementwise " # what;
