@@ -309,9 +309,94 @@ Value swizzledOffset(OpBuilder &b, Location loc, SharedTileType tile,
       arith::ShLIOp::create(b, loc, line, constIndex(b, loc, 4)));
 }
 
-/// Register tile → shared tile: each thread writes its elements at their
-/// swizzled addresses, two at a time where a layout keeps two consecutive
-/// columns in consecutive registers (conflict-free under 128-byte swizzle).
+/// Whether 8 consecutive registers of `map` form one stmatrix.x4: their bits
+/// move (col + 1, row + 8, col + 8) and the lanes are the NVIDIA quad
+/// (lane l at row l/4, column pair l%4) -- the m8n8 fragment, four times.
+bool fitsStmatrix(const FragmentMap &map, Type element) {
+  ArrayRef<FragmentMode> regs = map.modes(FragmentMap::Index::reg);
+  ArrayRef<FragmentMode> lanes = map.modes(FragmentMap::Index::lane);
+  auto is = [](const FragmentMode &m, int64_t size, int64_t r, int64_t c) {
+    return m.size == size && m.rowStride == r && m.colStride == c;
+  };
+  return elementBytes(element) == 2 && regs.size() >= 3 &&
+         is(regs[0], 2, 0, 1) && is(regs[1], 2, 8, 0) &&
+         regs[2].rowStride == 0 && regs[2].colStride == 8 &&
+         regs[2].size % 2 == 0 && lanes.size() == 2 && is(lanes[0], 4, 0, 2) &&
+         is(lanes[1], 8, 1, 0);
+}
+
+/// Register tile → shared tile with stmatrix.x4: lane l gives the address of
+/// row l%8 of the 8x8 matrix l/8; each thread passes its four element pairs.
+void storeWithStmatrix(OpBuilder &b, Location loc, const FragmentMap &map,
+                       SharedTileType shared, int64_t blockRows, Value base,
+                       Value tile, Type element) {
+  Value tid = threadIndex(b, loc);
+  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 32));
+  // The warp's own origin: only the warp modes.
+  Value warp = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 32)),
+      constIndex(b, loc, map.numWarps()));
+  Value row = constIndex(b, loc, 0), col = constIndex(b, loc, 0);
+  int64_t stride = 1;
+  for (const FragmentMode &mode : map.modes(FragmentMap::Index::warp)) {
+    Value digit = arith::RemUIOp::create(
+        b, loc,
+        arith::DivUIOp::create(b, loc, warp, constIndex(b, loc, stride)),
+        constIndex(b, loc, mode.size));
+    row = arith::AddIOp::create(
+        b, loc, row,
+        arith::MulIOp::create(b, loc, digit,
+                              constIndex(b, loc, mode.rowStride)));
+    col = arith::AddIOp::create(
+        b, loc, col,
+        arith::MulIOp::create(b, loc, digit,
+                              constIndex(b, loc, mode.colStride)));
+    stride *= mode.size;
+  }
+  // Matrix m = l/8 sits 8 rows down for odd m and 8 columns right for m >= 2.
+  Value matrix = arith::DivUIOp::create(b, loc, lane, constIndex(b, loc, 8));
+  row = arith::AddIOp::create(
+      b, loc, row,
+      arith::AddIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, lane, constIndex(b, loc, 8)),
+          arith::MulIOp::create(
+              b, loc,
+              arith::RemUIOp::create(b, loc, matrix, constIndex(b, loc, 2)),
+              constIndex(b, loc, 8))));
+  col = arith::AddIOp::create(
+      b, loc, col,
+      arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, matrix, constIndex(b, loc, 2)),
+          constIndex(b, loc, 8)));
+  MLIRContext *ctx = b.getContext();
+  auto pair = VectorType::get({2}, element);
+  for (int64_t reg = 0; reg < map.numRegs(); reg += 8) {
+    auto [dr, dc] = map.elementAt({reg, 0, 0});
+    Value r = arith::AddIOp::create(b, loc, row, constIndex(b, loc, dr));
+    Value c = arith::AddIOp::create(b, loc, col, constIndex(b, loc, dc));
+    Value address = offsetPtr(b, loc, base,
+                              swizzledOffset(b, loc, shared, blockRows, r, c));
+    SmallVector<Value, 4> sources;
+    for (int64_t i = 0; i < 8; i += 2) {
+      Value v = LLVM::UndefOp::create(b, loc, pair);
+      for (int64_t j = 0; j < 2; ++j)
+        v = LLVM::InsertElementOp::create(
+            b, loc, v, LLVM::ExtractValueOp::create(b, loc, tile, reg + i + j),
+            constI32(b, loc, j));
+      sources.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v));
+    }
+    NVVM::StMatrixOp::create(
+        b, loc, address, sources,
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+        NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
+  }
+}
+
+/// Register tile → shared tile: stmatrix where the layout is the m8n8
+/// fragment; otherwise each thread writes its elements at their swizzled
+/// addresses, two at a time where a layout keeps two consecutive columns in
+/// consecutive registers (conflict-free under 128-byte swizzle).
 struct StoreSharedLowering : OpConversionPattern<StoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -326,6 +411,13 @@ struct StoreSharedLowering : OpConversionPattern<StoreOp> {
     std::string why;
     if (failed(getFragmentMap(tile, getScopeWarps(tile.getScope()), map, why)))
       return rewriter.notifyMatchFailure(op, why);
+    if (fitsStmatrix(map, tile.getElementType())) {
+      storeWithStmatrix(rewriter, loc, map, shared, allocationRows(op.getDst()),
+                        adaptor.getDst(), adaptor.getValue(),
+                        tile.getElementType());
+      rewriter.eraseOp(op);
+      return success();
+    }
     auto [row, col] =
         threadOrigin(rewriter, loc, map, constIndex(rewriter, loc, 0),
                      constIndex(rewriter, loc, 0));

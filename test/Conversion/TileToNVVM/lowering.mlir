@@ -180,3 +180,22 @@ tile.kernel @mma_in_flight() launch(warpgroups = 1) {
   tile.mma_wait 0
   "test.use"(%e) : (!tile.rt<64x128xf32, warpgroup, #tile.mma_acc>) -> ()
 }
+
+// -----
+
+// Register → shared: bf16 accumulator fragments go out with stmatrix.x4
+// (the m8n8 fragment four times); f32 ones element by element, two at a
+// time, at their swizzled addresses.
+// CHECK-LABEL: llvm.func @to_shared
+// CHECK-COUNT-2: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK-NOT: nvvm.stmatrix
+// CHECK: arith.xori
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+tile.kernel @to_shared() launch(warpgroups = 1) {
+  %s16 = tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
+  %s32 = tile.alloc : !tile.st<64x32xf32, #tile.swizzle<128>>
+  %x = tile.fill 1.0 : !tile.rt<64x32xbf16, warpgroup, #tile.mma_acc>
+  %y = tile.fill 1.0 : !tile.rt<64x32xf32, warpgroup, #tile.mma_acc>
+  tile.store %x, %s16 : !tile.rt<64x32xbf16, warpgroup, #tile.mma_acc>, !tile.st<64x32xbf16, #tile.swizzle<64>>
+  tile.store %y, %s32 : !tile.rt<64x32xf32, warpgroup, #tile.mma_acc>, !tile.st<64x32xf32, #tile.swizzle<128>>
+}

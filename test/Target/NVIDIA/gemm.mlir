@@ -21,6 +21,7 @@
 // PTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // PTX-DAG: cp.async.bulk.wait_group.read 0
 // PTX-DAG: fence.proxy.async.shared::cta
+// PTX-DAG: stmatrix.sync.aligned.m8n8.x4.shared.b16
 
 // Keys are sorted. Parameters: A, B, C as pointer + dims; then one TMA
 // descriptor per (view, box, swizzle): A 128x64, B 64x64 blocks, C 64x64.
