@@ -55,6 +55,15 @@ public:
 llvm::FailureOr<int64_t> getElementsPerThread(tile::RegisterType type,
                                               std::string &why);
 
+/// The fragment map of a register value owned by its scope's warps.
+llvm::FailureOr<tile::FragmentMap> getScopeFragmentMap(tile::RegisterType type);
+
+/// Adds to (row, col) the offsets that index `id` selects through `modes`
+/// (digits taken mixed-radix, first mode fastest).
+void addModeOffsets(mlir::OpBuilder &b, mlir::Location loc,
+                    llvm::ArrayRef<tile::FragmentMode> modes, mlir::Value id,
+                    mlir::Value &row, mlir::Value &col);
+
 /// Small builders shared by the patterns.
 mlir::Value constI32(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 mlir::Value constI64(mlir::OpBuilder &b, mlir::Location loc, int64_t value);

@@ -178,28 +178,8 @@ std::pair<Value, Value> threadOrigin(OpBuilder &b, Location loc,
       b, loc, arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 32)),
       constIndex(b, loc, map.numWarps()));
   Value row = row0, col = col0;
-  auto addModes = [&](FragmentMap::Index index, Value id) {
-    int64_t stride = 1;
-    for (const FragmentMode &mode : map.modes(index)) {
-      Value digit = arith::RemUIOp::create(
-          b, loc,
-          arith::DivUIOp::create(b, loc, id, constIndex(b, loc, stride)),
-          constIndex(b, loc, mode.size));
-      if (mode.rowStride)
-        row = arith::AddIOp::create(
-            b, loc, row,
-            arith::MulIOp::create(b, loc, digit,
-                                  constIndex(b, loc, mode.rowStride)));
-      if (mode.colStride)
-        col = arith::AddIOp::create(
-            b, loc, col,
-            arith::MulIOp::create(b, loc, digit,
-                                  constIndex(b, loc, mode.colStride)));
-      stride *= mode.size;
-    }
-  };
-  addModes(FragmentMap::Index::lane, lane);
-  addModes(FragmentMap::Index::warp, warp);
+  addModeOffsets(b, loc, map.modes(FragmentMap::Index::lane), lane, row, col);
+  addModeOffsets(b, loc, map.modes(FragmentMap::Index::warp), warp, row, col);
   return {row, col};
 }
 
@@ -215,10 +195,10 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
     if (!view || !tile)
       return rewriter.notifyMatchFailure(op, "only register tile to global");
     Location loc = op.getLoc();
-    FragmentMap map;
-    std::string why;
-    if (failed(getFragmentMap(tile, getScopeWarps(tile.getScope()), map, why)))
-      return rewriter.notifyMatchFailure(op, why);
+    FailureOr<FragmentMap> fragments = getScopeFragmentMap(tile);
+    if (failed(fragments))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    const FragmentMap &map = *fragments;
     int64_t viewParam = op->getAttrOfType<IntegerAttr>(kViewParam).getInt();
     size_t rank = view.getShape().size();
     SmallVector<Value> dims;
@@ -337,22 +317,7 @@ void storeWithStmatrix(OpBuilder &b, Location loc, const FragmentMap &map,
       b, loc, arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 32)),
       constIndex(b, loc, map.numWarps()));
   Value row = constIndex(b, loc, 0), col = constIndex(b, loc, 0);
-  int64_t stride = 1;
-  for (const FragmentMode &mode : map.modes(FragmentMap::Index::warp)) {
-    Value digit = arith::RemUIOp::create(
-        b, loc,
-        arith::DivUIOp::create(b, loc, warp, constIndex(b, loc, stride)),
-        constIndex(b, loc, mode.size));
-    row = arith::AddIOp::create(
-        b, loc, row,
-        arith::MulIOp::create(b, loc, digit,
-                              constIndex(b, loc, mode.rowStride)));
-    col = arith::AddIOp::create(
-        b, loc, col,
-        arith::MulIOp::create(b, loc, digit,
-                              constIndex(b, loc, mode.colStride)));
-    stride *= mode.size;
-  }
+  addModeOffsets(b, loc, map.modes(FragmentMap::Index::warp), warp, row, col);
   // Matrix m = l/8 sits 8 rows down for odd m and 8 columns right for m >= 2.
   Value matrix = arith::DivUIOp::create(b, loc, lane, constIndex(b, loc, 8));
   row = arith::AddIOp::create(
@@ -407,10 +372,10 @@ struct StoreSharedLowering : OpConversionPattern<StoreOp> {
     if (!shared || !tile)
       return rewriter.notifyMatchFailure(op, "only register tile to shared");
     Location loc = op.getLoc();
-    FragmentMap map;
-    std::string why;
-    if (failed(getFragmentMap(tile, getScopeWarps(tile.getScope()), map, why)))
-      return rewriter.notifyMatchFailure(op, why);
+    FailureOr<FragmentMap> fragments = getScopeFragmentMap(tile);
+    if (failed(fragments))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    const FragmentMap &map = *fragments;
     if (fitsStmatrix(map, tile.getElementType())) {
       storeWithStmatrix(rewriter, loc, map, shared, allocationRows(op.getDst()),
                         adaptor.getDst(), adaptor.getValue(),

@@ -41,14 +41,6 @@ int64_t vectorRegisters(const FragmentMap &map, bool alongRows) {
   return n;
 }
 
-FailureOr<FragmentMap> tileMap(RegTileType type) {
-  FragmentMap map;
-  std::string why;
-  if (failed(getFragmentMap(type, getScopeWarps(type.getScope()), map, why)))
-    return failure();
-  return map;
-}
-
 Value combine(OpBuilder &b, Location loc, bool isMax, Value x, Value y) {
   if (isMax)
     return LLVM::MaxNumOp::create(b, loc, x, y);
@@ -62,7 +54,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
   matchAndRewrite(ReduceOp op, typename ReduceOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<FragmentMap> map = tileMap(op.getX().getType());
+    FailureOr<FragmentMap> map = getScopeFragmentMap(op.getX().getType());
     if (failed(map))
       return rewriter.notifyMatchFailure(op, "no fragment map");
     int64_t count = vectorRegisters(*map, AlongRows);
@@ -108,7 +100,7 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
   matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<FragmentMap> map = tileMap(op.getType());
+    FailureOr<FragmentMap> map = getScopeFragmentMap(op.getType());
     if (failed(map))
       return rewriter.notifyMatchFailure(op, "no fragment map");
     bool alongRows = op.getAxis() == Axis::row;
@@ -127,7 +119,7 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
 
 std::string tk::nvvm::reductionUnsupportedReason(RegTileType tile,
                                                  bool alongRows) {
-  FailureOr<FragmentMap> map = tileMap(tile);
+  FailureOr<FragmentMap> map = getScopeFragmentMap(tile);
   if (failed(map))
     return "has a tile without a fragment map";
   if (!tile.getLayout())

@@ -40,6 +40,36 @@ FailureOr<int64_t> tk::nvvm::getElementsPerThread(RegisterType type,
   return map.numRegs();
 }
 
+FailureOr<FragmentMap> tk::nvvm::getScopeFragmentMap(RegisterType type) {
+  FragmentMap map;
+  std::string why;
+  if (failed(getFragmentMap(type, getScopeWarps(type.getScope()), map, why)))
+    return failure();
+  return map;
+}
+
+void tk::nvvm::addModeOffsets(OpBuilder &b, Location loc,
+                              ArrayRef<FragmentMode> modes, Value id,
+                              Value &row, Value &col) {
+  int64_t stride = 1;
+  for (const FragmentMode &mode : modes) {
+    Value digit = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, id, constIndex(b, loc, stride)),
+        constIndex(b, loc, mode.size));
+    if (mode.rowStride)
+      row = arith::AddIOp::create(
+          b, loc, row,
+          arith::MulIOp::create(b, loc, digit,
+                                constIndex(b, loc, mode.rowStride)));
+    if (mode.colStride)
+      col = arith::AddIOp::create(
+          b, loc, col,
+          arith::MulIOp::create(b, loc, digit,
+                                constIndex(b, loc, mode.colStride)));
+    stride *= mode.size;
+  }
+}
+
 TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   addConversion([](Type type) { return type; });
   auto registerStruct = [ctx](RegisterType type) -> std::optional<Type> {
