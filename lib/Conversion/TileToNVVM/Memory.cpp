@@ -305,11 +305,13 @@ bool fitsStmatrix(const FragmentMap &map, Type element) {
          is(lanes[1], 8, 1, 0);
 }
 
-/// Register tile → shared tile with stmatrix.x4: lane l gives the address of
-/// row l%8 of the 8x8 matrix l/8; each thread passes its four element pairs.
-void storeWithStmatrix(OpBuilder &b, Location loc, const FragmentMap &map,
+/// For the m8n8 matrix instructions (stmatrix / ldmatrix .x4): calls
+/// `each(reg, address)` for every 8 registers of `map`, where `address` is
+/// the shared address this lane gives -- row l%8 of 8x8 matrix l/8, the
+/// matrices being (+0, +8 rows) x (+0, +8 columns) from register `reg`.
+void forEachMatrixQuad(OpBuilder &b, Location loc, const FragmentMap &map,
                        SharedTileType shared, int64_t blockRows, Value base,
-                       Value tile, Type element) {
+                       llvm::function_ref<void(int64_t, Value)> each) {
   Value tid = threadIndex(b, loc);
   Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 32));
   // The warp's own origin: only the warp modes.
@@ -318,7 +320,6 @@ void storeWithStmatrix(OpBuilder &b, Location loc, const FragmentMap &map,
       constIndex(b, loc, map.numWarps()));
   Value row = constIndex(b, loc, 0), col = constIndex(b, loc, 0);
   addModeOffsets(b, loc, map.modes(FragmentMap::Index::warp), warp, row, col);
-  // Matrix m = l/8 sits 8 rows down for odd m and 8 columns right for m >= 2.
   Value matrix = arith::DivUIOp::create(b, loc, lane, constIndex(b, loc, 8));
   row = arith::AddIOp::create(
       b, loc, row,
@@ -333,29 +334,74 @@ void storeWithStmatrix(OpBuilder &b, Location loc, const FragmentMap &map,
       arith::MulIOp::create(
           b, loc, arith::DivUIOp::create(b, loc, matrix, constIndex(b, loc, 2)),
           constIndex(b, loc, 8)));
-  MLIRContext *ctx = b.getContext();
-  auto pair = VectorType::get({2}, element);
   for (int64_t reg = 0; reg < map.numRegs(); reg += 8) {
     auto [dr, dc] = map.elementAt({reg, 0, 0});
     Value r = arith::AddIOp::create(b, loc, row, constIndex(b, loc, dr));
     Value c = arith::AddIOp::create(b, loc, col, constIndex(b, loc, dc));
-    Value address = offsetPtr(b, loc, base,
-                              swizzledOffset(b, loc, shared, blockRows, r, c));
-    SmallVector<Value, 4> sources;
-    for (int64_t i = 0; i < 8; i += 2) {
-      Value v = LLVM::UndefOp::create(b, loc, pair);
-      for (int64_t j = 0; j < 2; ++j)
-        v = LLVM::InsertElementOp::create(
-            b, loc, v, LLVM::ExtractValueOp::create(b, loc, tile, reg + i + j),
-            constI32(b, loc, j));
-      sources.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v));
-    }
-    NVVM::StMatrixOp::create(
-        b, loc, address, sources,
-        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
-        NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
+    each(reg, offsetPtr(b, loc, base,
+                        swizzledOffset(b, loc, shared, blockRows, r, c)));
   }
+}
+
+NVVM::MMALayoutAttr rowLayout(MLIRContext *ctx) {
+  return NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
+}
+NVVM::LdStMatrixShapeAttr m8n8(MLIRContext *ctx) {
+  return NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8);
+}
+NVVM::LdStMatrixEltTypeAttr b16(MLIRContext *ctx) {
+  return NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16);
+}
+
+/// Register tile → shared tile with stmatrix.x4: each thread passes its four
+/// element pairs of every 8 registers.
+void storeWithStmatrix(OpBuilder &b, Location loc, const FragmentMap &map,
+                       SharedTileType shared, int64_t blockRows, Value base,
+                       Value tile, Type element) {
+  MLIRContext *ctx = b.getContext();
+  auto pair = VectorType::get({2}, element);
+  forEachMatrixQuad(
+      b, loc, map, shared, blockRows, base, [&](int64_t reg, Value address) {
+        SmallVector<Value, 4> sources;
+        for (int64_t i = 0; i < 8; i += 2) {
+          Value v = LLVM::UndefOp::create(b, loc, pair);
+          for (int64_t j = 0; j < 2; ++j)
+            v = LLVM::InsertElementOp::create(
+                b, loc, v,
+                LLVM::ExtractValueOp::create(b, loc, tile, reg + i + j),
+                constI32(b, loc, j));
+          sources.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v));
+        }
+        NVVM::StMatrixOp::create(b, loc, address, sources, rowLayout(ctx),
+                                 m8n8(ctx), b16(ctx));
+      });
+}
+
+/// Shared tile → register tile with ldmatrix.x4, the inverse of the above.
+Value loadWithLdmatrix(OpBuilder &b, Location loc, const FragmentMap &map,
+                       SharedTileType shared, int64_t blockRows, Value base,
+                       Type structType, Type element) {
+  MLIRContext *ctx = b.getContext();
+  auto pair = VectorType::get({2}, element);
+  auto words = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(4, b.getI32Type()));
+  Value result = LLVM::UndefOp::create(b, loc, structType);
+  forEachMatrixQuad(
+      b, loc, map, shared, blockRows, base, [&](int64_t reg, Value address) {
+        Value loaded = NVVM::LdMatrixOp::create(
+            b, loc, words, address, b.getI32IntegerAttr(4), rowLayout(ctx),
+            m8n8(ctx), b16(ctx));
+        for (int64_t i = 0; i < 4; ++i) {
+          Value v = LLVM::BitcastOp::create(
+              b, loc, pair, LLVM::ExtractValueOp::create(b, loc, loaded, i));
+          for (int64_t j = 0; j < 2; ++j)
+            result = LLVM::InsertValueOp::create(
+                b, loc, result,
+                LLVM::ExtractElementOp::create(b, loc, v, constI32(b, loc, j)),
+                reg + 2 * i + j);
+        }
+      });
+  return result;
 }
 
 /// Register tile → shared tile: stmatrix where the layout is the m8n8
@@ -418,6 +464,53 @@ struct StoreSharedLowering : OpConversionPattern<StoreOp> {
                             /*alignment=*/step * elementBytes(element));
     }
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Shared tile → register tile: ldmatrix where the layout is the m8n8
+/// fragment, otherwise element by element at the swizzled addresses.
+struct LoadSharedLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto shared = dyn_cast<SharedTileType>(op.getSrc().getType());
+    auto tile = dyn_cast<RegTileType>(op.getType());
+    if (!shared || !tile)
+      return rewriter.notifyMatchFailure(op, "only shared tile to registers");
+    Location loc = op.getLoc();
+    FailureOr<FragmentMap> fragments = getScopeFragmentMap(tile);
+    if (failed(fragments))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    const FragmentMap &map = *fragments;
+    Type element = tile.getElementType();
+    Type structType = getTypeConverter()->convertType(tile);
+    int64_t blockRows = allocationRows(op.getSrc());
+    if (fitsStmatrix(map, element)) {
+      rewriter.replaceOp(op, loadWithLdmatrix(rewriter, loc, map, shared,
+                                              blockRows, adaptor.getSrc(),
+                                              structType, element));
+      return success();
+    }
+    auto [row, col] =
+        threadOrigin(rewriter, loc, map, constIndex(rewriter, loc, 0),
+                     constIndex(rewriter, loc, 0));
+    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
+    for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
+      auto [dr, dc] = map.elementAt({reg, 0, 0});
+      Value r = arith::AddIOp::create(rewriter, loc, row,
+                                      constIndex(rewriter, loc, dr));
+      Value c = arith::AddIOp::create(rewriter, loc, col,
+                                      constIndex(rewriter, loc, dc));
+      Value address =
+          offsetPtr(rewriter, loc, adaptor.getSrc(),
+                    swizzledOffset(rewriter, loc, shared, blockRows, r, c));
+      Value v = LLVM::LoadOp::create(rewriter, loc, element, address,
+                                     elementBytes(element));
+      result = LLVM::InsertValueOp::create(rewriter, loc, result, v, reg);
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -490,6 +583,7 @@ struct StoreAsyncWaitLowering : OpConversionPattern<StoreAsyncWaitOp> {
 void tk::nvvm::populateMemoryPatterns(TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   patterns.add<AllocLowering, SlotLowering, SubtileLowering, LoadAsyncLowering,
-               StoreGlobalLowering, StoreSharedLowering, StoreAsyncLowering,
-               StoreAsyncWaitLowering>(converter, patterns.getContext());
+               StoreGlobalLowering, StoreSharedLowering, LoadSharedLowering,
+               StoreAsyncLowering, StoreAsyncWaitLowering>(
+      converter, patterns.getContext());
 }

@@ -274,6 +274,11 @@ std::string unsupportedReason(Operation *op) {
         cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/false);
   if (auto store = dyn_cast<StoreAsyncOp>(op))
     return store.getReduce() ? "with 'reduce add' is not lowered yet" : "";
+  if (auto load = dyn_cast<LoadOp>(op))
+    return isa<SharedTileType>(load.getSrc().getType()) &&
+                   isa<RegTileType>(load.getType())
+               ? ""
+               : "is lowered for shared tiles to register tiles only";
   if (auto store = dyn_cast<StoreOp>(op))
     return isa<RegTileType>(store.getValue().getType()) &&
                    isa<GlobalType, SharedTileType>(store.getDst().getType())

@@ -96,3 +96,10 @@ tile.kernel @k() launch(warpgroups = 1) {
   // expected-error @+1 {{'tile.col_sum' op reduces across warps, which is not lowered yet}}
   %s = tile.col_sum %x : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc> -> !tile.rv<16xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
 }
+
+// -----
+
+tile.kernel @k(%G: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
+  // expected-error @+1 {{'tile.load' op is lowered for shared tiles to register tiles only}}
+  %x = tile.load %G[%i, %i] : !tile.gl<?x?xf32> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+}

@@ -199,3 +199,19 @@ tile.kernel @to_shared() launch(warpgroups = 1) {
   tile.store %x, %s16 : !tile.rt<64x32xbf16, warpgroup, #tile.mma_acc>, !tile.st<64x32xbf16, #tile.swizzle<64>>
   tile.store %y, %s32 : !tile.rt<64x32xf32, warpgroup, #tile.mma_acc>, !tile.st<64x32xf32, #tile.swizzle<128>>
 }
+
+// -----
+
+// Shared → register: bf16 m8n8 fragments with ldmatrix.x4, others element
+// by element at their swizzled addresses.
+// CHECK-LABEL: llvm.func @from_shared
+// CHECK-COUNT-2: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+tile.kernel @from_shared() launch(warpgroups = 1) {
+  %s16 = tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
+  %s32 = tile.alloc : !tile.st<64x32xf32, #tile.swizzle<128>>
+  %x = tile.load %s16 : !tile.st<64x32xbf16, #tile.swizzle<64>> -> !tile.rt<64x32xbf16, warpgroup, #tile.mma_acc>
+  %y = tile.load %s32 : !tile.st<64x32xf32, #tile.swizzle<128>> -> !tile.rt<64x32xf32, warpgroup, #tile.mma_acc>
+  "test.use"(%x, %y) : (!tile.rt<64x32xbf16, warpgroup, #tile.mma_acc>, !tile.rt<64x32xf32, warpgroup, #tile.mma_acc>) -> ()
+}

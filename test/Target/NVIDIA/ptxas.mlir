@@ -9,4 +9,6 @@
 // RUN: %ptxas -arch=sm_90a %t.abt/gemm_abt.ptx -o %t.abt/check.cubin
 // RUN: rm -rf %t.sm && tk-opt %kernels/softmax_scores.mlir -tile-to-nvidia="out=%t.sm cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.sm/softmax_scores.ptx -o %t.sm/check.cubin
+// RUN: rm -rf %t.tp && tk-opt %tk_src_root/python/gpu_checks/tile_paths.mlir -tile-to-nvidia="out=%t.tp cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.tp/tile_paths.ptx -o %t.tp/check.cubin
 // CHECK: "cubin": "gemm.cubin"

@@ -1,0 +1,47 @@
+// Every register path of the NVIDIA lowering on one [n, 64] bf16 matrix:
+//   Y = 2X through ldmatrix and per-element global stores,
+//   Z = 2X through stmatrix into a 64-byte-swizzled tile and a TMA store,
+//   W = 2X through an f32 tile stored to and loaded from shared memory
+//       element by element.
+// Doubling is exact in bf16, so every output must equal 2X bit for bit.
+!x_tile = !tile.st<64x64xbf16, #tile.swizzle<128>>
+!z_tile = !tile.st<64x64xbf16, #tile.swizzle<64>>
+!w_tile = !tile.st<64x64xf32, #tile.swizzle<128>>
+!r16 = !tile.rt<64x64xbf16, warpgroup, #tile.mma_acc>
+!r32 = !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+!view = !tile.gl<?x64xbf16>
+
+tile.kernel @tile_paths(%X: !view, %Y: !view, %Z: !view, %W: !view)
+    launch(warpgroups = 1) {
+  %x = tile.alloc : !x_tile
+  %z = tile.alloc : !z_tile
+  %w = tile.alloc : !w_tile
+  %ready = tile.alloc : !tile.sem
+  tile.sem_init %ready, 1 : !tile.sem
+  tile.fence sem_init
+  tile.barrier block
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %phase = arith.constant 0 : i32
+  %two = arith.constant 2.0 : f32
+  %n = tile.dim %X[0] : !view
+  %tiles = arith.ceildivui %n, %c64 : index
+  tile.foreach_tile (%i) in (%tiles) {
+    tile.sem_expect %ready, %x : !x_tile
+    tile.load_async %X[%i, %c0] -> %x, %ready : !view, !x_tile
+    tile.sem_wait %ready, %phase
+    %r = tile.load %x : !x_tile -> !r16
+    %rf = tile.cast %r : !r16 to !r32
+    %doubled = tile.mul %rf, %two : !r32, f32
+    %d16 = tile.cast %doubled : !r32 to !r16
+    tile.store %d16, %Y[%i, %c0] : !r16, !view
+    tile.store %d16, %z : !r16, !z_tile
+    tile.store_async %z -> %Z[%i, %c0] : !z_tile, !view
+    tile.store %doubled, %w : !r32, !w_tile
+    tile.barrier warpgroup
+    %back = tile.load %w : !w_tile -> !r32
+    %b16 = tile.cast %back : !r32 to !r16
+    tile.store %b16, %W[%i, %c0] : !r16, !view
+    tile.store_async_wait
+  }
+}

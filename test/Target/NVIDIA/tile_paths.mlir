@@ -1,0 +1,10 @@
+// The GPU check program for every register path compiles to PTX with
+// ldmatrix, stmatrix, 64-byte-swizzle TMA stores and plain shared accesses,
+// and ptxas accepts it when installed.
+// RUN: rm -rf %t && tk-opt %tk_src_root/python/gpu_checks/tile_paths.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
+// RUN: FileCheck %s < %t/tile_paths.ptx
+// CHECK-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-DAG: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK-DAG: ld.shared.b32
+// CHECK-DAG: st.shared.b32
