@@ -64,6 +64,12 @@ void addModeOffsets(mlir::OpBuilder &b, mlir::Location loc,
                     llvm::ArrayRef<tile::FragmentMode> modes, mlir::Value id,
                     mlir::Value &row, mlir::Value &col);
 
+/// Row and column (from `row0`, `col0`) of the element this thread holds in
+/// register 0: the sum of its lane's and warp's mode contributions.
+std::pair<mlir::Value, mlir::Value>
+threadOrigin(mlir::OpBuilder &b, mlir::Location loc,
+             const tile::FragmentMap &map, mlir::Value row0, mlir::Value col0);
+
 /// Small builders shared by the patterns.
 mlir::Value constI32(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 mlir::Value constI64(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
@@ -102,6 +108,8 @@ void populateComputePatterns(mlir::TypeConverter &converter,
                              mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
+/// Whether a layout conversion is between identical fragment maps.
+bool sameFragments(tile::ConvertLayoutOp op);
 /// Why a reduction of `tile` along rows (or columns) cannot be lowered, or "".
 std::string reductionUnsupportedReason(tile::RegTileType tile, bool alongRows);
 

@@ -122,6 +122,106 @@ struct UnaryLowering : OpConversionPattern<TileOp> {
   }
 };
 
+/// e^x = 2^(x log2 e) and ln x = log2(x) ln 2, on the special-function unit.
+template <typename TileOp, bool IsExp>
+struct ExpLogLowering : OpConversionPattern<TileOp> {
+  using OpConversionPattern<TileOp>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TileOp op, typename TileOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type structType = this->getTypeConverter()->convertType(op.getType());
+    Type element = cast<RegisterType>(op.getType()).getElementType();
+    Type f32 = rewriter.getF32Type();
+    Value factor = LLVM::ConstantOp::create(
+        rewriter, loc, f32,
+        rewriter.getF32FloatAttr(IsExp ? 1.4426950408889634
+                                       : 0.6931471805599453));
+    rewriter.replaceOp(
+        op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
+          Value x = convertFloat(
+              rewriter, loc, extract(rewriter, loc, adaptor.getX(), i), f32);
+          Value y = IsExp
+                        ? Value(LLVM::Exp2Op::create(
+                              rewriter, loc,
+                              LLVM::FMulOp::create(rewriter, loc, x, factor)))
+                        : Value(LLVM::FMulOp::create(
+                              rewriter, loc,
+                              LLVM::Log2Op::create(rewriter, loc, x), factor));
+          return convertFloat(rewriter, loc, y, element);
+        }));
+    return success();
+  }
+};
+
+/// Masks: every thread knows the (row, col) of each element it holds, so
+/// each element is kept or replaced with one comparison and a select.
+template <typename MaskOp> struct MaskLowering : OpConversionPattern<MaskOp> {
+  using OpConversionPattern<MaskOp>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MaskOp op, typename MaskOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<FragmentMap> map = getScopeFragmentMap(op.getType());
+    if (failed(map))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    Type element = op.getType().getElementType();
+    APFloat fillValue =
+        op.getFill() == MaskFill::neg_inf
+            ? APFloat::getInf(cast<FloatType>(element).getFloatSemantics(),
+                              /*Negative=*/true)
+            : APFloat::getZero(cast<FloatType>(element).getFloatSemantics());
+    Value fill = LLVM::ConstantOp::create(
+        rewriter, loc, element, rewriter.getFloatAttr(element, fillValue));
+    auto [row, col] =
+        threadOrigin(rewriter, loc, *map, adaptor.getRow(), adaptor.getCol());
+    Type structType = this->getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOp(
+        op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
+          auto [dr, dc] = map->elementAt({i, 0, 0});
+          Value r = arith::AddIOp::create(rewriter, loc, row,
+                                          constIndex(rewriter, loc, dr));
+          Value c = arith::AddIOp::create(rewriter, loc, col,
+                                          constIndex(rewriter, loc, dc));
+          Value keep = keepElement(rewriter, loc, op, adaptor, r, c);
+          return LLVM::SelectOp::create(
+                     rewriter, loc, keep,
+                     extract(rewriter, loc, adaptor.getX(), i), fill)
+              .getResult();
+        }));
+    return success();
+  }
+
+  static Value keepElement(OpBuilder &b, Location loc, CausalMaskOp,
+                           typename CausalMaskOp::Adaptor, Value r, Value c) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, c, r);
+  }
+  static Value keepElement(OpBuilder &b, Location loc, BoundMaskOp,
+                           typename BoundMaskOp::Adaptor adaptor, Value r,
+                           Value c) {
+    return arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r,
+                              adaptor.getRows()),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
+                              adaptor.getCols()));
+  }
+};
+
+/// A conversion between layouts whose fragment maps are identical (e.g.
+/// #tile.mma_acc and #tile.row for a 64-row warpgroup tile) moves nothing.
+struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!sameFragments(op))
+      return rewriter.notifyMatchFailure(op, "data movement needed");
+    rewriter.replaceOp(op, adaptor.getX());
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // wgmma
 //===----------------------------------------------------------------------===//
@@ -239,6 +339,26 @@ struct MmaWaitLowering : OpConversionPattern<MmaWaitOp> {
 };
 } // namespace
 
+bool tk::nvvm::sameFragments(ConvertLayoutOp op) {
+  auto from = cast<RegisterType>(op.getX().getType());
+  auto to = cast<RegisterType>(op.getType());
+  FailureOr<FragmentMap> a = getScopeFragmentMap(from);
+  FailureOr<FragmentMap> b = getScopeFragmentMap(to);
+  if (failed(a) || failed(b))
+    return false;
+  auto same = [](ArrayRef<FragmentMode> x, ArrayRef<FragmentMode> y) {
+    return x.size() == y.size() && llvm::all_of(llvm::zip(x, y), [](auto pair) {
+             auto [m, n] = pair;
+             return m.size == n.size && m.rowStride == n.rowStride &&
+                    m.colStride == n.colStride;
+           });
+  };
+  using I = FragmentMap::Index;
+  return same(a->modes(I::reg), b->modes(I::reg)) &&
+         same(a->modes(I::lane), b->modes(I::lane)) &&
+         same(a->modes(I::warp), b->modes(I::warp));
+}
+
 void tk::nvvm::populateComputePatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
@@ -249,6 +369,8 @@ void tk::nvvm::populateComputePatterns(TypeConverter &converter,
       BinaryLowering<MulOp, LLVM::FMulOp>, BinaryLowering<DivOp, LLVM::FDivOp>,
       BinaryLowering<MaxOp, LLVM::MaxNumOp>,
       BinaryLowering<MinOp, LLVM::MinNumOp>, UnaryLowering<NegOp, LLVM::FNegOp>,
-      UnaryLowering<AbsOp, LLVM::FAbsOp>, UnaryLowering<Exp2Op, LLVM::Exp2Op>>(
-      converter, ctx);
+      UnaryLowering<AbsOp, LLVM::FAbsOp>, UnaryLowering<Exp2Op, LLVM::Exp2Op>,
+      ExpLogLowering<ExpOp, true>, ExpLogLowering<LogOp, false>,
+      MaskLowering<CausalMaskOp>, MaskLowering<BoundMaskOp>,
+      ConvertLayoutLowering>(converter, ctx);
 }

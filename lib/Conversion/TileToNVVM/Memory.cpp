@@ -167,22 +167,6 @@ struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
   }
 };
 
-/// Row and column (from `row0`, `col0`) of the element this thread holds in
-/// register 0: the sum of its lane's and warp's mode contributions.
-std::pair<Value, Value> threadOrigin(OpBuilder &b, Location loc,
-                                     const FragmentMap &map, Value row0,
-                                     Value col0) {
-  Value tid = threadIndex(b, loc);
-  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 32));
-  Value warp = arith::RemUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 32)),
-      constIndex(b, loc, map.numWarps()));
-  Value row = row0, col = col0;
-  addModeOffsets(b, loc, map.modes(FragmentMap::Index::lane), lane, row, col);
-  addModeOffsets(b, loc, map.modes(FragmentMap::Index::warp), warp, row, col);
-  return {row, col};
-}
-
 /// Register tile → global view: every thread stores the elements it holds,
 /// skipping those past the view's edges.
 struct StoreGlobalLowering : OpConversionPattern<StoreOp> {

@@ -70,6 +70,20 @@ void tk::nvvm::addModeOffsets(OpBuilder &b, Location loc,
   }
 }
 
+std::pair<Value, Value> tk::nvvm::threadOrigin(OpBuilder &b, Location loc,
+                                               const FragmentMap &map,
+                                               Value row0, Value col0) {
+  Value tid = threadIndex(b, loc);
+  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 32));
+  Value warp = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 32)),
+      constIndex(b, loc, map.numWarps()));
+  Value row = row0, col = col0;
+  addModeOffsets(b, loc, map.modes(FragmentMap::Index::lane), lane, row, col);
+  addModeOffsets(b, loc, map.modes(FragmentMap::Index::warp), warp, row, col);
+  return {row, col};
+}
+
 TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   addConversion([](Type type) { return type; });
   auto registerStruct = [ctx](RegisterType type) -> std::optional<Type> {
@@ -274,6 +288,10 @@ std::string unsupportedReason(Operation *op) {
         cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/false);
   if (auto store = dyn_cast<StoreAsyncOp>(op))
     return store.getReduce() ? "with 'reduce add' is not lowered yet" : "";
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
+    return sameFragments(convert)
+               ? ""
+               : "between layouts that move data is not lowered yet";
   if (auto load = dyn_cast<LoadOp>(op))
     return isa<SharedTileType>(load.getSrc().getType()) &&
                    isa<RegTileType>(load.getType())
@@ -289,7 +307,8 @@ std::string unsupportedReason(Operation *op) {
           WarpgroupIdOp, DimOp, AllocOp, SlotOp, SubtileOp, LoadAsyncOp,
           StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,
           BarrierOp, FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
-          MinOp, NegOp, AbsOp, Exp2Op, BroadcastOp, MmaWaitOp>(op))
+          MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp,
+          CausalMaskOp, BoundMaskOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";

@@ -73,9 +73,17 @@ tile.kernel @k(%G: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
 // -----
 
 tile.kernel @k() launch(warpgroups = 1) {
+  %x = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+  // expected-error @+1 {{'tile.cumsum' op is not lowered to NVVM yet}}
+  %y = tile.cumsum %x : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 1) {
   %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
-  // expected-error @+1 {{'tile.log' op is not lowered to NVVM yet}}
-  %y = tile.log %x : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  // expected-error @+1 {{'tile.convert_layout' op between layouts that move data is not lowered yet}}
+  %y = tile.convert_layout %x : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc> to !tile.rt<64x64xf32, warpgroup, #tile.col>
 }
 
 // -----

@@ -215,3 +215,28 @@ tile.kernel @from_shared() launch(warpgroups = 1) {
   %y = tile.load %s32 : !tile.st<64x32xf32, #tile.swizzle<128>> -> !tile.rt<64x32xf32, warpgroup, #tile.mma_acc>
   "test.use"(%x, %y) : (!tile.rt<64x32xbf16, warpgroup, #tile.mma_acc>, !tile.rt<64x32xf32, warpgroup, #tile.mma_acc>) -> ()
 }
+
+// -----
+
+// Masks compare each element's (row, col), known from the fragment map, and
+// select; exp and log go through ex2 and lg2; a conversion between layouts
+// with the same fragment map (mma_acc and row at 64 rows) moves nothing.
+// CHECK-LABEL: llvm.func @masks_and_math
+// CHECK: llvm.mlir.constant(0xFF800000 : f32) : f32
+// CHECK: arith.cmpi ule
+// CHECK: llvm.select
+// CHECK: arith.cmpi ult
+// CHECK: llvm.intr.exp2
+// CHECK: llvm.intr.log2
+// CHECK-NOT: tile.convert_layout
+// CHECK: "test.use"
+tile.kernel @masks_and_math(%r: index, %c: index, %n: index) launch(warpgroups = 1) {
+  %x = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %m = tile.causal_mask %x[%r, %c] fill neg_inf : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %b = tile.bound_mask %m[%r, %c] within [%n, %n] fill zero : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %e = tile.exp %b : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %l = tile.log %e : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %p = tile.cast %l : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc> to !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>
+  %a = tile.convert_layout %p : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc> to !tile.rt<64x16xbf16, warpgroup, #tile.row>
+  "test.use"(%a) : (!tile.rt<64x16xbf16, warpgroup, #tile.row>) -> ()
+}
