@@ -122,6 +122,12 @@ struct UnaryLowering : OpConversionPattern<TileOp> {
   }
 };
 
+/// The special-function unit's approximate ex2 (lg2 is called through its
+/// NVVM intrinsic: NVPTX has no precise log2).
+LLVM::FastmathFlagsAttr approx(OpBuilder &b) {
+  return LLVM::FastmathFlagsAttr::get(b.getContext(), LLVM::FastmathFlags::afn);
+}
+
 /// e^x = 2^(x log2 e) and ln x = log2(x) ln 2, on the special-function unit.
 template <typename TileOp, bool IsExp>
 struct ExpLogLowering : OpConversionPattern<TileOp> {
@@ -141,13 +147,19 @@ struct ExpLogLowering : OpConversionPattern<TileOp> {
         op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
           Value x = convertFloat(
               rewriter, loc, extract(rewriter, loc, adaptor.getX(), i), f32);
-          Value y = IsExp
-                        ? Value(LLVM::Exp2Op::create(
-                              rewriter, loc,
-                              LLVM::FMulOp::create(rewriter, loc, x, factor)))
-                        : Value(LLVM::FMulOp::create(
-                              rewriter, loc,
-                              LLVM::Log2Op::create(rewriter, loc, x), factor));
+          Value y;
+          if (IsExp) {
+            y = LLVM::Exp2Op::create(
+                rewriter, loc, LLVM::FMulOp::create(rewriter, loc, x, factor),
+                approx(rewriter));
+          } else {
+            Value log2 = LLVM::CallIntrinsicOp::create(
+                             rewriter, loc, f32,
+                             rewriter.getStringAttr("llvm.nvvm.lg2.approx.f"),
+                             ValueRange{x})
+                             .getResult(0);
+            y = LLVM::FMulOp::create(rewriter, loc, log2, factor);
+          }
           return convertFloat(rewriter, loc, y, element);
         }));
     return success();
@@ -265,6 +277,67 @@ NVVM::WGMMATypes wgmmaType(Type type) {
   return NVVM::WGMMATypes::e5m2;
 }
 
+/// wgmma with A from registers (four b32 of packed pairs, the #tile.row
+/// fragment of 16 columns) and B from a descriptor. MLIR 22's NVVM op takes
+/// A only from shared memory, so this one is inline PTX; the accumulator
+/// registers are tied in and out.
+Value wgmmaRegisterA(OpBuilder &b, Location loc, Value acc, ValueRange aWords,
+                     Value descB, bool accumulate, int64_t n, Type elem,
+                     bool transB) {
+  auto structType = cast<LLVM::LLVMStructType>(acc.getType());
+  int64_t outs = structType.getBody().size();
+  std::string d;
+  for (int64_t i = 0; i < outs; ++i)
+    d += (i ? ", $" : "$") + std::to_string(i);
+  int64_t aBase = 2 * outs;
+  std::string type = elem.isBF16() ? "bf16" : "f16";
+  std::string ptx =
+      "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(aBase + 5) +
+      ", 0;\n" + "wgmma.mma_async.sync.aligned.m64n" + std::to_string(n) +
+      "k16.f32." + type + "." + type + " {" + d + "}, {$" +
+      std::to_string(aBase) + ", $" + std::to_string(aBase + 1) + ", $" +
+      std::to_string(aBase + 2) + ", $" + std::to_string(aBase + 3) + "}, $" +
+      std::to_string(aBase + 4) + ", p, 1, 1, " + (transB ? "1" : "0") + ";\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < outs; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < outs; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "r,r,r,r,l,r";
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < outs; ++i)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  operands.append(aWords.begin(), aWords.end());
+  operands.push_back(descB);
+  operands.push_back(constI32(b, loc, accumulate ? 1 : 0));
+  return LLVM::InlineAsmOp::create(
+             b, loc, structType, operands, ptx, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             ArrayAttr{})
+      .getResult(0);
+}
+
+/// The four b32 A words of K step `k0` of a register tile in #tile.row
+/// layout: registers 8 (k0 / 16) .. + 7, packed in pairs.
+SmallVector<Value, 4> registerAWords(OpBuilder &b, Location loc, Value a,
+                                     Type elem, int64_t k0) {
+  auto pair = VectorType::get({2}, elem);
+  SmallVector<Value, 4> words;
+  int64_t base = 8 * (k0 / 16);
+  for (int64_t i = 0; i < 8; i += 2) {
+    Value v = LLVM::UndefOp::create(b, loc, pair);
+    for (int64_t j = 0; j < 2; ++j)
+      v = LLVM::InsertElementOp::create(
+          b, loc, v, LLVM::ExtractValueOp::create(b, loc, a, base + i + j),
+          constI32(b, loc, j));
+    words.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v));
+  }
+  return words;
+}
+
 /// D (+)= op(A) op(B) with A and B in shared memory: one wgmma per K step of
 /// 16 (32 for f8), issued between a fence and a commit. tile.mma then waits,
 /// so the result is complete when used (the dialect's value semantics);
@@ -278,16 +351,17 @@ struct MmaLowering : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     auto a = dyn_cast<SharedTileType>(op.getA().getType());
+    auto aReg = dyn_cast<RegTileType>(op.getA().getType());
     auto b = dyn_cast<SharedTileType>(op.getB().getType());
     RegTileType d = op.getType();
     int64_t n = d.getShape()[1];
     // The pre-step rejected other forms with a diagnostic.
-    if (!a || !b || d.getShape()[0] != 64 || n > 256)
+    if ((!a && !aReg) || !b || d.getShape()[0] != 64 || n > 256)
       return rewriter.notifyMatchFailure(op, "unsupported mma form");
     bool aT = op.getForm() == MmaForm::AtB || op.getForm() == MmaForm::AtBt;
     bool bT = op.getForm() == MmaForm::ABt || op.getForm() == MmaForm::AtBt;
-    int64_t k = aT ? a.getRows() : a.getCols();
-    Type elem = a.getElementType();
+    int64_t k = aReg ? aReg.getShape()[1] : aT ? a.getRows() : a.getCols();
+    Type elem = aReg ? aReg.getElementType() : a.getElementType();
     int64_t kStep = elementBytes(elem) == 1 ? 32 : 16;
     Type structType = this->getTypeConverter()->convertType(d);
     Value acc =
@@ -300,11 +374,18 @@ struct MmaLowering : OpConversionPattern<OpTy> {
     };
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t k0 = 0; k0 < k; k0 += kStep) {
-      Value descA = matrixDescriptor(rewriter, loc, adaptor.getA(), op.getA(),
-                                     /*kMajor=*/!aT, k0);
       Value descB = matrixDescriptor(rewriter, loc, adaptor.getB(), op.getB(),
                                      /*kMajor=*/bT, k0);
       bool accumulate = op.getAcc() || k0 > 0;
+      if (aReg) {
+        acc = wgmmaRegisterA(
+            rewriter, loc, acc,
+            registerAWords(rewriter, loc, adaptor.getA(), elem, k0), descB,
+            accumulate, n, elem, /*transB=*/!bT);
+        continue;
+      }
+      Value descA = matrixDescriptor(rewriter, loc, adaptor.getA(), op.getA(),
+                                     /*kMajor=*/!aT, k0);
       acc = NVVM::WgmmaMmaAsyncOp::create(
           rewriter, loc, structType, acc, descA, descB,
           NVVM::MMAShapeAttr::get(ctx, 64, n, kStep),
@@ -340,23 +421,11 @@ struct MmaWaitLowering : OpConversionPattern<MmaWaitOp> {
 } // namespace
 
 bool tk::nvvm::sameFragments(ConvertLayoutOp op) {
-  auto from = cast<RegisterType>(op.getX().getType());
-  auto to = cast<RegisterType>(op.getType());
-  FailureOr<FragmentMap> a = getScopeFragmentMap(from);
-  FailureOr<FragmentMap> b = getScopeFragmentMap(to);
-  if (failed(a) || failed(b))
-    return false;
-  auto same = [](ArrayRef<FragmentMode> x, ArrayRef<FragmentMode> y) {
-    return x.size() == y.size() && llvm::all_of(llvm::zip(x, y), [](auto pair) {
-             auto [m, n] = pair;
-             return m.size == n.size && m.rowStride == n.rowStride &&
-                    m.colStride == n.colStride;
-           });
-  };
-  using I = FragmentMap::Index;
-  return same(a->modes(I::reg), b->modes(I::reg)) &&
-         same(a->modes(I::lane), b->modes(I::lane)) &&
-         same(a->modes(I::warp), b->modes(I::warp));
+  FailureOr<FragmentMap> a =
+      getScopeFragmentMap(cast<RegisterType>(op.getX().getType()));
+  FailureOr<FragmentMap> b =
+      getScopeFragmentMap(cast<RegisterType>(op.getType()));
+  return succeeded(a) && succeeded(b) && a->samePlacement(*b);
 }
 
 void tk::nvvm::populateComputePatterns(TypeConverter &converter,

@@ -167,6 +167,96 @@ struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
   }
 };
 
+/// Register vector → global view (along the last dimension): each element
+/// is stored once, by the thread whose replicated lane and warp digits are
+/// all zero, skipping elements past the view's end.
+struct StoreGlobalVectorLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto view = dyn_cast<GlobalType>(op.getDst().getType());
+    auto vec = dyn_cast<RegVecType>(op.getValue().getType());
+    if (!view || !vec)
+      return rewriter.notifyMatchFailure(op, "only register vector to global");
+    Location loc = op.getLoc();
+    FailureOr<FragmentMap> fragments = getScopeFragmentMap(vec);
+    if (failed(fragments))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    const FragmentMap &map = *fragments;
+    int64_t viewParam = op->getAttrOfType<IntegerAttr>(kViewParam).getInt();
+    size_t rank = view.getShape().size();
+    SmallVector<Value> dims;
+    for (size_t d = 0; d < rank; ++d)
+      dims.push_back(
+          toIndex(rewriter, loc, kernelParam(op, viewParam + 1 + d)));
+    Value start =
+        arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 1],
+                              constIndex(rewriter, loc, vec.getShape()[0]));
+    auto [pos, unused] =
+        threadOrigin(rewriter, loc, map, start, constIndex(rewriter, loc, 0));
+    (void)unused;
+    // The owner of each element: every replicated digit is zero.
+    Value tid = threadIndex(rewriter, loc);
+    Value lane = arith::RemUIOp::create(rewriter, loc, tid,
+                                        constIndex(rewriter, loc, 32));
+    Value warp = arith::RemUIOp::create(
+        rewriter, loc,
+        arith::DivUIOp::create(rewriter, loc, tid,
+                               constIndex(rewriter, loc, 32)),
+        constIndex(rewriter, loc, map.numWarps()));
+    Value owner = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    auto requireZero = [&](FragmentMap::Index index, Value id) {
+      int64_t stride = 1;
+      for (const FragmentMode &mode : map.modes(index)) {
+        if (mode.rowStride == 0) {
+          Value digit = arith::RemUIOp::create(
+              rewriter, loc,
+              arith::DivUIOp::create(rewriter, loc, id,
+                                     constIndex(rewriter, loc, stride)),
+              constIndex(rewriter, loc, mode.size));
+          owner = arith::AndIOp::create(
+              rewriter, loc, owner,
+              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                    digit, constIndex(rewriter, loc, 0)));
+        }
+        stride *= mode.size;
+      }
+    };
+    requireZero(FragmentMap::Index::lane, lane);
+    requireZero(FragmentMap::Index::warp, warp);
+    // Row-major offset of the leading coordinates.
+    Value base = constIndex(rewriter, loc, 0);
+    for (size_t d = 0; d + 1 < rank; ++d)
+      base = arith::AddIOp::create(
+          rewriter, loc, arith::MulIOp::create(rewriter, loc, base, dims[d]),
+          adaptor.getCoords()[d]);
+    base = arith::MulIOp::create(rewriter, loc, base, dims[rank - 1]);
+    Type element = vec.getElementType();
+    for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
+      Value p = arith::AddIOp::create(
+          rewriter, loc, pos,
+          constIndex(rewriter, loc, map.elementAt({reg, 0, 0}).first));
+      Value store = arith::AndIOp::create(
+          rewriter, loc, owner,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, p,
+                                dims[rank - 1]));
+      Value value =
+          LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), reg);
+      auto guard = scf::IfOp::create(rewriter, loc, store, false);
+      OpBuilder::InsertionGuard g(rewriter);
+      rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+      Value index = arith::AddIOp::create(rewriter, loc, base, p);
+      Value address = LLVM::GEPOp::create(
+          rewriter, loc, adaptor.getDst().getType(), element, adaptor.getDst(),
+          ValueRange{toI64(rewriter, loc, index)});
+      LLVM::StoreOp::create(rewriter, loc, value, address);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Register tile → global view: every thread stores the elements it holds,
 /// skipping those past the view's edges.
 struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
@@ -566,8 +656,9 @@ struct StoreAsyncWaitLowering : OpConversionPattern<StoreAsyncWaitOp> {
 
 void tk::nvvm::populateMemoryPatterns(TypeConverter &converter,
                                       RewritePatternSet &patterns) {
-  patterns.add<AllocLowering, SlotLowering, SubtileLowering, LoadAsyncLowering,
-               StoreGlobalLowering, StoreSharedLowering, LoadSharedLowering,
-               StoreAsyncLowering, StoreAsyncWaitLowering>(
-      converter, patterns.getContext());
+  patterns
+      .add<AllocLowering, SlotLowering, SubtileLowering, LoadAsyncLowering,
+           StoreGlobalLowering, StoreGlobalVectorLowering, StoreSharedLowering,
+           LoadSharedLowering, StoreAsyncLowering, StoreAsyncWaitLowering>(
+          converter, patterns.getContext());
 }

@@ -264,10 +264,15 @@ FailureOr<Attribute> describeBound(Value bound, Builder &b) {
 
 /// Why the lowering cannot handle `op` yet, or "" when it can.
 template <typename OpTy> std::string mmaUnsupportedReason(OpTy mma) {
-  if (!isa<SharedTileType>(mma.getA().getType()) ||
-      !isa<SharedTileType>(mma.getB().getType()))
-    return "with register operands is not lowered yet; keep A and B in "
-           "shared memory";
+  if (!isa<SharedTileType>(mma.getB().getType()))
+    return "with a register B operand is not lowered yet; keep B in shared "
+           "memory";
+  if (auto a = dyn_cast<RegTileType>(mma.getA().getType());
+      a && (!isa_and_nonnull<RowLayoutAttr>(a.getLayout()) ||
+            a.getScope() != Scope::warpgroup ||
+            !(a.getElementType().isBF16() || a.getElementType().isF16())))
+    return "with a register A operand is lowered for bf16/f16 warpgroup "
+           "tiles in #tile.row layout only";
   ArrayRef<int64_t> d = mma.getType().getShape();
   if (d[0] != 64 || d[1] > 256)
     return "is lowered for 64 x N (N <= 256) warpgroup results only, got " +
@@ -297,12 +302,15 @@ std::string unsupportedReason(Operation *op) {
                    isa<RegTileType>(load.getType())
                ? ""
                : "is lowered for shared tiles to register tiles only";
-  if (auto store = dyn_cast<StoreOp>(op))
-    return isa<RegTileType>(store.getValue().getType()) &&
-                   isa<GlobalType, SharedTileType>(store.getDst().getType())
-               ? ""
-               : "is lowered for register tiles to global or shared memory "
-                 "only";
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    Type value = store.getValue().getType(), dst = store.getDst().getType();
+    if (isa<RegTileType>(value) && isa<GlobalType, SharedTileType>(dst))
+      return "";
+    if (isa<RegVecType>(value) && isa<GlobalType>(dst))
+      return "";
+    return "is lowered for register tiles to global or shared memory and "
+           "register vectors to global memory only";
+  }
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpSpecializeOp,
           WarpgroupIdOp, DimOp, AllocOp, SlotOp, SubtileOp, LoadAsyncOp,
           StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,

@@ -47,10 +47,10 @@ tile.kernel @k(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
 // -----
 
 tile.kernel @k() launch(warpgroups = 1) {
-  %a = tile.fill 0.0 : !tile.rt<64x64xbf16, warpgroup, #tile.row>
-  %b = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
-  // expected-error @+1 {{'tile.mma' op with register operands is not lowered yet; keep A and B in shared memory}}
-  %d = tile.mma AB %a, %b : !tile.rt<64x64xbf16, warpgroup, #tile.row>, !tile.st<64x64xbf16, #tile.swizzle<128>> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  %a = tile.fill 0.0 : !tile.rt<16x16xbf16, warp, #tile.row>
+  %b = tile.fill 0.0 : !tile.rt<16x16xbf16, warp, #tile.col>
+  // expected-error @+1 {{'tile.mma' op with a register B operand is not lowered yet; keep B in shared memory}}
+  %d = tile.mma AB %a, %b : !tile.rt<16x16xbf16, warp, #tile.row>, !tile.rt<16x16xbf16, warp, #tile.col> -> !tile.rt<16x16xf32, warp, #tile.mma_acc>
 }
 
 // -----
@@ -93,7 +93,7 @@ tile.kernel @k() launch(warpgroups = 1) {
   %s = tile.alloc : !tile.st<64x64xf32, #tile.swizzle<128>>
   %v = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
   %sv = tile.alloc : !tile.sv<64xf32>
-  // expected-error @+1 {{'tile.store' op is lowered for register tiles to global or shared memory only}}
+  // expected-error @+1 {{'tile.store' op is lowered for register tiles to global or shared memory and register vectors to global memory only}}
   tile.store %v, %sv : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>, !tile.sv<64xf32>
 }
 

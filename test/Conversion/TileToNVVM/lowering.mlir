@@ -227,7 +227,7 @@ tile.kernel @from_shared() launch(warpgroups = 1) {
 // CHECK: llvm.select
 // CHECK: arith.cmpi ult
 // CHECK: llvm.intr.exp2
-// CHECK: llvm.intr.log2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
 // CHECK-NOT: tile.convert_layout
 // CHECK: "test.use"
 tile.kernel @masks_and_math(%r: index, %c: index, %n: index) launch(warpgroups = 1) {
@@ -239,4 +239,33 @@ tile.kernel @masks_and_math(%r: index, %c: index, %n: index) launch(warpgroups =
   %p = tile.cast %l : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc> to !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>
   %a = tile.convert_layout %p : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc> to !tile.rt<64x16xbf16, warpgroup, #tile.row>
   "test.use"(%a) : (!tile.rt<64x16xbf16, warpgroup, #tile.row>) -> ()
+}
+
+// -----
+
+// wgmma with A from registers is inline PTX: the accumulator tied in and
+// out, A as four b32 of packed bf16 pairs per 16 of K, B by descriptor
+// (imm-trans-b 1 for an N-major B).
+// CHECK-LABEL: llvm.func @register_a
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+tile.kernel @register_a() launch(warpgroups = 1) {
+  %a = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup, #tile.row>
+  %b = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+  %d = tile.mma AB %a, %b : !tile.rt<64x64xbf16, warpgroup, #tile.row>, !tile.st<64x64xbf16, #tile.swizzle<128>> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  "test.use"(%d) : (!tile.rt<64x64xf32, warpgroup, #tile.mma_acc>) -> ()
+}
+
+// -----
+
+// A register vector goes to global memory once per element: only the
+// thread whose replicated lane and warp digits are zero stores it.
+// CHECK-LABEL: llvm.func @vector_store
+// CHECK: arith.andi
+// CHECK: scf.if
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<1>
+tile.kernel @vector_store(%L: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
+  %v = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+  tile.store %v, %L[%i, %i] : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>, !tile.gl<?x?xf32>
 }

@@ -131,6 +131,38 @@ FragmentMap FragmentMap::slice(bool alongRows) const {
   return result;
 }
 
+llvm::SmallVector<FragmentMode, 4>
+FragmentMap::coalescedModes(Index index) const {
+  llvm::SmallVector<FragmentMode, 4> result;
+  for (const FragmentMode &mode : modes(index)) {
+    if (!result.empty()) {
+      FragmentMode &last = result.back();
+      if (mode.rowStride == last.rowStride * last.size &&
+          mode.colStride == last.colStride * last.size) {
+        last.size *= mode.size;
+        continue;
+      }
+    }
+    result.push_back(mode);
+  }
+  return result;
+}
+
+bool FragmentMap::samePlacement(const FragmentMap &other) const {
+  if (rows != other.rows || cols != other.cols)
+    return false;
+  for (Index index : {Index::reg, Index::lane, Index::warp}) {
+    auto a = coalescedModes(index), b = other.coalescedModes(index);
+    if (a.size() != b.size())
+      return false;
+    for (auto [x, y] : llvm::zip(a, b))
+      if (x.size != y.size || x.rowStride != y.rowStride ||
+          x.colStride != y.colStride)
+        return false;
+  }
+  return true;
+}
+
 static void printModes(llvm::raw_ostream &os, llvm::StringRef name,
                        llvm::ArrayRef<FragmentMode> modes, bool vector) {
   os << name << " [";

@@ -78,6 +78,14 @@ public:
   /// from registers and become replication in lanes and warps.
   FragmentMap slice(bool alongRows) const;
 
+  /// The modes of `index` with neighbours merged where the second continues
+  /// the first (size a:(r,c) then b:(a r, a c) is one mode ab:(r,c)), so two
+  /// maps that place every element alike compare equal.
+  llvm::SmallVector<FragmentMode, 4> coalescedModes(Index index) const;
+
+  /// Whether both maps put every element in the same (reg, lane, warp).
+  bool samePlacement(const FragmentMap &other) const;
+
   /// Prints the modes, e.g. `regs [2:(0,1) 2:(8,0)] lanes [...] warps [...]`.
   void print(llvm::raw_ostream &os) const;
 
