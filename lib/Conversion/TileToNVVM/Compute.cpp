@@ -185,8 +185,10 @@ template <typename MaskOp> struct MaskLowering : OpConversionPattern<MaskOp> {
             : APFloat::getZero(cast<FloatType>(element).getFloatSemantics());
     Value fill = LLVM::ConstantOp::create(
         rewriter, loc, element, rewriter.getFloatAttr(element, fillValue));
-    auto [row, col] =
+    // Named values, not structured bindings: the lambda below captures them.
+    std::pair<Value, Value> origin =
         threadOrigin(rewriter, loc, *map, adaptor.getRow(), adaptor.getCol());
+    Value row = origin.first, col = origin.second;
     Type structType = this->getTypeConverter()->convertType(op.getType());
     rewriter.replaceOp(
         op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
