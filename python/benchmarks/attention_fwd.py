@@ -14,13 +14,13 @@ import argparse
 import json
 import math
 import os
-import statistics
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir import Kernel  # noqa: E402
+from timing import time_ms  # noqa: E402
 
 D = 128
 CHECKS = [  # batch, heads, seq, causal
@@ -48,21 +48,6 @@ def run(kernel, q, k, v, scale, causal):
     return o, lse
 
 
-def time_ms(fn, warmup=5, batches=5, per_batch=10):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(batches):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(per_batch):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / per_batch)
-    return statistics.median(times)
 
 
 def main():
@@ -97,7 +82,8 @@ def main():
                        .to(torch.bfloat16) for _ in range(3))
             o = torch.empty_like(q)
             lse = torch.empty(b, h, n, device="cuda")
-            ours = time_ms(lambda: kernel(q, k, v, o, lse, scale, causal))
+            ours = time_ms(lambda: kernel(q, k, v, o, lse, scale, causal),
+                           warmup=5, batches=5, per_batch=10)
             flops = 4 * b * h * n * n * D / (2 if causal else 1)
             row = {"batch": b, "heads": h, "seq": n, "causal": causal,
                    "tk_tflops": flops / ours / 1e9}
@@ -110,7 +96,7 @@ def main():
                         t = time_ms(lambda: torch.nn.functional
                                     .scaled_dot_product_attention(
                                         q, k, v, is_causal=causal,
-                                        scale=scale))
+                                        scale=scale), warmup=5, batches=5, per_batch=10)
                     row[f"{name}_tflops"] = flops / t / 1e9
                 except RuntimeError as e:
                     row[f"{name}_error"] = str(e)[:200]

@@ -14,13 +14,13 @@ do not all hit L2; TFLOP/s = 2 M N K / time.
 import argparse
 import json
 import os
-import statistics
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir import Kernel  # noqa: E402
+from timing import time_ms  # noqa: E402
 
 CHECK_SHAPES = [  # M, N, K
     (4096, 4096, 4096), (8192, 8192, 8192), (128, 4096, 4096),
@@ -66,24 +66,6 @@ def check(kernel):
     return rows
 
 
-def time_ms(fn, warmup=10, batches=7, per_batch=20):
-    """Median over batches of back-to-back calls, per call: launches queue
-    behind each other, so host-side launch cost overlaps the GPU's work as it
-    does in real use (the same for both libraries)."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(batches):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(per_batch):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / per_batch)
-    return statistics.median(times)
 
 
 def rotating(fn, sets):

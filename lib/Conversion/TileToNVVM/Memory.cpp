@@ -167,6 +167,28 @@ struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
   }
 };
 
+/// The dimensions of the view `op` writes, from its kernel parameters.
+SmallVector<Value> viewDims(OpBuilder &b, Location loc, Operation *op,
+                            size_t rank) {
+  int64_t viewParam = op->getAttrOfType<IntegerAttr>(kViewParam).getInt();
+  SmallVector<Value> dims;
+  for (size_t d = 0; d < rank; ++d)
+    dims.push_back(toIndex(b, loc, kernelParam(op, viewParam + 1 + d)));
+  return dims;
+}
+
+/// Row-major element offset of the first `count` coordinates, scaled by the
+/// extent of the next dimension: where (coords[0..count), 0, ...) starts,
+/// in units of dimension `count`.
+Value leadingOffset(OpBuilder &b, Location loc, ValueRange coords,
+                    ArrayRef<Value> dims, size_t count) {
+  Value base = constIndex(b, loc, 0);
+  for (size_t d = 0; d < count; ++d)
+    base = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, base, dims[d]), coords[d]);
+  return arith::MulIOp::create(b, loc, base, dims[count]);
+}
+
 /// Register vector → global view (along the last dimension): each element
 /// is stored once, by the thread whose replicated lane and warp digits are
 /// all zero, skipping elements past the view's end.
@@ -184,12 +206,8 @@ struct StoreGlobalVectorLowering : OpConversionPattern<StoreOp> {
     if (failed(fragments))
       return rewriter.notifyMatchFailure(op, "no fragment map");
     const FragmentMap &map = *fragments;
-    int64_t viewParam = op->getAttrOfType<IntegerAttr>(kViewParam).getInt();
     size_t rank = view.getShape().size();
-    SmallVector<Value> dims;
-    for (size_t d = 0; d < rank; ++d)
-      dims.push_back(
-          toIndex(rewriter, loc, kernelParam(op, viewParam + 1 + d)));
+    SmallVector<Value> dims = viewDims(rewriter, loc, op, rank);
     Value start =
         arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 1],
                               constIndex(rewriter, loc, vec.getShape()[0]));
@@ -225,13 +243,8 @@ struct StoreGlobalVectorLowering : OpConversionPattern<StoreOp> {
     };
     requireZero(FragmentMap::Index::lane, lane);
     requireZero(FragmentMap::Index::warp, warp);
-    // Row-major offset of the leading coordinates.
-    Value base = constIndex(rewriter, loc, 0);
-    for (size_t d = 0; d + 1 < rank; ++d)
-      base = arith::AddIOp::create(
-          rewriter, loc, arith::MulIOp::create(rewriter, loc, base, dims[d]),
-          adaptor.getCoords()[d]);
-    base = arith::MulIOp::create(rewriter, loc, base, dims[rank - 1]);
+    Value base =
+        leadingOffset(rewriter, loc, adaptor.getCoords(), dims, rank - 1);
     Type element = vec.getElementType();
     for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
       Value p = arith::AddIOp::create(
@@ -273,12 +286,8 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
     if (failed(fragments))
       return rewriter.notifyMatchFailure(op, "no fragment map");
     const FragmentMap &map = *fragments;
-    int64_t viewParam = op->getAttrOfType<IntegerAttr>(kViewParam).getInt();
     size_t rank = view.getShape().size();
-    SmallVector<Value> dims;
-    for (size_t d = 0; d < rank; ++d)
-      dims.push_back(
-          toIndex(rewriter, loc, kernelParam(op, viewParam + 1 + d)));
+    SmallVector<Value> dims = viewDims(rewriter, loc, op, rank);
 
     auto [row, col] = threadOrigin(
         rewriter, loc, map,
@@ -288,12 +297,8 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
                               constIndex(rewriter, loc, tile.getShape()[1])));
 
     // Row-major element offset of (leading..., row, col).
-    Value base = constIndex(rewriter, loc, 0);
-    for (size_t d = 0; d + 2 < rank; ++d)
-      base = arith::AddIOp::create(
-          rewriter, loc, arith::MulIOp::create(rewriter, loc, base, dims[d]),
-          adaptor.getCoords()[d]);
-    base = arith::MulIOp::create(rewriter, loc, base, dims[rank - 2]);
+    Value base =
+        leadingOffset(rewriter, loc, adaptor.getCoords(), dims, rank - 2);
     Value rows = dims[rank - 2], cols = dims[rank - 1];
     Type element = tile.getElementType();
     Value ptr = adaptor.getDst();
