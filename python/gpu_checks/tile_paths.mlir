@@ -2,7 +2,10 @@
 //   Y = 2X through ldmatrix and per-element global stores,
 //   Z = 2X through stmatrix into a 64-byte-swizzled tile and a TMA store,
 //   W = 2X through an f32 tile stored to and loaded from shared memory
-//       element by element.
+//       element by element,
+//   U, V = the first columns of 2X, for views narrower than the tile (the
+//       16-byte global stores fall back to element stores where a group of
+//       8 leaves the view or rows are not 16-byte aligned).
 // Doubling is exact in bf16, so every output must equal 2X bit for bit.
 !x_tile = !tile.st<64x64xbf16, #tile.swizzle<128>>
 !z_tile = !tile.st<64x64xbf16, #tile.swizzle<64>>
@@ -11,7 +14,8 @@
 !r32 = !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
 !view = !tile.gl<?x64xbf16>
 
-tile.kernel @tile_paths(%X: !view, %Y: !view, %Z: !view, %W: !view)
+tile.kernel @tile_paths(%X: !view, %Y: !view, %Z: !view, %W: !view,
+                        %U: !tile.gl<?x?xbf16>, %V: !tile.gl<?x?xbf16>)
     launch(warpgroups = 1) {
   %x = tile.alloc : !x_tile
   %z = tile.alloc : !z_tile
@@ -35,6 +39,8 @@ tile.kernel @tile_paths(%X: !view, %Y: !view, %Z: !view, %W: !view)
     %doubled = tile.mul %rf, %two : !r32, f32
     %d16 = tile.cast %doubled : !r32 to !r16
     tile.store %d16, %Y[%i, %c0] : !r16, !view
+    tile.store %d16, %U[%i, %c0] : !r16, !tile.gl<?x?xbf16>
+    tile.store %d16, %V[%i, %c0] : !r16, !tile.gl<?x?xbf16>
     tile.store %d16, %z : !r16, !z_tile
     tile.store_async %z -> %Z[%i, %c0] : !z_tile, !view
     tile.store %doubled, %w : !r32, !w_tile

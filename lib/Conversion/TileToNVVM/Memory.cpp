@@ -1,6 +1,9 @@
 //===- Memory.cpp - Shared buffers, TMA copies, register stores -----------===//
 #include "Common.h"
 
+#include <array>
+#include <map>
+
 using namespace mlir;
 using namespace tk::tile;
 using namespace tk::nvvm;
@@ -270,6 +273,161 @@ struct StoreGlobalVectorLowering : OpConversionPattern<StoreOp> {
   }
 };
 
+bool fitsStmatrix(const FragmentMap &map, Type element);
+
+/// 16-byte register → global stores for bf16/f16 m8n8-fragment layouts.
+/// Each quad holds, for a row, 4 consecutive 8-column groups as one b32
+/// word per lane and group; a 4x4 word transpose inside the quad (three
+/// shfl.sync.idx) leaves lane t with the 8 contiguous elements of group t,
+/// written with one st.global.v4 where they are in bounds and 16-byte
+/// aligned, else element by element. Returns false when the layout or
+/// shape does not fit (the caller stores element by element).
+bool storeGlobalWide(OpBuilder &b, Location loc, const FragmentMap &map,
+                     Type element, Value tile, Value ptr, Value base, Value row,
+                     Value col, Value rows, Value cols) {
+  if (!fitsStmatrix(map, element))
+    return false;
+  // Words of lane 0 / warp 0 by (row offset, 32-column block), 4 per block.
+  std::map<std::pair<int64_t, int64_t>, std::array<int64_t, 4>> blocks;
+  std::map<std::pair<int64_t, int64_t>, int> found;
+  for (int64_t reg = 0; reg < map.numRegs(); reg += 2) {
+    auto [dr, dc] = map.elementAt({reg, 0, 0});
+    std::pair<int64_t, int64_t> key{dr, dc / 32};
+    blocks[key][(dc % 32) / 8] = reg;
+    ++found[key];
+  }
+  for (auto &[key, count] : found)
+    if (count != 4)
+      return false;
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+  auto pair = VectorType::get({2}, element);
+  Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
+                                      constIndex(b, loc, 32));
+  Value t = arith::RemUIOp::create(b, loc, lane, constIndex(b, loc, 4));
+  Value quad = arith::SubIOp::create(b, loc, lane, t);
+  Value ptrInt = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+  Value aligned = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(b, loc, cols, constIndex(b, loc, 8)),
+          constIndex(b, loc, 0)),
+      arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::AndIOp::create(b, loc, ptrInt, constI64(b, loc, 15)),
+          constI64(b, loc, 0)));
+  auto word = [&](int64_t reg) {
+    Value v = LLVM::UndefOp::create(b, loc, pair);
+    for (int64_t j = 0; j < 2; ++j)
+      v = LLVM::InsertElementOp::create(
+          b, loc, v, LLVM::ExtractValueOp::create(b, loc, tile, reg + j),
+          constI32(b, loc, j));
+    return LLVM::BitcastOp::create(b, loc, i32, v).getResult();
+  };
+  auto pick = [&](ArrayRef<Value> words, Value index) {
+    Value v = words[0];
+    for (int64_t k = 1; k < 4; ++k)
+      v = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
+                                constIndex(b, loc, k)),
+          words[k], v);
+    return v;
+  };
+  for (auto &[key, regs] : blocks) {
+    auto [dr, block] = key;
+    SmallVector<Value, 4> words;
+    for (int64_t reg : regs)
+      words.push_back(word(reg));
+    // Round r: lane t receives, from quad lane (t + r) % 4, that lane's word
+    // for group t, and keeps it as word (t + r) % 4 of its 16 bytes.
+    SmallVector<Value, 4> out(4);
+    for (int64_t r = 0; r < 4; ++r) {
+      Value from = arith::RemUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, t, constIndex(b, loc, r)),
+          constIndex(b, loc, 4));
+      // What this lane sends: its word for group (t - r) % 4.
+      Value send =
+          pick(words,
+               arith::RemUIOp::create(
+                   b, loc,
+                   arith::AddIOp::create(b, loc, t, constIndex(b, loc, 4 - r)),
+                   constIndex(b, loc, 4)));
+      Value got =
+          r == 0 ? send
+                 : NVVM::ShflOp::create(
+                       b, loc, i32, constI32(b, loc, -1), send,
+                       toI32(b, loc, arith::AddIOp::create(b, loc, quad, from)),
+                       constI32(b, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr{})
+                       .getResult();
+      for (int64_t k = 0; k < 4; ++k) {
+        Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           from, constIndex(b, loc, k));
+        out[k] =
+            out[k]
+                ? arith::SelectOp::create(b, loc, here, got, out[k]).getResult()
+                : got;
+      }
+    }
+    // Lane t now holds columns 32 block + 8 t .. + 7 of row `dr`.
+    Value r = arith::AddIOp::create(b, loc, row, constIndex(b, loc, dr));
+    Value c = arith::AddIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, col,
+            arith::MulIOp::create(b, loc, t, constIndex(b, loc, 6))),
+        constIndex(b, loc, 32 * block));
+    Value rowInside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, rows);
+    Value allInside = arith::AndIOp::create(
+        b, loc, rowInside,
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ule,
+            arith::AddIOp::create(b, loc, c, constIndex(b, loc, 8)), cols));
+    Value index = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, arith::AddIOp::create(b, loc, base, r),
+                              cols),
+        c);
+    Value address = LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
+                                        ValueRange{toI64(b, loc, index)});
+    auto wide = scf::IfOp::create(
+        b, loc, arith::AndIOp::create(b, loc, allInside, aligned),
+        /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(wide.thenBlock()->getTerminator());
+      auto v4 = VectorType::get({4}, i32);
+      Value v = LLVM::UndefOp::create(b, loc, v4);
+      for (int64_t k = 0; k < 4; ++k)
+        v = LLVM::InsertElementOp::create(b, loc, v, out[k],
+                                          constI32(b, loc, k));
+      LLVM::StoreOp::create(b, loc, v, address, /*alignment=*/16);
+      b.setInsertionPoint(wide.elseBlock()->getTerminator());
+      for (int64_t e = 0; e < 8; ++e) {
+        Value inside = arith::AndIOp::create(
+            b, loc, rowInside,
+            arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ult,
+                arith::AddIOp::create(b, loc, c, constIndex(b, loc, e)), cols));
+        auto guard = scf::IfOp::create(b, loc, inside, false);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(guard.thenBlock()->getTerminator());
+        Value elements =
+            LLVM::BitcastOp::create(b, loc, pair, out[e / 2]).getResult();
+        Value value = LLVM::ExtractElementOp::create(b, loc, elements,
+                                                     constI32(b, loc, e % 2));
+        Value at = LLVM::GEPOp::create(b, loc, ptr.getType(), element, address,
+                                       ValueRange{constI64(b, loc, e)});
+        LLVM::StoreOp::create(b, loc, value, at);
+      }
+    }
+  }
+  (void)ctx;
+  return true;
+}
+
 /// Register tile → global view: every thread stores the elements it holds,
 /// skipping those past the view's edges.
 struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
@@ -302,6 +460,11 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
     Value rows = dims[rank - 2], cols = dims[rank - 1];
     Type element = tile.getElementType();
     Value ptr = adaptor.getDst();
+    if (storeGlobalWide(rewriter, loc, map, element, adaptor.getValue(), ptr,
+                        base, row, col, rows, cols)) {
+      rewriter.eraseOp(op);
+      return success();
+    }
     for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
       auto [dr, dc] = map.elementAt({reg, 0, 0});
       Value r = arith::AddIOp::create(rewriter, loc, row,

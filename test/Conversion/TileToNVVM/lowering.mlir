@@ -269,3 +269,18 @@ tile.kernel @vector_store(%L: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 
   %v = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
   tile.store %v, %L[%i, %i] : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>, !tile.gl<?x?xf32>
 }
+
+// -----
+
+// Register → global, 16 bytes at a time for bf16 m8n8 fragments: a 4x4
+// word transpose inside each quad (shfl.sync idx), then one 16-byte store
+// where the 8 elements are inside the view and aligned, else element stores.
+// CHECK-LABEL: llvm.func @wide_store
+// CHECK: nvvm.shfl.sync idx
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// CHECK: } else {
+// CHECK: llvm.store %{{.*}}, %{{.*}} : bf16, !llvm.ptr<1>
+tile.kernel @wide_store(%G: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1) {
+  %x = tile.fill 1.0 : !tile.rt<64x32xbf16, warpgroup, #tile.mma_acc>
+  tile.store %x, %G[%i, %i] : !tile.rt<64x32xbf16, warpgroup, #tile.mma_acc>, !tile.gl<?x?xbf16>
+}
