@@ -183,6 +183,17 @@ def test_grid_sizes(gemm):
     assert grid_size(KernelSpec("k", entry), gemm_args(), 132) == 384
 
 
+def test_grid_rounds_up_to_whole_clusters():
+    entry = gemm_entry()
+    entry["cluster"] = [2, 1, 1]
+    # 4000 x 3000 in 128 x 256 tiles is 384 tiles; 132 SMs; already even.
+    assert grid_size(KernelSpec("k", entry), gemm_args(), 131) == 132
+    entry["grid_policy"] = "tiles"
+    # 129 x 264 in 128 x 256 tiles: 2 x 2 = 4 tiles, even; 1 x 1: rounded to 2.
+    assert grid_size(KernelSpec("k", entry), gemm_args(m=129, n=264), 132) == 4
+    assert grid_size(KernelSpec("k", entry), gemm_args(m=64, n=64), 132) == 2
+
+
 def test_grid_from_constants_and_index_params():
     entry = gemm_entry()
     entry["grid_policy"] = "tiles"

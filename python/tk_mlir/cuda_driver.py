@@ -91,9 +91,25 @@ def launch(function, grid, spec, pointers, stream):
             stream = torch.cuda.current_stream().cuda_stream
         except Exception:
             stream = 0
-    cluster = spec.cluster
-    if any(c != 1 for c in cluster):
-        raise NotImplementedError("cluster launches are not wired up yet")
-    _check(driver.cuLaunchKernel(
-        function, grid, 1, 1, spec.threads, 1, 1, spec.shared_memory_bytes,
-        stream, ctypes.addressof(pointers), 0), "cuLaunchKernel")
+    cluster = list(spec.cluster) + [1] * (3 - len(spec.cluster))
+    if all(c == 1 for c in cluster):
+        _check(driver.cuLaunchKernel(
+            function, grid, 1, 1, spec.threads, 1, 1,
+            spec.shared_memory_bytes, stream, ctypes.addressof(pointers), 0),
+            "cuLaunchKernel")
+        return
+    config = driver.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = grid, 1, 1
+    config.blockDimX, config.blockDimY, config.blockDimZ = spec.threads, 1, 1
+    config.sharedMemBytes = spec.shared_memory_bytes
+    config.hStream = stream
+    attr = driver.CUlaunchAttribute()
+    attr.id = (driver.CUlaunchAttributeID
+               .CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+    attr.value.clusterDim.x, attr.value.clusterDim.y, \
+        attr.value.clusterDim.z = cluster
+    config.attrs = [attr]
+    config.numAttrs = 1
+    _check(driver.cuLaunchKernelEx(config, function,
+                                   ctypes.addressof(pointers), 0),
+           "cuLaunchKernelEx")

@@ -208,11 +208,15 @@ def grid_tiles(spec, args):
 
 def grid_size(spec, args, multiprocessors):
     """Blocks to launch: one per tile, or at most one per multiprocessor for
-    persistent kernels."""
+    persistent kernels; rounded up to whole clusters (blocks past the last
+    tile find no work)."""
     tiles = grid_tiles(spec, args)
     if spec.grid_policy == "persistent":
-        return max(1, min(tiles, multiprocessors))
-    return max(1, tiles)
+        blocks = max(1, min(tiles, multiprocessors))
+    else:
+        blocks = max(1, tiles)
+    cluster = spec.cluster[0] if spec.cluster else 1
+    return -(-blocks // cluster) * cluster
 
 
 def tensor_map_geometry(entry, tensor, dtype):

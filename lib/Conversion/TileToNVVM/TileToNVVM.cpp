@@ -329,6 +329,12 @@ LogicalResult checkLowerable(KernelOp kernel) {
   if (!kernel.getWarpgroups())
     return kernel.emitOpError("needs launch(warpgroups = N) to be lowered; "
                               "set it or run tile-warp-specialize");
+  if (auto dims = kernel.getCluster())
+    for (size_t i = 1; i < dims->size(); ++i)
+      if ((*dims)[i] != 1)
+        return kernel.emitOpError(
+            "cluster shapes other than [N, 1, 1] are not lowered yet: blocks "
+            "are launched along x");
   WalkResult walk = kernel.walk([&](Operation *op) {
     if (std::string why = unsupportedReason(op); !why.empty()) {
       op->emitOpError() << why;
@@ -539,6 +545,9 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
                 b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   // setmaxnreg needs a register cap at entry: one block per multiprocessor.
   func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  if (auto dims = kernel.getCluster(); dims && !dims->empty() && (*dims)[0] > 1)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr({(*dims)[0], 1, 1}));
   for (size_t i = paramTypes.size() - tmas.size(); i < paramTypes.size(); ++i) {
     func.setArgAttr(
         i, "llvm.byval",

@@ -6,6 +6,12 @@ tile.kernel @k() {
 
 // -----
 
+// expected-error @+1 {{'tile.kernel' op cluster shapes other than [N, 1, 1] are not lowered yet: blocks are launched along x}}
+tile.kernel @k() launch(warpgroups = 1, cluster = [1, 2, 1]) {
+}
+
+// -----
+
 tile.kernel @k() launch(warpgroups = 1) {
   // expected-error @+1 {{'tile.fill' op result layout is left open; set it or run tile-assign-layouts before lowering}}
   %x = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup>

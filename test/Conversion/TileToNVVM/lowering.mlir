@@ -284,3 +284,11 @@ tile.kernel @wide_store(%G: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1
   %x = tile.fill 1.0 : !tile.rt<64x32xbf16, warpgroup, #tile.mma_acc>
   tile.store %x, %G[%i, %i] : !tile.rt<64x32xbf16, warpgroup, #tile.mma_acc>, !tile.gl<?x?xbf16>
 }
+
+// -----
+
+// A cluster shape along x becomes the kernel's required cluster size.
+// CHECK-LABEL: llvm.func @clustered
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+tile.kernel @clustered() launch(warpgroups = 1, cluster = [2, 1, 1]) {
+}
