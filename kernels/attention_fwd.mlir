@@ -46,7 +46,12 @@ tile.kernel @attention_fwd(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
   // Causal: key tiles up to and including the diagonal.
   %all_kv = arith.ceildivui %seq, %c128 : index
 
-  tile.foreach_tile (%qt, %h, %b) in (%q_tiles, %heads, %batch) {
+  %last_q = arith.subi %q_tiles, %c1 : index
+  tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) {
+    // Causal: the longest rows first (blocks start in order), and key tiles
+    // up to and including the diagonal.
+    %reversed = arith.subi %last_q, %t : index
+    %qt = arith.select %causal, %reversed, %t : index
     %diag = arith.addi %qt, %c1 : index
     %kv_tiles = arith.select %causal, %diag, %all_kv : index
     tile.warp_specialize producer(warpgroups = 1, registers = 24) {
@@ -95,7 +100,10 @@ tile.kernel @attention_fwd(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
         %k0 = arith.muli %j, %c128 : index
         %s_raw = tile.mma ABt %q_wg, %k_s : !q_half, !kv_tile -> !s
         %s_in = tile.bound_mask %s_raw[%q0, %k0] within [%seq, %seq] fill neg_inf : !s
-        %s_ij = scf.if %causal -> (!s) {
+        // Only the diagonal key tile crosses the causal boundary.
+        %on_diag = arith.cmpi eq, %j, %qt : index
+        %needs_mask = arith.andi %causal, %on_diag : i1
+        %s_ij = scf.if %needs_mask -> (!s) {
           %masked = tile.causal_mask %s_in[%q0, %k0] fill neg_inf : !s
           scf.yield %masked : !s
         } else {
