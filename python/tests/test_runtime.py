@@ -183,14 +183,17 @@ def test_grid_sizes(gemm):
     assert grid_size(KernelSpec("k", entry), gemm_args(), 132) == 384
 
 
-def test_grid_rounds_up_to_whole_clusters():
+def test_grid_hands_tiles_to_whole_clusters():
     entry = gemm_entry()
     entry["cluster"] = [2, 1, 1]
-    # 4000 x 3000 in 128 x 256 tiles is 384 tiles; 132 SMs; already even.
-    assert grid_size(KernelSpec("k", entry), gemm_args(), 131) == 132
+    # Persistent: as many 2-block clusters as fit on 131 SMs (65), each a
+    # worker over the 384 tiles.
+    assert grid_size(KernelSpec("k", entry), gemm_args(), 131) == 130
+    # Fewer tiles than clusters that fit: one cluster per tile.
+    assert grid_size(KernelSpec("k", entry), gemm_args(m=129, n=264), 132) == 8
     entry["grid_policy"] = "tiles"
-    # 129 x 264 in 128 x 256 tiles: 2 x 2 = 4 tiles, even; 1 x 1: rounded to 2.
-    assert grid_size(KernelSpec("k", entry), gemm_args(m=129, n=264), 132) == 4
+    # 129 x 264 in 128 x 256 tiles: 2 x 2 = 4 tiles, two blocks each.
+    assert grid_size(KernelSpec("k", entry), gemm_args(m=129, n=264), 132) == 8
     assert grid_size(KernelSpec("k", entry), gemm_args(m=64, n=64), 132) == 2
 
 

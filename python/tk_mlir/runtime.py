@@ -207,16 +207,17 @@ def grid_tiles(spec, args):
 
 
 def grid_size(spec, args, multiprocessors):
-    """Blocks to launch: one per tile, or at most one per multiprocessor for
-    persistent kernels; rounded up to whole clusters (blocks past the last
-    tile find no work)."""
+    """Blocks to launch. The unit of work is the cluster (one block without
+    clusters): one per tile, or for persistent kernels at most as many as
+    fit on the multiprocessors at once; every block of a cluster shares
+    its tiles."""
     tiles = grid_tiles(spec, args)
-    if spec.grid_policy == "persistent":
-        blocks = max(1, min(tiles, multiprocessors))
-    else:
-        blocks = max(1, tiles)
     cluster = spec.cluster[0] if spec.cluster else 1
-    return -(-blocks // cluster) * cluster
+    if spec.grid_policy == "persistent":
+        workers = max(1, min(tiles, multiprocessors // cluster))
+    else:
+        workers = max(1, tiles)
+    return workers * cluster
 
 
 def tensor_map_geometry(entry, tensor, dtype):

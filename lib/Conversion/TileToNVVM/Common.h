@@ -39,6 +39,9 @@ inline constexpr llvm::StringLiteral kRoleBase = "tk.role_base";
 /// signals: each warp arrives for itself (no warpgroup barrier), so the
 /// mbarrier expects this many arrivals per declared one.
 inline constexpr llvm::StringLiteral kPerWarp = "tk.per_warp_arrivals";
+/// On foreach_tile in cluster kernels: blocks per cluster, which share each
+/// tile.
+inline constexpr llvm::StringLiteral kClusterBlocks = "tk.cluster_blocks";
 inline constexpr llvm::StringLiteral kSmemSymbol = "__tk_smem";
 /// Extra bytes requested so the dynamic buffer can be aligned to 1024 bytes.
 inline constexpr int64_t kSmemAlignSlack = 1024;

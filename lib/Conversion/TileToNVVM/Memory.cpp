@@ -146,20 +146,46 @@ struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
         blockBytes = allocationRows(op.getDst()) * swizzle;
       }
     }
+    // Multicast: this block copies rows [rank R/C, (rank + 1) R/C) of each
+    // column block into the same place in every block of the cluster.
+    int64_t cluster = 1;
+    if (auto blocks = op->getAttrOfType<IntegerAttr>(kClusterBlocks))
+      cluster = blocks.getInt();
+    int64_t sliceRows = 0, sliceBytes = 0;
+    if (cluster > 1) {
+      auto tile = cast<SharedTileType>(buffer);
+      sliceRows = tile.getRows() / cluster;
+      sliceBytes = sliceRows * tile.getSwizzle().getBytes();
+    }
     emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
+      Value rank, rowShift, byteShift, mask;
+      if (cluster > 1) {
+        rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+        rowShift =
+            arith::MulIOp::create(b, loc, rank, constI32(b, loc, sliceRows));
+        byteShift = arith::ExtUIOp::create(
+            b, loc, b.getI64Type(),
+            arith::MulIOp::create(b, loc, rank, constI32(b, loc, sliceBytes)));
+        mask = arith::ConstantOp::create(
+            b, loc, b.getIntegerAttr(b.getI16Type(), (1 << cluster) - 1));
+      }
       for (int64_t j = 0; j < blocks; ++j) {
         Value dst = adaptor.getDst();
         if (j)
           dst = offsetPtr(b, loc, dst, constI64(b, loc, j * blockBytes));
+        if (byteShift)
+          dst = offsetPtr(b, loc, dst, byteShift);
         // The sm_90 form writes a shared::cluster address; this block's own
         // shared memory is part of its cluster window.
         dst = LLVM::AddrSpaceCastOp::create(
             b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), dst);
         SmallVector<Value> coords =
             tmaCoordinates(b, loc, buffer, adaptor.getCoords(), j * width);
+        if (rowShift)
+          coords[1] = arith::AddIOp::create(b, loc, coords[1], rowShift);
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
             b, loc, dst, map, coords, adaptor.getSem(),
-            /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value{},
+            /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/mask,
             /*l2CacheHint=*/Value{}, NVVM::TMALoadMode::TILE,
             /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr{},
             /*predicate=*/Value{});

@@ -89,12 +89,21 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     Value block =
         toIndex(rewriter, loc,
                 NVVM::BlockIdXOp::create(rewriter, loc, rewriter.getI32Type()));
+    // In cluster kernels the worker is the cluster: its blocks are
+    // consecutive along x and share every tile.
+    auto cluster = op->getAttrOfType<IntegerAttr>(kClusterBlocks);
+    if (cluster)
+      block = arith::DivUIOp::create(
+          rewriter, loc, block, constIndex(rewriter, loc, cluster.getInt()));
     Operation *insertBefore;
     Value linear, iteration;
     if (op->hasAttr("tk.persistent")) {
       Value grid = toIndex(
           rewriter, loc,
           NVVM::GridDimXOp::create(rewriter, loc, rewriter.getI32Type()));
+      if (cluster)
+        grid = arith::DivUIOp::create(
+            rewriter, loc, grid, constIndex(rewriter, loc, cluster.getInt()));
       auto loop = scf::ForOp::create(rewriter, loc, block, total, grid);
       insertBefore = loop.getBody()->getTerminator();
       rewriter.setInsertionPoint(insertBefore);
@@ -119,6 +128,19 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     rewriter.eraseOp(body.getTerminator());
     rewriter.inlineBlockBefore(&body, insertBefore, args);
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The block's rank in its cluster (x-major clusters [C, 1, 1]).
+struct ClusterRankLowering : OpConversionPattern<ClusterRankOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ClusterRankOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value rank =
+        NVVM::ClusterId::create(rewriter, op.getLoc(), rewriter.getI32Type());
+    rewriter.replaceOp(op, toIndex(rewriter, op.getLoc(), rank));
     return success();
   }
 };
@@ -160,6 +182,7 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
 
 void tk::nvvm::populateStructurePatterns(TypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<DimLowering, WarpgroupIdLowering, ForeachTileLowering,
-               WarpSpecializeLowering>(converter, patterns.getContext());
+  patterns.add<DimLowering, WarpgroupIdLowering, ClusterRankLowering,
+               ForeachTileLowering, WarpSpecializeLowering>(
+      converter, patterns.getContext());
 }

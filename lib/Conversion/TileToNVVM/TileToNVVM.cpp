@@ -312,11 +312,11 @@ std::string unsupportedReason(Operation *op) {
            "register vectors to global memory only";
   }
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpSpecializeOp,
-          WarpgroupIdOp, DimOp, AllocOp, SlotOp, SubtileOp, LoadAsyncOp,
-          StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,
-          BarrierOp, FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
-          MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp,
-          CausalMaskOp, BoundMaskOp>(op))
+          WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
+          SubtileOp, LoadAsyncOp, StoreAsyncWaitOp, SemInitOp, SemArriveOp,
+          SemExpectOp, SemWaitOp, BarrierOp, FenceOp, FillOp, CastOp, AddOp,
+          SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
+          BroadcastOp, MmaWaitOp, CausalMaskOp, BoundMaskOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";
@@ -440,6 +440,9 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
     unsigned rank = cast<GlobalType>(view.getType()).getShape().size();
     TmaKey key{arg.getArgNumber(), {}, 0};
     key.box = getTmaBox(buffer, rank, key.swizzle);
+    // A multicast load copies 1/C of the rows from each block of the cluster.
+    if (auto load = dyn_cast<LoadAsyncOp>(op); load && load.getMulticast())
+      key.box[rank - 2] /= clusterBlocks(op);
     auto *it = llvm::find(tmas, key);
     int64_t param;
     if (it == tmas.end()) {
@@ -511,6 +514,20 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
   if (kernel.getGrid() == GridPolicy::persistent)
     kernel.walk([&](ForeachTileOp op) {
       op->setAttr("tk.persistent", b.getUnitAttr());
+    });
+  // In clusters, foreach_tile hands out tiles per cluster.
+  int64_t clusterSize = 1;
+  if (auto dims = kernel.getCluster(); dims && !dims->empty())
+    clusterSize = std::max<int64_t>((*dims)[0], 1);
+  // The ops that act on the whole cluster record its size (the kernel is
+  // gone by the time they are rewritten).
+  if (clusterSize > 1)
+    kernel.walk([&](Operation *op) {
+      auto load = dyn_cast<LoadAsyncOp>(op);
+      auto arrive = dyn_cast<SemArriveOp>(op);
+      if (isa<ForeachTileOp>(op) || (load && load.getMulticast()) ||
+          (arrive && arrive.getCluster()))
+        op->setAttr(kClusterBlocks, b.getI64IntegerAttr(clusterSize));
     });
 
   // The grid: how many tiles, for the launcher.

@@ -292,3 +292,72 @@ tile.kernel @wide_store(%G: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 tile.kernel @clustered() launch(warpgroups = 1, cluster = [2, 1, 1]) {
 }
+
+// -----
+
+// Clusters: tile.cluster_sync is barrier.cluster arrive + wait; the rank is
+// %cluster_ctarank; foreach_tile hands tiles to clusters (block and grid
+// divided by the cluster size). A multicast load copies its block's 32 of
+// the 64 rows (row coordinate + 32 rank, destination + 4096 rank bytes in
+// each 128-byte column block) into both blocks (mask 0b11), and its TMA box
+// is 32 rows. A cluster arrival maps the semaphore into each block of the
+// cluster and arrives there. Left alone: a load without `multicast` copies
+// the whole 64-row box into this block only, a plain arrival stays local.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: box = array<i64: 32, 64>
+// CHECK-SAME: box = array<i64: 64, 64>
+// CHECK-SAME: cluster = array<i32: 2, 1, 1>
+// CHECK: llvm.func @cluster
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK-NEXT: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK-NEXT: %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK: %[[BID:.*]] = nvvm.read.ptx.sreg.ctaid.x
+// CHECK: %[[BIDX:.*]] = arith.index_castui %[[BID]]
+// CHECK: %[[WORKER:.*]] = arith.divui %[[BIDX]], %c2
+// CHECK: %[[GRID:.*]] = nvvm.read.ptx.sreg.nctaid.x
+// CHECK: %[[GRIDX:.*]] = arith.index_castui %[[GRID]]
+// CHECK: %[[WORKERS:.*]] = arith.divui %[[GRIDX]], %c2
+// CHECK: scf.for %{{.*}} = %[[WORKER]] to %{{.*}} step %[[WORKERS]]
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
+// CHECK: %[[R:.*]] = nvvm.read.ptx.sreg.cluster.ctarank
+// CHECK: %[[ROWS:.*]] = arith.muli %[[R]], %c32_i32
+// CHECK: %[[BYTES:.*]] = arith.muli %[[R]], %c4096_i32
+// CHECK: %[[BYTES64:.*]] = arith.extui %[[BYTES]]
+// CHECK: %[[MASK:.*]] = arith.constant 3 : i16
+// CHECK: llvm.getelementptr %{{.*}}[%[[BYTES64]]]
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[ROWS]] : i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, box[%{{.*}}, %[[ROW]]] multicast_mask = %[[MASK]]
+// CHECK: llvm.getelementptr %{{.*}}[%c8192_i64]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} multicast_mask = %[[MASK]]
+// CHECK-NOT: multicast_mask
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %arg5, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.mbarrier.init %[[E:.*]], %c8_i32
+// CHECK: %[[E0:.*]] = nvvm.mapa %[[E]], %c0_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[E0]] : !llvm.ptr<7>
+// CHECK: %[[E1:.*]] = nvvm.mapa %[[E]], %c1_i32 : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[E1]] : !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.arrive %[[E]] : !llvm.ptr<3> -> i64
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK-NEXT: llvm.return
+tile.kernel @cluster(%B: !tile.gl<?x?xbf16>, %n: index)
+    launch(warpgroups = 1, grid = persistent, cluster = [2, 1, 1]) {
+  %b = tile.alloc : !tile.st<64x128xbf16, #tile.swizzle<128>>
+  %s = tile.alloc : !tile.sem
+  tile.sem_init %s, 2 : !tile.sem
+  tile.fence sem_init
+  tile.cluster_sync
+  %r = tile.cluster_rank
+  tile.foreach_tile (%i) in (%n) iteration(%t) {
+    tile.sem_expect %s, %b : !tile.st<64x128xbf16, #tile.swizzle<128>>
+    tile.load_async %B[%r, %i] -> %b, %s multicast : !tile.gl<?x?xbf16>, !tile.st<64x128xbf16, #tile.swizzle<128>>
+  }
+  tile.load_async %B[%n, %n] -> %b, %s : !tile.gl<?x?xbf16>, !tile.st<64x128xbf16, #tile.swizzle<128>>
+  %e = tile.alloc : !tile.sem
+  tile.sem_init %e, 2 : !tile.sem
+  tile.sem_arrive %e cluster
+  tile.sem_arrive %e
+  tile.cluster_sync
+}

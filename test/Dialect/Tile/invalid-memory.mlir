@@ -233,3 +233,39 @@ tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
   // expected-error @+1 {{'tile.prefetch' op box must have 1 or 2 positive dimensions, at most the view's rank}}
   tile.prefetch %g[%i, %i] box [128, 0] : !tile.gl<?x?xbf16>
 }
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16, #tile.swizzle<128>>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.load_async' op a multicast load needs a kernel launched in clusters of more than one block}}
+  tile.load_async %g[%i, %i] -> %a, %s multicast : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16, #tile.swizzle<128>>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1, cluster = [4, 1, 1]) {
+  %a = tile.alloc : !tile.st<16x64xbf16, #tile.swizzle<128>>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.load_async' op a multicast load splits the tile's rows over the 4 blocks of the cluster in whole 8-row swizzle atoms: needs a swizzled shared tile with a multiple of 32 rows, got '!tile.st<16x64xbf16, #tile.swizzle<128>>'}}
+  tile.load_async %g[%i, %i] -> %a, %s multicast : !tile.gl<?x?xbf16>, !tile.st<16x64xbf16, #tile.swizzle<128>>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1, cluster = [2, 1, 1]) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{needs a swizzled shared tile with a multiple of 16 rows, got '!tile.st<64x64xbf16>'}}
+  tile.load_async %g[%i, %i] -> %a, %s multicast : !tile.gl<?x?xbf16>, !tile.st<64x64xbf16>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?xbf16>, %i: index) launch(warpgroups = 1, cluster = [2, 1, 1]) {
+  %a = tile.alloc : !tile.sv<64xbf16>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{needs a swizzled shared tile with a multiple of 16 rows, got '!tile.sv<64xbf16>'}}
+  tile.load_async %g[%i] -> %a, %s multicast : !tile.gl<?xbf16>, !tile.sv<64xbf16>
+}

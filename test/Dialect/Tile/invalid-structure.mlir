@@ -307,3 +307,15 @@ tile.kernel @k() {
   // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.foreach_tile, tile.warp_specialize'}}
   "tile.yield"() : () -> ()
 }
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.cluster_rank' op the cluster rank needs a kernel launched in clusters of more than one block}}
+  %r = tile.cluster_rank
+}
+
+// -----
+
+// expected-error @+1 {{'tile.cluster_rank' op must be inside a 'tile.kernel'}}
+%r = tile.cluster_rank

@@ -75,3 +75,34 @@ tile.kernel @k() {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [async_proxy, sem_init, block]}}
   tile.fence cluster
 }
+
+// -----
+
+tile.kernel @k() {
+  %s = tile.alloc : !tile.sem
+  tile.sem_init %s, 1 : !tile.sem
+  // expected-error @+1 {{'tile.sem_arrive' op a cluster-wide arrival needs a kernel launched in clusters of more than one block (launch(... cluster = [C, 1, 1]) with C > 1)}}
+  tile.sem_arrive %s cluster
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 1, cluster = [1, 1, 1]) {
+  // expected-error @+1 {{'tile.cluster_sync' op a cluster barrier needs a kernel launched in clusters of more than one block}}
+  tile.cluster_sync
+}
+
+// -----
+
+// expected-error @+1 {{'tile.cluster_sync' op must be inside a 'tile.kernel'}}
+tile.cluster_sync
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 2, cluster = [2, 1, 1]) {
+  tile.warp_specialize producer(warpgroups = 1) {
+    // expected-error @+1 {{'tile.cluster_sync' op a cluster barrier inside a warp-specialized region waits for warps that never arrive; place it outside 'tile.warp_specialize'}}
+    tile.cluster_sync
+  } consumer(warpgroups = 1) {
+  }
+}

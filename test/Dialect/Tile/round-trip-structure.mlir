@@ -59,3 +59,11 @@ module attributes {tile.target = "gfx950"} {
   tile.kernel @amd() launch(warpgroups = 4) {
   }
 }
+
+// CHECK-LABEL: tile.kernel @cluster_rank
+// CHECK: %[[R:.*]] = tile.cluster_rank
+// CHECK-NEXT: "test.use"(%[[R]])
+tile.kernel @cluster_rank() launch(warpgroups = 1, cluster = [2, 1, 1]) {
+  %r = tile.cluster_rank
+  "test.use"(%r) : (index) -> ()
+}

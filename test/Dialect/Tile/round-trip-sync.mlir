@@ -32,3 +32,23 @@ tile.kernel @semaphores(%i: index, %phase: i32) {
   tile.barrier warpgroup
   tile.barrier warp
 }
+
+// CHECK-LABEL: tile.kernel @cluster_ops
+// CHECK: tile.cluster_sync
+// CHECK: %[[R:.*]] = tile.cluster_rank
+// CHECK: tile.load_async %{{.*}}[%[[R]], %{{.*}}] -> %{{.*}}, %[[S:.*]] multicast : !tile.gl<?x?xbf16>, !tile.st<64x256xbf16, #tile.swizzle<128>>
+// CHECK: tile.load_async %{{.*}} -> %{{.*}}, %[[S]] : !tile.gl
+// CHECK: tile.sem_arrive %[[S]] cluster
+// CHECK: tile.sem_arrive %[[S]]{{$}}
+tile.kernel @cluster_ops(%g: !tile.gl<?x?xbf16>, %i: index)
+    launch(warpgroups = 1, cluster = [2, 1, 1]) {
+  %b = tile.alloc : !tile.st<64x256xbf16, #tile.swizzle<128>>
+  %s = tile.alloc : !tile.sem
+  tile.sem_init %s, 2 : !tile.sem
+  tile.cluster_sync
+  %r = tile.cluster_rank
+  tile.load_async %g[%r, %i] -> %b, %s multicast : !tile.gl<?x?xbf16>, !tile.st<64x256xbf16, #tile.swizzle<128>>
+  tile.load_async %g[%i, %i] -> %b, %s : !tile.gl<?x?xbf16>, !tile.st<64x256xbf16, #tile.swizzle<128>>
+  tile.sem_arrive %s cluster
+  tile.sem_arrive %s
+}

@@ -7,6 +7,8 @@
 // RUN: FileCheck %s < %t/gemm.json
 // RUN: rm -rf %t.abt && tk-opt %kernels/gemm_abt.mlir -tile-to-nvidia="out=%t.abt" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.abt/gemm_abt.ptx -o %t.abt/check.cubin
+// RUN: rm -rf %t.mc && tk-opt %kernels/gemm_multicast.mlir -tile-to-nvidia="out=%t.mc cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.mc/gemm_multicast.ptx -o %t.mc/check.cubin
 // RUN: rm -rf %t.sm && tk-opt %kernels/softmax_scores.mlir -tile-to-nvidia="out=%t.sm cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.sm/softmax_scores.ptx -o %t.sm/check.cubin
 // RUN: rm -rf %t.tp && tk-opt %tk_src_root/python/gpu_checks/tile_paths.mlir -tile-to-nvidia="out=%t.tp cubin=false" -o /dev/null

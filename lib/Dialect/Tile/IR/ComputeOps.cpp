@@ -390,6 +390,22 @@ LogicalResult SemInitOp::verify() {
   return success();
 }
 
+LogicalResult SemArriveOp::verify() {
+  if (getCluster())
+    return verifyInCluster(*this, "a cluster-wide arrival");
+  return success();
+}
+
+LogicalResult ClusterSyncOp::verify() {
+  if (failed(verifyInCluster(*this, "a cluster barrier")))
+    return failure();
+  if ((*this)->getParentOfType<WarpSpecializeOp>())
+    return emitOpError("a cluster barrier inside a warp-specialized region "
+                       "waits for warps that never arrive; place it outside "
+                       "'tile.warp_specialize'");
+  return success();
+}
+
 LogicalResult BarrierOp::verify() {
   if (getScope() == Scope::block &&
       (*this)->getParentOfType<WarpSpecializeOp>())

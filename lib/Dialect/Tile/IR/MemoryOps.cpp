@@ -169,6 +169,22 @@ LogicalResult LoadAsyncOp::verify() {
   if (failed(verifyTransfer(*this, "destination", shape, element, isRing,
                             getSrc().getType(), getCoords())))
     return failure();
+  if (getMulticast()) {
+    if (failed(verifyInCluster(*this, "a multicast load")))
+      return failure();
+    int64_t blocks = clusterBlocks(*this);
+    int64_t rows = shape.size() >= 2 ? shape[shape.size() - 2] : 1;
+    auto tile = dyn_cast<SharedTileType>(getDst().getType());
+    if (!tile || !tile.getSwizzle() || !tile.getSwizzle().getBytes() ||
+        rows % (8 * blocks))
+      return emitOpError("a multicast load splits the tile's rows over the ")
+             << blocks << " blocks of the cluster in whole 8-row swizzle "
+             << "atoms: needs a swizzled shared tile with a multiple of "
+             << 8 * blocks << " rows, got " << getDst().getType();
+    SmallVector<int64_t> slice(shape);
+    slice[slice.size() - 2] = rows / blocks;
+    return verifyAsyncBox(*this, slice);
+  }
   return verifyAsyncBox(*this, shape);
 }
 

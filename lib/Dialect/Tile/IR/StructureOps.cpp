@@ -481,3 +481,35 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
     return {};
   return IntegerAttr::get(IndexType::get(getContext()), shape[index]);
 }
+
+//===----------------------------------------------------------------------===//
+// Cluster ops
+//===----------------------------------------------------------------------===//
+
+/// Blocks per cluster of the kernel around `op` (1 without a cluster).
+int64_t tk::tile::clusterBlocks(Operation *op) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (!kernel)
+    return 1;
+  int64_t blocks = 1;
+  if (auto dims = kernel.getCluster())
+    for (int32_t d : *dims)
+      blocks *= std::max<int32_t>(d, 1);
+  return blocks;
+}
+
+/// Cluster ops need a kernel whose cluster has more than one block.
+LogicalResult tk::tile::verifyInCluster(Operation *op, StringRef what) {
+  if (!op->getParentOfType<KernelOp>())
+    return op->emitOpError("must be inside a 'tile.kernel'");
+  if (clusterBlocks(op) < 2)
+    return op->emitOpError()
+           << what
+           << " needs a kernel launched in clusters of more than one block "
+              "(launch(... cluster = [C, 1, 1]) with C > 1)";
+  return success();
+}
+
+LogicalResult ClusterRankOp::verify() {
+  return verifyInCluster(*this, "the cluster rank");
+}

@@ -66,14 +66,26 @@ def Tile_LoadAsyncOp : Tile_Op<"load_async"> {
     as zero. Completion is signalled on `sem` as transaction bytes, which a
     `tile.sem_expect` must announce.
 
+    `multicast` (kernels with a cluster of C > 1 blocks): every block of the
+    cluster runs the same load with the same coordinates; each copies 1/C of
+    the tile's rows and writes them into `dst` and `sem` of every block of
+    the cluster, so each block receives the whole tile (and all of its
+    transaction bytes) while global memory is read once per cluster. A
+    slice must hold whole 8-row swizzle atoms: the tile's rows must be a
+    multiple of 8 C. The consumers releasing `dst` must then release it in
+    every block (`tile.sem_arrive ... cluster`), since any block's producer
+    overwrites it.
+
     ```mlir
     tile.load_async %A[%m, %k] -> %a_s, %full_s : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
+    tile.load_async %B[%k, %n] -> %b_s, %full_s multicast : !tile.gl<?x?xbf16>, !tile.st<64x256xbf16>
     ```
   }];
   let arguments = (ins Tile_GlobalType:$src, Variadic<Index>:$coords,
-                       Tile_AnySharedBuffer:$dst, Tile_OneSem:$sem);
+                       Tile_AnySharedBuffer:$dst, Tile_OneSem:$sem,
+                       UnitAttr:$multicast);
   let assemblyFormat = [{
-    $src `[` $coords `]` `->` $dst `,` $sem attr-dict `:`
+    $src `[` $coords `]` `->` $dst `,` $sem (`multicast` $multicast^)? attr-dict `:`
     qualified(type($src)) `,` qualified(type($dst))
   }];
   let hasVerifier = 1;

@@ -23,6 +23,11 @@ namespace tile {
 /// The target `op` compiles for: the nearest `tile.target` attribute of an
 /// enclosing op, or sm_90a.
 const TargetInfo &getTargetInfo(mlir::Operation *op);
+/// Blocks per cluster of the kernel around `op`; 1 without a cluster.
+int64_t clusterBlocks(mlir::Operation *op);
+/// Fails with a diagnostic unless `op` is in a kernel launched in clusters
+/// of more than one block; `what` names the feature in the message.
+mlir::LogicalResult verifyInCluster(mlir::Operation *op, llvm::StringRef what);
 } // namespace tile
 } // namespace tk
 

@@ -86,7 +86,11 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     block runs one coordinate; under `grid = persistent` each block walks a
     strided sequence of them. `group G` orders 2-d tile spaces for L2 reuse:
     the first dimension advances in groups of `G` before the second moves
-    (TK's super-grouping); without it the order is row-major.
+    (TK's super-grouping); without it the order is row-major. In a kernel
+    with `cluster = [C, 1, 1]`, C > 1, the unit of work is the cluster:
+    every block of a cluster runs the same coordinates (the launcher starts
+    C blocks per tile, or per persistent worker), and `tile.cluster_rank`
+    tells them apart.
 
     The optional `iteration(%i)` names the body's last argument: how many
     tiles this block ran before this one (0, 1, ...), from which persistent
@@ -148,6 +152,19 @@ def Tile_WarpgroupIdOp : Tile_Op<"warpgroup_id", [Pure]> {
   let description = [{
     In a `tile.warp_specialize` region: 0 .. (that role's warpgroups - 1).
     Elsewhere in a kernel: the warpgroup's index in the block.
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_ClusterRankOp : Tile_Op<"cluster_rank", [Pure]> {
+  let summary = "index of the executing block within its cluster";
+  let description = [{
+    0 .. C - 1 in a kernel with `cluster = [C, 1, 1]`. In such kernels
+    `tile.foreach_tile` hands each tile to a whole cluster, and the rank
+    tells the cluster's blocks apart (for example, which half of a pair of
+    output tiles a block computes).
   }];
   let results = (outs Index:$result);
   let assemblyFormat = "attr-dict";

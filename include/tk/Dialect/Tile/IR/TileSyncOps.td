@@ -22,8 +22,33 @@ def Tile_SemInitOp : Tile_Op<"sem_init"> {
 
 def Tile_SemArriveOp : Tile_Op<"sem_arrive"> {
   let summary = "arrive on a semaphore (once per executing scope)";
-  let arguments = (ins Tile_OneSem:$sem);
-  let assemblyFormat = "$sem attr-dict";
+  let description = [{
+    With `cluster` (kernels with a cluster of C > 1 blocks), the arrival is
+    made on the same semaphore in every block of the cluster, so its
+    initial count must include the arrivals of all C blocks. Used to hand a
+    stage filled by a `multicast` load back to every block's producer.
+
+    ```mlir
+    tile.sem_arrive %empty_s
+    tile.sem_arrive %empty_s cluster
+    ```
+  }];
+  let arguments = (ins Tile_OneSem:$sem, UnitAttr:$cluster);
+  let assemblyFormat = "$sem (`cluster` $cluster^)? attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_ClusterSyncOp : Tile_Op<"cluster_sync"> {
+  let summary = "execution and memory barrier over every block of the cluster";
+  let description = [{
+    Every thread of every block of the cluster arrives and waits (release
+    and acquire at cluster scope). Needed after initialising semaphores that
+    other blocks signal, and before exiting while other blocks may still
+    signal this block's semaphores. Not allowed inside a warp role, which
+    runs on part of the block.
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
 }
 
 def Tile_SemExpectOp : Tile_Op<"sem_expect"> {
