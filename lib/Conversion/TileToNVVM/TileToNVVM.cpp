@@ -516,9 +516,7 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
       op->setAttr("tk.persistent", b.getUnitAttr());
     });
   // In clusters, foreach_tile hands out tiles per cluster.
-  int64_t clusterSize = 1;
-  if (auto dims = kernel.getCluster(); dims && !dims->empty())
-    clusterSize = std::max<int64_t>((*dims)[0], 1);
+  int64_t clusterSize = kernel.getClusterBlocks();
   // The ops that act on the whole cluster record its size (the kernel is
   // gone by the time they are rewritten).
   if (clusterSize > 1)
@@ -562,9 +560,9 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
                 b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   // setmaxnreg needs a register cap at entry: one block per multiprocessor.
   func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
-  if (auto dims = kernel.getCluster(); dims && !dims->empty() && (*dims)[0] > 1)
+  if (clusterSize > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
-                  b.getDenseI32ArrayAttr({(*dims)[0], 1, 1}));
+                  b.getDenseI32ArrayAttr({int32_t(clusterSize), 1, 1}));
   for (size_t i = paramTypes.size() - tmas.size(); i < paramTypes.size(); ++i) {
     func.setArgAttr(
         i, "llvm.byval",

@@ -168,6 +168,15 @@ unsigned KernelOp::getNumWarps() {
   return getWarpgroups() ? 4 * *getWarpgroups() : 0;
 }
 
+int64_t KernelOp::getClusterBlocks() {
+  int64_t blocks = 1;
+  if (auto dims = getCluster())
+    for (int32_t dim : *dims)
+      // Saturate: anything past 16 is rejected, and this cannot overflow.
+      blocks = std::min<int64_t>(blocks * std::max<int32_t>(dim, 1), 1 << 20);
+  return blocks;
+}
+
 LogicalResult KernelOp::verify() {
   const TargetInfo &target = getTargetInfo(*this);
   if (!getResultTypes().empty())
@@ -188,13 +197,10 @@ LogicalResult KernelOp::verify() {
     if (cluster->empty() || cluster->size() > 3)
       return emitOpError("cluster shape must have 1 to 3 dimensions, got ")
              << cluster->size();
-    int64_t blocks = 1;
-    for (int32_t dim : *cluster) {
+    for (int32_t dim : *cluster)
       if (dim < 1)
         return emitOpError("cluster dimensions must be positive, got ") << dim;
-      // Saturate: anything past 16 is rejected below, and this cannot overflow.
-      blocks = std::min<int64_t>(blocks * dim, 1 << 20);
-    }
+    int64_t blocks = getClusterBlocks();
     if (blocks > 1 && target.vendor != Vendor::nvidia)
       return emitOpError("thread-block clusters need an NVIDIA target, not ")
              << target.name;
@@ -489,13 +495,7 @@ OpFoldResult DimOp::fold(FoldAdaptor) {
 /// Blocks per cluster of the kernel around `op` (1 without a cluster).
 int64_t tk::tile::clusterBlocks(Operation *op) {
   auto kernel = op->getParentOfType<KernelOp>();
-  if (!kernel)
-    return 1;
-  int64_t blocks = 1;
-  if (auto dims = kernel.getCluster())
-    for (int32_t d : *dims)
-      blocks *= std::max<int32_t>(d, 1);
-  return blocks;
+  return kernel ? kernel.getClusterBlocks() : 1;
 }
 
 /// Cluster ops need a kernel whose cluster has more than one block.

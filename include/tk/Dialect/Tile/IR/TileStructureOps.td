@@ -55,6 +55,9 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
       return getFunctionType().getResults();
     }
+    /// Blocks per cluster: the product of the cluster shape (dimensions
+    /// below 1 count as 1), saturating at 2^20; 1 without a cluster.
+    int64_t getClusterBlocks();
     /// Shared-memory bytes of all `tile.alloc`s in the body, each aligned
     /// as its lowering needs; `onAlloc` sees each alloc with its offset.
     int64_t getSharedMemoryBytes(
