@@ -240,9 +240,9 @@ struct StoreGlobalVectorLowering : OpConversionPattern<StoreOp> {
     Value start =
         arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 1],
                               constIndex(rewriter, loc, vec.getShape()[0]));
-    auto [pos, unused] =
-        threadOrigin(rewriter, loc, map, start, constIndex(rewriter, loc, 0));
-    (void)unused;
+    Value pos =
+        threadOrigin(rewriter, loc, map, start, constIndex(rewriter, loc, 0))
+            .first;
     // The owner of each element: every replicated digit is zero.
     Value tid = threadIndex(rewriter, loc);
     Value lane = arith::RemUIOp::create(rewriter, loc, tid,
@@ -325,7 +325,6 @@ bool storeGlobalWide(OpBuilder &b, Location loc, const FragmentMap &map,
   for (auto &[key, count] : found)
     if (count != 4)
       return false;
-  MLIRContext *ctx = b.getContext();
   Type i32 = b.getI32Type();
   auto pair = VectorType::get({2}, element);
   Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
@@ -450,7 +449,6 @@ bool storeGlobalWide(OpBuilder &b, Location loc, const FragmentMap &map,
       }
     }
   }
-  (void)ctx;
   return true;
 }
 

@@ -424,7 +424,7 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
   // TMA descriptors, one per distinct (view, box, swizzle), after the rest.
   SmallVector<TmaKey> tmas;
   SmallVector<int64_t> tmaParams;
-  WalkResult walk = kernel.walk([&](Operation *op) {
+  kernel.walk([&](Operation *op) {
     Value view;
     Type buffer;
     if (auto load = dyn_cast<LoadAsyncOp>(op)) {
@@ -435,7 +435,7 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
       buffer = store.getSrc().getType();
     }
     if (!view)
-      return WalkResult::advance();
+      return;
     auto arg = cast<BlockArgument>(view);
     unsigned rank = cast<GlobalType>(view.getType()).getShape().size();
     TmaKey key{arg.getArgNumber(), {}, 0};
@@ -453,9 +453,7 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
       param = tmaParams[it - tmas.begin()];
     }
     op->setAttr(kTmaParam, b.getI64IntegerAttr(param));
-    return WalkResult::advance();
   });
-  (void)walk;
   for (const TmaKey &key : tmas) {
     paramTypes.push_back(LLVM::LLVMPointerType::get(ctx));
     auto view = cast<GlobalType>(body.getArgument(key.view).getType());
