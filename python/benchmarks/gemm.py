@@ -4,16 +4,20 @@ to cuBLAS (torch.matmul) in the same run.
 
 usage: gemm.py --manifest build/artifacts/gemm/gemm.json [--out DIR]
                [--check-only] [--bench-only] [--transpose-b]
+               [--baseline OTHER.json] [--name NAME]
 
 Correctness: random bf16 inputs (never zeros), output poisoned with NaN
 before each launch, relative Frobenius error against float32 A @ B must be
 below 1e-2. Timing: CUDA events around batches of back-to-back calls after a warm-up,
 median over batches; inputs rotate over several buffers so repeated calls
-do not all hit L2; TFLOP/s = 2 M N K / time.
+do not all hit L2; TFLOP/s = 2 M N K / time. With --baseline, a second kernel of ours (the
+hand-scheduled GEMM) is timed in the same run, alternating with the first
+over three rounds (median per kernel), and the ratio to it is printed too.
 """
 import argparse
 import json
 import os
+import statistics
 import sys
 
 import torch
@@ -77,7 +81,7 @@ def rotating(fn, sets):
     return call
 
 
-def bench(kernel):
+def bench(kernel, baseline=None):
     rows = []
     for m, n, k in BENCH_SHAPES:
         sets = []
@@ -85,20 +89,33 @@ def bench(kernel):
             a, b = random_inputs(m, n, k)
             sets.append((a, b, torch.empty(m, n, device="cuda",
                                            dtype=torch.bfloat16)))
-        ours = time_ms(rotating(kernel, sets))
+        flops = 2.0 * m * n * k
+        if baseline is None:
+            ours = time_ms(rotating(kernel, sets))
+        else:
+            rounds = [(time_ms(rotating(kernel, sets)),
+                       time_ms(rotating(baseline, sets))) for _ in range(3)]
+            ours = statistics.median(r[0] for r in rounds)
+            base = statistics.median(r[1] for r in rounds)
         cublas = time_ms(rotating(
             lambda a, b, c: torch.matmul(a, b.t() if TRANSPOSE_B else b,
                                          out=c), sets))
-        flops = 2.0 * m * n * k
         row = {"m": m, "n": n, "k": k, "tk_ms": ours, "cublas_ms": cublas,
                "tk_tflops": flops / ours / 1e9,
                "cublas_tflops": flops / cublas / 1e9}
         row["ratio"] = row["tk_tflops"] / row["cublas_tflops"]
+        line = (f"bench {m:>5} x {n:>5} x {k:>5}: tk-mlir "
+                f"{row['tk_tflops']:7.1f} TFLOP/s, cuBLAS "
+                f"{row['cublas_tflops']:7.1f} TFLOP/s, ratio "
+                f"{row['ratio']:.3f}")
+        if baseline is not None:
+            row["baseline_ms"] = base
+            row["baseline_tflops"] = flops / base / 1e9
+            row["vs_baseline"] = base / ours
+            line += (f"; baseline {row['baseline_tflops']:7.1f} TFLOP/s, "
+                     f"ours/baseline {row['vs_baseline']:.3f}")
         rows.append(row)
-        print(f"bench {m:>5} x {n:>5} x {k:>5}: tk-mlir "
-              f"{row['tk_tflops']:7.1f} TFLOP/s, cuBLAS "
-              f"{row['cublas_tflops']:7.1f} TFLOP/s, ratio "
-              f"{row['ratio']:.3f}", flush=True)
+        print(line, flush=True)
     return rows
 
 
@@ -110,6 +127,11 @@ def main():
     parser.add_argument("--bench-only", action="store_true")
     parser.add_argument("--transpose-b", action="store_true",
                         help="the kernel computes A @ B.T with B stored N x K")
+    parser.add_argument("--baseline",
+                        help="manifest of a second kernel of ours to time "
+                             "in the same run (e.g. the hand-scheduled GEMM)")
+    parser.add_argument("--name", help="JSON file name (default gemm.json "
+                                       "or gemm_abt.json)")
     args = parser.parse_args()
     global TRANSPOSE_B
     TRANSPOSE_B = args.transpose_b
@@ -119,10 +141,14 @@ def main():
     if not args.bench_only:
         result["check"] = check(kernel)
     if not args.check_only:
-        result["bench"] = bench(kernel)
+        baseline = (Kernel(args.baseline, names=["A", "B", "C"])
+                    if args.baseline else None)
+        result["bench"] = bench(kernel, baseline)
+        if args.baseline:
+            result["baseline"] = args.baseline
     os.makedirs(args.out, exist_ok=True)
     result["form"] = "A @ B.T" if TRANSPOSE_B else "A @ B"
-    name = "gemm_abt.json" if TRANSPOSE_B else "gemm.json"
+    name = args.name or ("gemm_abt.json" if TRANSPOSE_B else "gemm.json")
     with open(os.path.join(args.out, name), "w") as f:
         json.dump(result, f, indent=2)
     failed = [r for r in result.get("check", []) if not r["ok"]]

@@ -1,6 +1,6 @@
-//===- Pipelines.cpp - One flag per target
-//---------------------------------===//
+//===- Pipelines.cpp - One flag per target --------------------------------===//
 #include "tk/Conversion/Passes.h"
+#include "tk/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -22,10 +22,42 @@ struct NVIDIAPipelineOptions
   Option<bool> cubin{*this, "cubin",
                      llvm::cl::desc("Assemble a cubin when ptxas is found"),
                      llvm::cl::init(true)};
+  Option<int64_t> stages{
+      *this, "stages",
+      llvm::cl::desc("tile-pipeline's ring stages for loops without "
+                     "tile.stages (0: the most, up to 3, that fit)"),
+      llvm::cl::init(0)};
+  Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("Run tile-warp-specialize (false keeps pipelined loops "
+                     "in every warpgroup)"),
+      llvm::cl::init(true)};
+  Option<int64_t> producerRegisters{
+      *this, "producer-registers",
+      llvm::cl::desc("tile-warp-specialize's producer register budget"),
+      llvm::cl::init(40)};
+  Option<int64_t> group{
+      *this, "group",
+      llvm::cl::desc("tile-warp-specialize's L2 group of tile rows"),
+      llvm::cl::init(8)};
 };
 
 void buildNVIDIAPipeline(OpPassManager &pm,
                          const NVIDIAPipelineOptions &options) {
+  // The scheduling passes, per kernel: each leaves alone what it cannot
+  // improve (hand-scheduled kernels pass through unchanged).
+  OpPassManager &kernels = pm.nest<tk::tile::KernelOp>();
+  tk::tile::TilePipelineOptions pipeline;
+  pipeline.stages = options.stages;
+  kernels.addPass(tk::tile::createTilePipeline(pipeline));
+  tk::tile::TileWarpSpecializeOptions specialize;
+  specialize.producerRegisters = options.producerRegisters;
+  specialize.group = options.group;
+  if (options.warpSpecialize)
+    kernels.addPass(tk::tile::createTileWarpSpecialize(specialize));
+  kernels.addPass(tk::tile::createTileAssignLayouts());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
   pm.addPass(tk::createConvertTileToNVVM());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

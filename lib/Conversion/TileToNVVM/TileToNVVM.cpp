@@ -273,6 +273,9 @@ template <typename OpTy> std::string mmaUnsupportedReason(OpTy mma) {
             !(a.getElementType().isBF16() || a.getElementType().isF16())))
     return "with a register A operand is lowered for bf16/f16 warpgroup "
            "tiles in #tile.row layout only";
+  if (mma.getType().getScope() == Scope::block)
+    return "at block scope is split over warpgroups by tile-warp-specialize; "
+           "run it (or write warpgroup tiles) before lowering";
   ArrayRef<int64_t> d = mma.getType().getShape();
   if (d[0] != 64 || d[1] > 256)
     return "is lowered for 64 x N (N <= 256) warpgroup results only, got " +
@@ -291,6 +294,9 @@ std::string unsupportedReason(Operation *op) {
   if (isa<ColMaxOp, ColSumOp>(op))
     return reductionUnsupportedReason(
         cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/false);
+  if (isa<CopyOp>(op))
+    return "is the synchronous naive form; run tile-pipeline (stages = 1 "
+           "for a plain synchronous copy) before lowering";
   if (auto store = dyn_cast<StoreAsyncOp>(op))
     return store.getReduce() ? "with 'reduce add' is not lowered yet" : "";
   if (auto convert = dyn_cast<ConvertLayoutOp>(op))

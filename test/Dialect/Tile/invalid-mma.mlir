@@ -137,7 +137,7 @@ tile.kernel @k() {
 tile.kernel @k() {
   %a = tile.alloc : !tile.st<64x64xbf16>
   %b = tile.alloc : !tile.st<64x64xbf16>
-  // expected-error @+1 {{'tile.mma' op an mma with a shared-memory operand is a warpgroup wgmma: the result must have warpgroup scope, got 'warp'}}
+  // expected-error @+1 {{'tile.mma' op an mma with a shared-memory operand is a warpgroup wgmma: the result must have warpgroup or block scope, got 'warp'}}
   %d = tile.mma AB %a, %b : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warp>
 }
 

@@ -330,10 +330,12 @@ template <typename OpTy> static LogicalResult verifyMma(OpTy op) {
   if (!b.shared)
     return emitOpError("a warpgroup mma reads B from shared memory; B is in "
                        "registers");
-  if (d.getScope() != Scope::warpgroup)
+  // At block scope the block's warpgroups share the rows (the naive form;
+  // tile-warp-specialize splits it).
+  if (d.getScope() == Scope::warp)
     return emitOpError("an mma with a shared-memory operand is a warpgroup "
-                       "wgmma: the result must have warpgroup scope, got '")
-           << stringifyScope(d.getScope()) << "'";
+                       "wgmma: the result must have warpgroup or block "
+                       "scope, got 'warp'");
   if (!a.shared && aT)
     return emitOpError("a register A operand cannot be transposed; use form "
                        "AB or ABt, or keep A in shared memory");

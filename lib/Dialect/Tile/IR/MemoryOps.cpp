@@ -188,6 +188,14 @@ LogicalResult LoadAsyncOp::verify() {
   return verifyAsyncBox(*this, shape);
 }
 
+LogicalResult CopyOp::verify() {
+  auto [shape, element, isRing] = sharedBuffer(getDst().getType());
+  if (failed(verifyTransfer(*this, "destination", shape, element, isRing,
+                            getSrc().getType(), getCoords())))
+    return failure();
+  return verifyAsyncBox(*this, shape);
+}
+
 LogicalResult LoadOp::verify() {
   return verifyRegisterTransfer(*this, getResult().getType(),
                                 getSrc().getType(), getCoords());

@@ -4,6 +4,7 @@
 #include "tk/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace tk::tile;
@@ -27,15 +28,29 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError("'tile.abi' must be a dictionary of kernel ABIs");
     return success();
   }
+  StringRef name = attr.getName().getValue();
+  if (name == kStagesAttr || name == kPipelinedAttr) {
+    auto stages = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<scf::ForOp>(op) || !stages || stages.getInt() < 1)
+      return op->emitError()
+             << "'" << name << "' must be a positive integer on an 'scf.for'";
+    return success();
+  }
+  if (name == kPrologueAttr || name == kRefillAttr) {
+    if (!isa<scf::IfOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be a unit attribute on an 'scf.if'";
+    return success();
+  }
   if (attr.getName() != getTargetAttrName())
     return op->emitError() << "unknown tile dialect attribute '"
                            << attr.getName().getValue() << "'";
-  auto name = dyn_cast<StringAttr>(attr.getValue());
-  if (!name)
+  auto target = dyn_cast<StringAttr>(attr.getValue());
+  if (!target)
     return op->emitError() << "'" << getTargetAttrName()
                            << "' must be a string naming the target";
-  if (!tk::lookupTarget(name.getValue()))
-    return op->emitError() << "unknown target '" << name.getValue()
+  if (!tk::lookupTarget(target.getValue()))
+    return op->emitError() << "unknown target '" << target.getValue()
                            << "'; known targets: " << tk::getTargetNames();
   return success();
 }

@@ -91,6 +91,32 @@ def Tile_LoadAsyncOp : Tile_Op<"load_async"> {
   let hasVerifier = 1;
 }
 
+def Tile_CopyOp : Tile_Op<"copy"> {
+  let summary = "synchronous global→shared copy by the whole block";
+  let description = [{
+    The naive form of a load into shared memory: copies the tile at tile
+    coordinates `coords` of `src` (as for `tile.load_async`) into `dst`, and
+    every thread of the block sees the data when the op returns. Before it
+    overwrites `dst`, every earlier read of `dst` by the block is complete.
+    Out-of-bounds elements read as zero.
+
+    `tile-pipeline` turns copies in a loop into an asynchronous ring of
+    buffers with semaphores; the lowering does not take `tile.copy` itself
+    (a one-stage pipeline is the synchronous form).
+
+    ```mlir
+    tile.copy %A[%m, %k] -> %a : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalType:$src, Variadic<Index>:$coords,
+                       Tile_AnySharedBuffer:$dst);
+  let assemblyFormat = [{
+    $src `[` $coords `]` `->` $dst attr-dict `:`
+    qualified(type($src)) `,` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_LoadOp : Tile_Op<"load"> {
   let summary = "load a register tile or vector from shared or global memory";
   let description = [{

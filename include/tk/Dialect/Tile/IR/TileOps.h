@@ -20,6 +20,16 @@
 namespace tk {
 struct TargetInfo;
 namespace tile {
+/// Loop annotations of the pipelining passes (verified by the dialect).
+/// On a user's scf.for: the ring stages tile-pipeline should use.
+constexpr llvm::StringLiteral kStagesAttr = "tile.stages";
+/// On an scf.for pipelined by tile-pipeline: its ring's stages.
+constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
+/// On the scf.if that issues a pipelined loop's prologue loads.
+constexpr llvm::StringLiteral kPrologueAttr = "tile.pipeline_prologue";
+/// On the scf.if in a pipelined loop's body that loads N - 1 steps ahead.
+constexpr llvm::StringLiteral kRefillAttr = "tile.pipeline_refill";
+
 /// The target `op` compiles for: the nearest `tile.target` attribute of an
 /// enclosing op, or sm_90a.
 const TargetInfo &getTargetInfo(mlir::Operation *op);

@@ -21,4 +21,114 @@ def TilePrintLayouts : Pass<"tile-print-layouts", "::tk::tile::KernelOp"> {
   }];
 }
 
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::tk::tile::KernelOp"> {
+  let summary = "Choose open register layouts and shared swizzles from their uses";
+  let description = [{
+    Gives every register tile or vector whose layout is left open, and every
+    shared tile whose swizzle is left open, a layout the lowering accepts;
+    explicit choices are kept.
+
+    Register values that must share a layout (operands and result of an
+    elementwise op or a `tile.cast`, a loop's init, region argument, yield
+    and result) form one class. A class takes, in this order: an explicit
+    layout of a member; `#tile.mma_acc` if a member is an MMA result or
+    accumulator (NVIDIA targets); the layout a register MMA operand needs
+    (`#tile.row` for A in `AB`/`ABt`, ...); else `#tile.row`. Where two
+    fixed layouts meet, the pass keeps the first (in program order) and
+    inserts one `tile.convert_layout` at the use that needs the other, with
+    a remark. Vectors then follow their tiles: a row reduction's result is
+    `#tile.vec<row, L>` of its operand's layout `L`, a broadcast's operand
+    `#tile.vec<axis, L>` of its result's.
+
+    Shared tiles take the widest swizzle (128, 64 or 32 bytes) that divides
+    their row bytes, else none (`#tile.swizzle<0>`); rings, slots and
+    subtiles follow their allocation. The result is deterministic: the same
+    input always gives the same output.
+
+    ```mlir
+    // before
+    %acc = tile.fill 0.0 : !tile.rt<64x256xf32, warpgroup>
+    %d = tile.mma AB %a, %b, %acc : !tile.st<64x64xbf16>, !tile.st<64x256xbf16> -> !tile.rt<64x256xf32, warpgroup>
+    // after
+    %acc = tile.fill 0.0 : !tile.rt<64x256xf32, warpgroup, #tile.mma_acc>
+    %d = tile.mma AB %a, %b, %acc : !tile.st<64x64xbf16, #tile.swizzle<128>>, ...
+    ```
+  }];
+}
+
+def TilePipeline : Pass<"tile-pipeline", "::tk::tile::KernelOp"> {
+  let summary = "Turn copies in a loop into an N-stage asynchronous ring";
+  let description = [{
+    For each `scf.for` whose body starts its iteration with `tile.copy`s
+    into shared buffers, makes each buffer a ring of N stages filled by
+    `tile.load_async` (TMA on NVIDIA): a `full` semaphore per stage
+    (transaction bytes, announced by `tile.sem_expect`) tells the compute
+    that a stage has landed, an `empty` semaphore per stage (one arrival
+    per warpgroup) tells the loads that it may be overwritten, and phase
+    bits follow the ring's round. Warpgroup 0 issues a prologue of N - 1
+    loads before the loop and, at the top of iteration i, the load for
+    iteration i + N - 1. Any trip count is correct, including 0, 1 and
+    fewer than N. Inside a `tile.foreach_tile` the ring position continues
+    across tiles (from the body's `iteration`), so a persistent grid keeps
+    the semaphores' phases.
+
+    N is the loop's `tile.stages` attribute if present, else the `stages`
+    option, else (0) the most stages, up to 3, that fit the target's
+    shared-memory budget; an N that does not fit is an error naming the
+    bytes needed and the largest N that fits.
+
+    Left alone, with a remark saying why: loops whose copied buffer is used
+    after the loop or before its copy in the body, read by `tile.mma_async`,
+    copied twice, not allocated by a plain `tile.alloc`; copies whose
+    coordinates depend on loop-carried values or side effects; loops in a
+    warp role; loops whose ring position across executions is unknown
+    (anywhere other than the kernel body or directly in a
+    `tile.foreach_tile` with a loop-invariant trip count); kernels without
+    `launch(warpgroups = N)`.
+
+    `tile-warp-specialize` recognizes the loop it produces
+    (`tile.pipelined`) and moves the loads into a producer warpgroup.
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "Ring stages when the loop has no tile.stages attribute "
+           "(0: the most, up to 3, that fit in shared memory)">,
+  ];
+}
+
+def TileWarpSpecialize : Pass<"tile-warp-specialize", "::tk::tile::KernelOp"> {
+  let summary = "Split a pipelined kernel into producer and consumer warpgroups";
+  let description = [{
+    Rewrites a kernel whose `tile.foreach_tile` body holds one loop
+    pipelined by `tile-pipeline` into TK's load/compute/store template:
+
+    - a `tile.warp_specialize` with one producer warpgroup that runs the
+      ring's loads for every k-step of every tile (waiting on `empty`,
+      announcing and issuing on `full`), and the kernel's W warpgroups as
+      consumers that wait on `full`, compute and arrive on `empty`;
+    - the consumers split the block's work by rows: each block-scope
+      register tile of R rows becomes a warpgroup tile of R / W rows, the
+      A operand of an MMA from shared memory becomes that warpgroup's
+      subtile, and loads and stores address the warpgroup's rows;
+    - register budgets (`setmaxnreg`): `producer-registers` for the
+      producer, and for the consumers the most (a multiple of 8, at most
+      256) that the register file leaves;
+    - `grid = persistent` and `group G` on the tile loop (L2-friendly
+      order; 2-d tile spaces).
+
+    Kernels it cannot split are left alone with a remark saying why (no or
+    several pipelined loops, other work outside the tile loop, block-scope
+    values it cannot split by rows, no register budgets on the target, too
+    many warpgroups). Kernels that are already warp-specialized, or have
+    nothing pipelined and no `tile.copy`, are left alone silently.
+  }];
+  let options = [
+    Option<"producerRegisters", "producer-registers", "int64_t",
+           /*default=*/"40", "Per-thread registers of the producer warpgroup">,
+    Option<"group", "group", "int64_t", /*default=*/"8",
+           "Rows of tiles per L2 group of the persistent tile order (0: "
+           "row-major)">,
+  ];
+}
+
 #endif // TK_TILE_PASSES_TD

@@ -1,0 +1,310 @@
+//===- AssignLayouts.cpp - Open layouts and swizzles from their uses ------===//
+//
+// Register values that must share a layout (an elementwise op's operands
+// and result, a loop's init / region argument / yield / result, an mma's
+// accumulator and result) are joined into classes, in program order. A
+// class is fixed by an explicit layout, an mma result (#tile.mma_acc) or,
+// after the joins, a register mma operand's need; where two fixed classes
+// would join, the operand is converted instead (tile.convert_layout, with a
+// remark). Tiles are decided first, then vectors, which follow the tiles
+// they are reduced from or broadcast onto.
+//
+//===----------------------------------------------------------------------===//
+#include "tk/Dialect/Tile/Transforms/Passes.h"
+#include "tk/Target/TargetInfo.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace tk::tile {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "tk/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tk::tile
+
+using namespace mlir;
+using namespace tk::tile;
+
+namespace {
+
+/// Union-find over register values, each class with an optional fixed
+/// layout, plus the conversions needed where fixed classes meet.
+class LayoutClasses {
+public:
+  struct Conversion {
+    Operation *user;
+    unsigned operand;
+    Attribute layout;
+  };
+
+  explicit LayoutClasses(bool vectors) : vectors(vectors) {}
+
+  bool participates(Value v) const {
+    Type type = v.getType();
+    return vectors ? isa<RegVecType>(type) : isa<RegTileType>(type);
+  }
+
+  Value find(Value v) {
+    auto it = parent.find(v);
+    if (it == parent.end()) {
+      parent[v] = v;
+      if (auto layout = cast<RegisterType>(v.getType()).getLayout())
+        fixed[v] = layout;
+      return v;
+    }
+    if (it->second == v)
+      return v;
+    Value root = find(it->second);
+    parent[v] = root;
+    return root;
+  }
+
+  Attribute layoutOf(Value v) { return fixed.lookup(find(v)); }
+
+  /// Fixes `v`'s class to `layout` unless it already has one.
+  void pin(Value v, Attribute layout) {
+    Value root = find(v);
+    if (!fixed.lookup(root))
+      fixed[root] = layout;
+  }
+
+  /// `user`'s operand `operand` must share a layout with `other`.
+  void join(Operation *user, unsigned operand, Value other) {
+    Value v = user->getOperand(operand);
+    if (!participates(v) || !participates(other))
+      return;
+    Value a = find(v), b = find(other);
+    if (a == b)
+      return;
+    Attribute la = fixed.lookup(a), lb = fixed.lookup(b);
+    if (la && lb && la != lb) {
+      conversions.push_back({user, operand, lb});
+      return;
+    }
+    parent[a] = b;
+    if (!lb)
+      fixed[b] = la;
+  }
+
+  /// `user`'s operand `operand` needs `layout`.
+  void require(Operation *user, unsigned operand, Attribute layout) {
+    Value v = user->getOperand(operand);
+    Attribute current = layoutOf(v);
+    if (!current)
+      pin(v, layout);
+    else if (current != layout)
+      conversions.push_back({user, operand, layout});
+  }
+
+  /// Two values that must have equal types (no conversion point between).
+  void unite(Value a, Value b) {
+    if (!participates(a) || !participates(b))
+      return;
+    Value ra = find(a), rb = find(b);
+    if (ra == rb)
+      return;
+    Attribute la = fixed.lookup(ra);
+    parent[ra] = rb;
+    if (!fixed.lookup(rb))
+      fixed[rb] = la;
+  }
+
+  SmallVector<Conversion> conversions;
+
+private:
+  bool vectors;
+  llvm::DenseMap<Value, Value> parent;
+  llvm::DenseMap<Value, Attribute> fixed;
+};
+
+/// Ops whose register operands and result share one layout.
+bool isElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, ExpOp,
+             Exp2Op, LogOp, FmaOp, CastOp, CausalMaskOp, BoundMaskOp, CumsumOp>(
+             op) ||
+         op->hasTrait<OpTrait::SameOperandsAndResultType>();
+}
+
+/// Joins the classes the structure of `kernel` dictates.
+void joinStructure(KernelOp kernel, LayoutClasses &classes) {
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isElementwise(op)) {
+      for (unsigned i = 0; i < op->getNumOperands(); ++i)
+        classes.join(op, i, op->getResult(0));
+    } else if (auto mma = dyn_cast<MmaOp>(op)) {
+      if (mma.getAcc())
+        classes.join(op, op->getNumOperands() - 1, mma.getResult());
+    } else if (auto mma = dyn_cast<MmaAsyncOp>(op)) {
+      if (mma.getAcc())
+        classes.join(op, op->getNumOperands() - 1, mma.getResult());
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+        classes.join(op, loop.getNumControlOperands() + i, arg);
+        classes.unite(arg, loop.getResult(i));
+      }
+    } else if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+      Operation *parent = op->getParentOp();
+      for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+        if (auto loop = dyn_cast<scf::ForOp>(parent))
+          classes.join(op, i, loop.getRegionIterArgs()[i]);
+        else if (isa<scf::IfOp>(parent))
+          classes.join(op, i, parent->getResult(i));
+      }
+    } else if (isa<RowMaxOp, RowSumOp, ColMaxOp, ColSumOp>(op)) {
+      if (op->getNumOperands() == 2)
+        classes.join(op, 1, op->getResult(0));
+    }
+    return WalkResult::advance();
+  });
+}
+
+/// The register layout an NVIDIA mma operand needs (see the mma verifier).
+Attribute operandLayout(MLIRContext *ctx, MmaForm form, bool isA) {
+  bool transposed = isA ? (form == MmaForm::AtB || form == MmaForm::AtBt)
+                        : (form == MmaForm::ABt || form == MmaForm::AtBt);
+  bool alongRows = isA ? transposed : !transposed;
+  return alongRows ? Attribute(ColLayoutAttr::get(ctx))
+                   : Attribute(RowLayoutAttr::get(ctx));
+}
+
+template <typename MmaLike>
+void requireMmaOperands(MmaLike mma, LayoutClasses &classes) {
+  MLIRContext *ctx = mma.getContext();
+  if (isa<RegTileType>(mma.getA().getType()))
+    classes.require(mma, 0, operandLayout(ctx, mma.getForm(), true));
+  if (isa<RegTileType>(mma.getB().getType()))
+    classes.require(mma, 1, operandLayout(ctx, mma.getForm(), false));
+}
+
+/// Sets every open value's layout to its class's (or `fallback`), then
+/// inserts the conversions.
+void apply(KernelOp kernel, LayoutClasses &classes, Attribute fallback) {
+  auto assign = [&](Value v) {
+    auto type = dyn_cast<RegisterType>(v.getType());
+    if (!type || type.getLayout() || !classes.participates(v))
+      return;
+    Attribute layout = classes.layoutOf(v);
+    if (!layout) {
+      classes.pin(v, fallback);
+      layout = fallback;
+    }
+    v.setType(type.cloneWith(type.getElementType(), layout));
+  };
+  kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          assign(arg);
+    for (Value result : op->getResults())
+      assign(result);
+  });
+  for (const auto &c : classes.conversions) {
+    Value v = c.user->getOperand(c.operand);
+    auto type = cast<RegisterType>(v.getType());
+    OpBuilder b(c.user);
+    auto convert = ConvertLayoutOp::create(
+        b, c.user->getLoc(), type.cloneWith(type.getElementType(), c.layout),
+        v);
+    c.user->setOperand(c.operand, convert);
+    c.user->emitRemark("layout conversion inserted for operand #")
+        << c.operand << ": " << type.getLayout() << " to " << c.layout;
+  }
+}
+
+void assignTileLayouts(KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  LayoutClasses tiles(/*vectors=*/false);
+  kernel.walk([&](Operation *op) {
+    if (isa<MmaOp, MmaAsyncOp>(op) &&
+        isa<RegTileType>(op->getResult(0).getType()))
+      tiles.pin(op->getResult(0), MmaAccLayoutAttr::get(ctx));
+  });
+  joinStructure(kernel, tiles);
+  kernel.walk([&](Operation *op) {
+    if (auto mma = dyn_cast<MmaOp>(op))
+      requireMmaOperands(mma, tiles);
+    else if (auto mma = dyn_cast<MmaAsyncOp>(op))
+      requireMmaOperands(mma, tiles);
+  });
+  apply(kernel, tiles, RowLayoutAttr::get(ctx));
+}
+
+/// `#tile.vec<axis, L>` of `tile`'s layout.
+Attribute vecOf(Value tile, Axis axis) {
+  auto layout =
+      cast<LayoutAttrInterface>(cast<RegTileType>(tile.getType()).getLayout());
+  return VecLayoutAttr::get(tile.getContext(), axis, layout);
+}
+
+void assignVectorLayouts(KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  LayoutClasses vectors(/*vectors=*/true);
+  kernel.walk([&](Operation *op) {
+    if (isa<RowMaxOp, RowSumOp>(op))
+      vectors.pin(op->getResult(0), vecOf(op->getOperand(0), Axis::row));
+    else if (isa<ColMaxOp, ColSumOp>(op))
+      vectors.pin(op->getResult(0), vecOf(op->getOperand(0), Axis::col));
+  });
+  joinStructure(kernel, vectors);
+  kernel.walk([&](BroadcastOp op) {
+    vectors.require(op, 0, vecOf(op.getResult(), op.getAxis()));
+  });
+  apply(kernel, vectors,
+        VecLayoutAttr::get(ctx, Axis::row, RowLayoutAttr::get(ctx)));
+}
+
+/// The widest swizzle a tile of this shape takes, else none.
+SwizzleAttr chooseSwizzle(SharedTileType type) {
+  MLIRContext *ctx = type.getContext();
+  int64_t elemBytes =
+      std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  for (unsigned bytes : {128u, 64u, 32u}) {
+    auto swizzle = SwizzleAttr::get(ctx, bytes);
+    if (swizzle.checkShape(type.getRows(), type.getCols(), elemBytes).empty())
+      return swizzle;
+  }
+  return SwizzleAttr::get(ctx, 0);
+}
+
+void assignSwizzles(KernelOp kernel) {
+  for (AllocOp alloc : kernel.getBody().getOps<AllocOp>()) {
+    auto type = dyn_cast<SharedTileType>(alloc.getType());
+    if (type && !type.getSwizzle())
+      alloc.getResult().setType(
+          SharedTileType::get(type.getContext(), type.getShape(),
+                              type.getElementType(), chooseSwizzle(type)));
+  }
+  // Slots and subtiles follow their source.
+  kernel.walk([&](Operation *op) {
+    Value source, result;
+    if (auto slot = dyn_cast<SlotOp>(op)) {
+      source = slot.getRing();
+      result = slot.getResult();
+    } else if (auto subtile = dyn_cast<SubtileOp>(op)) {
+      source = subtile.getSource();
+      result = subtile.getResult();
+    } else {
+      return;
+    }
+    auto from = dyn_cast<SharedTileType>(source.getType());
+    auto to = dyn_cast<SharedTileType>(result.getType());
+    if (from && to && to.getSwizzle() != from.getSwizzle())
+      result.setType(SharedTileType::get(to.getContext(), to.getShape(),
+                                         to.getElementType(),
+                                         from.getSwizzle()));
+  });
+}
+
+struct AssignLayoutsPass
+    : public tk::tile::impl::TileAssignLayoutsBase<AssignLayoutsPass> {
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    if (getTargetInfo(kernel).vendor != tk::Vendor::nvidia) {
+      kernel.emitRemark("layouts left open: tile-assign-layouts chooses "
+                        "NVIDIA layouts only so far");
+      return;
+    }
+    assignSwizzles(kernel);
+    assignTileLayouts(kernel);
+    assignVectorLayouts(kernel);
+  }
+};
+} // namespace

@@ -1,0 +1,347 @@
+//===- Pipeline.cpp - Copies in a loop become an N-stage async ring -------===//
+//
+// Before (naive): each iteration copies its tiles into shared buffers, then
+// computes on them.
+//
+//   scf.for %k = %lb to %ub step %s {
+//     tile.copy %A[%m, %k] -> %a
+//     ... reads %a ...
+//   }
+//
+// After: %a is a ring of N buffers; warpgroup 0 issues N - 1 loads ahead
+// and, at the top of iteration i, the load of iteration i + N - 1 (after the
+// stage's `empty` semaphore says every warpgroup is done with it); every
+// warpgroup waits on the stage's `full` semaphore, computes, and arrives on
+// `empty`. The ring position is base + i, where base counts the iterations
+// the block ran in earlier executions of the loop (earlier tiles).
+//
+//===----------------------------------------------------------------------===//
+#include "Utils.h"
+#include "tk/Dialect/Tile/Transforms/Passes.h"
+#include "tk/Target/TargetInfo.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tk::tile {
+#define GEN_PASS_DEF_TILEPIPELINE
+#include "tk/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tk::tile
+
+using namespace mlir;
+using namespace tk::tile;
+
+namespace {
+
+/// A loop the pass can pipeline, and what it needs to rewrite it.
+struct LoopPlan {
+  scf::ForOp loop;
+  SmallVector<CopyOp> copies;     // in body order
+  SmallVector<AllocOp> allocs;    // the buffer of each copy
+  SmallVector<Operation *> slice; // body ops the coordinates need, in order
+  ForeachTileOp foreach;          // the tile loop around it, or null
+};
+
+/// Adds the body ops `value` depends on to `needed`; "" or why not.
+std::string collectSlice(scf::ForOp loop, Value value,
+                         llvm::SetVector<Operation *> &needed) {
+  Block *body = loop.getBody();
+  if (value == loop.getInductionVar())
+    return "";
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() == body ? "copy coordinates depend on a "
+                                    "loop-carried value"
+                                  : "";
+  Operation *def = value.getDefiningOp();
+  if (def->getBlock() != body)
+    return "";
+  if (!isPure(def) || def->getNumRegions())
+    return "copy coordinates are computed by '" +
+           def->getName().getStringRef().str() +
+           "', which is not a pure op without regions";
+  for (Value operand : def->getOperands())
+    if (std::string why = collectSlice(loop, operand, needed); !why.empty())
+      return why;
+  needed.insert(def);
+  return "";
+}
+
+/// Why `loop` cannot be pipelined, or "" with `plan` filled in.
+std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan) {
+  plan.loop = loop;
+  if (loop->getParentOfType<WarpSpecializeOp>())
+    return "the loop is in a warp role, whose loads are scheduled by hand";
+  if (!kernel.getWarpgroups())
+    return "the kernel has no launch(warpgroups = N), so it is unknown how "
+           "many warpgroups release each stage";
+  Block *body = loop.getBody();
+  llvm::SetVector<Operation *> needed;
+  for (auto copy : body->getOps<CopyOp>()) {
+    auto alloc = copy.getDst().getDefiningOp<AllocOp>();
+    if (!alloc)
+      return "a copy's destination is not a 'tile.alloc'";
+    if (llvm::is_contained(plan.allocs, alloc))
+      return "a buffer is copied into twice in one iteration";
+    for (OpOperand &use : alloc->getUses()) {
+      Operation *user = use.getOwner();
+      Operation *inBody = body->findAncestorOpInBlock(*user);
+      if (!inBody)
+        return "a copied buffer is used outside the loop";
+      if (inBody != copy && inBody->isBeforeInBlock(copy))
+        return "a copied buffer is used before its copy in the iteration";
+      if (isa<MmaAsyncOp>(user))
+        return "a copied buffer is read by 'tile.mma_async', which may still "
+               "read it when the iteration ends";
+      if (isa<CopyOp>(user) && user != copy.getOperation())
+        return "a copied buffer is copied into twice";
+    }
+    for (Value coord : copy.getCoords())
+      if (std::string why = collectSlice(loop, coord, needed); !why.empty())
+        return why;
+    plan.copies.push_back(copy);
+    plan.allocs.push_back(alloc);
+  }
+  plan.slice = needed.takeVector();
+  llvm::sort(plan.slice,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+
+  Operation *parent = loop->getParentOp();
+  if (isa<KernelOp>(parent))
+    return "";
+  plan.foreach = dyn_cast<ForeachTileOp>(parent);
+  auto outside = [&](Value v) {
+    return !plan.foreach->isAncestor(v.getParentBlock()->getParentOp());
+  };
+  if (!plan.foreach ||
+      !llvm::all_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
+                               loop.getStep()},
+                    outside))
+    return "the ring position across executions of the loop is unknown: the "
+           "loop must be in the kernel body, or directly in a "
+           "'tile.foreach_tile' with bounds defined outside it";
+  return "";
+}
+
+/// The ring type holding `stages` copies of `buffer`.
+Type ringType(Type buffer, int64_t stages) {
+  if (auto tile = dyn_cast<SharedTileType>(buffer)) {
+    SmallVector<int64_t> shape{stages};
+    llvm::append_range(shape, tile.getShape());
+    return SharedTileType::get(buffer.getContext(), shape,
+                               tile.getElementType(), tile.getSwizzle());
+  }
+  auto vec = cast<SharedVecType>(buffer);
+  return SharedVecType::get(buffer.getContext(), {stages, vec.getLength()},
+                            vec.getElementType());
+}
+
+/// Shared-memory bytes of the kernel once `plan`'s buffers are rings of
+/// `stages` and two arrays of `stages` semaphores follow the allocations.
+int64_t bytesWithStages(KernelOp kernel, LoopPlan &plan, int64_t stages) {
+  SmallVector<Type> saved;
+  for (AllocOp alloc : plan.allocs) {
+    saved.push_back(alloc.getType());
+    alloc.getResult().setType(ringType(alloc.getType(), stages));
+  }
+  int64_t bytes = kernel.getSharedMemoryBytes();
+  for (auto [alloc, type] : llvm::zip(plan.allocs, saved))
+    alloc.getResult().setType(type);
+  return llvm::alignTo(bytes, 8) + 2 * 8 * stages;
+}
+
+/// The automatic choice's cap: three stages hide the load latency of the
+/// GEMM and attention loops measured so far, and leave shared memory for a
+/// TMA-store epilogue (docs/passes/pipeline.md).
+constexpr int64_t kMaxAutoStages = 3;
+
+struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
+  using TilePipelineBase::TilePipelineBase;
+
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    SmallVector<scf::ForOp> loops;
+    kernel.walk([&](scf::ForOp loop) {
+      if (!loop.getBody()->getOps<CopyOp>().empty())
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops) {
+      LoopPlan plan;
+      if (std::string why = planLoop(kernel, loop, plan); !why.empty()) {
+        loop.emitRemark("not pipelined: ") << why;
+        continue;
+      }
+      std::optional<int64_t> stages = chooseStages(kernel, plan);
+      if (!stages)
+        return signalPassFailure();
+      rewrite(kernel, plan, *stages);
+    }
+  }
+
+  /// The stage count for `plan`, or nullopt after a diagnostic.
+  std::optional<int64_t> chooseStages(KernelOp kernel, LoopPlan &plan) {
+    const tk::TargetInfo &target = getTargetInfo(kernel);
+    int64_t budget = target.sharedMemoryBytes;
+    auto fits = [&](int64_t n) {
+      return bytesWithStages(kernel, plan, n) <= budget;
+    };
+    int64_t most = 0;
+    for (int64_t n = 1; n <= 16 && fits(n); ++n)
+      most = n;
+    int64_t requested = stages;
+    StringRef from = "the 'stages' option";
+    if (auto attr = plan.loop->getAttrOfType<IntegerAttr>(kStagesAttr)) {
+      requested = attr.getInt();
+      from = "'tile.stages'";
+      if (requested < 1) {
+        plan.loop.emitError("'tile.stages' must be at least 1, got ")
+            << requested;
+        return std::nullopt;
+      }
+    }
+    if (requested < 0) {
+      plan.loop.emitError("the 'stages' option must be 0 (automatic) or "
+                          "positive, got ")
+          << requested;
+      return std::nullopt;
+    }
+    if (requested == 0) {
+      if (most == 0) {
+        plan.loop.emitError("cannot pipeline: even one stage needs ")
+            << bytesWithStages(kernel, plan, 1) << " bytes of shared memory; "
+            << target.name << " allows " << budget;
+        return std::nullopt;
+      }
+      return std::min<int64_t>(most, kMaxAutoStages);
+    }
+    if (requested > most) {
+      auto diag = plan.loop.emitError()
+                  << requested << " stages (from " << from << ") need "
+                  << bytesWithStages(kernel, plan, requested)
+                  << " bytes of shared memory; " << target.name << " allows "
+                  << budget << ", ";
+      if (most)
+        diag << "which fits at most " << most << " stages";
+      else
+        diag << "which does not fit even one stage";
+      return std::nullopt;
+    }
+    return requested;
+  }
+
+  void rewrite(KernelOp kernel, LoopPlan &plan, int64_t stages) {
+    scf::ForOp loop = plan.loop;
+    Location loc = loop.getLoc();
+    MLIRContext *ctx = loop.getContext();
+    OpBuilder b(ctx);
+
+    // Rings in place of the buffers; semaphores and their initialisation
+    // after the kernel's last allocation.
+    SmallVector<Value> rings;
+    for (AllocOp alloc : plan.allocs) {
+      b.setInsertionPoint(alloc);
+      rings.push_back(AllocOp::create(b, alloc.getLoc(),
+                                      ringType(alloc.getType(), stages)));
+    }
+    AllocOp last;
+    for (auto alloc : kernel.getBody().getOps<AllocOp>())
+      last = alloc;
+    b.setInsertionPointAfter(last);
+    Value full = AllocOp::create(b, loc, SemType::get(ctx, stages));
+    Value empty = AllocOp::create(b, loc, SemType::get(ctx, stages));
+    SemInitOp::create(b, loc, full, 1);
+    SemInitOp::create(b, loc, empty, *kernel.getWarpgroups());
+    FenceOp::create(b, loc, FenceKind::sem_init);
+    BarrierOp::create(b, loc, Scope::block);
+
+    // Before the loop: trip count, ring base, the producing warpgroup and
+    // the prologue.
+    b.setInsertionPoint(loop);
+    Value lb = loop.getLowerBound(), step = loop.getStep();
+    Value trips = tripCount(b, loc, lb, loop.getUpperBound(), step);
+    Value base = constIndex(b, loc, 0);
+    if (plan.foreach)
+      base = arith::MulIOp::create(b, loc, plan.foreach.getIteration(), trips);
+    Value n = constIndex(b, loc, stages);
+    Value one = constIndex(b, loc, 1);
+    Value zero = constIndex(b, loc, 0);
+    Value isProducer = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, WarpgroupIdOp::create(b, loc), zero);
+
+    // Stage, round and the load of iteration `j` (0-based).
+    auto position = [&](OpBuilder &b, Value j) {
+      Value it = arith::AddIOp::create(b, loc, base, j);
+      Value stage = arith::RemUIOp::create(b, loc, it, n);
+      Value round = arith::IndexCastOp::create(
+          b, loc, b.getI32Type(), arith::DivUIOp::create(b, loc, it, n));
+      return std::make_pair(stage, round);
+    };
+    auto produce = [&](OpBuilder &b, Value j) {
+      Value k = arith::AddIOp::create(b, loc, lb,
+                                      arith::MulIOp::create(b, loc, j, step));
+      IRMapping map;
+      map.map(loop.getInductionVar(), k);
+      for (Operation *op : plan.slice)
+        b.clone(*op, map);
+      auto [stage, round] = position(b, j);
+      // The stage is free once its previous round was released.
+      Value previous = arith::XOrIOp::create(
+          b, loc, round, arith::ConstantIntOp::create(b, loc, 1, 32));
+      SemWaitOp::create(b, loc, SlotOp::create(b, loc, empty, stage), previous);
+      Value fullSlot = SlotOp::create(b, loc, full, stage);
+      SmallVector<Value> slots;
+      for (Value ring : rings)
+        slots.push_back(SlotOp::create(b, loc, ring, stage));
+      SemExpectOp::create(b, loc, fullSlot, slots);
+      for (auto [copy, slot] : llvm::zip(plan.copies, slots)) {
+        SmallVector<Value> coords;
+        for (Value c : copy.getCoords())
+          coords.push_back(map.lookupOrDefault(c));
+        LoadAsyncOp::create(b, copy.getLoc(), copy.getSrc(), coords, slot,
+                            fullSlot, /*multicast=*/false);
+      }
+    };
+
+    Value ahead = constIndex(b, loc, stages - 1);
+    Value prologueEnd = arith::MinSIOp::create(b, loc, ahead, trips);
+    auto prologue = scf::IfOp::create(b, loc, isProducer, false);
+    prologue->setAttr(kPrologueAttr, b.getUnitAttr());
+    b.setInsertionPointToStart(prologue.thenBlock());
+    auto prologueLoop = scf::ForOp::create(b, loc, zero, prologueEnd, one);
+    b.setInsertionPointToStart(prologueLoop.getBody());
+    produce(b, prologueLoop.getInductionVar());
+
+    // Top of the body: refill N - 1 ahead, then wait for this stage.
+    b.setInsertionPointToStart(loop.getBody());
+    Value i = arith::DivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), lb),
+        step);
+    Value j = arith::AddIOp::create(b, loc, i, ahead);
+    Value refillCond = arith::AndIOp::create(
+        b, loc, isProducer,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, trips));
+    auto refill = scf::IfOp::create(b, loc, refillCond, false);
+    refill->setAttr(kRefillAttr, b.getUnitAttr());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(refill.thenBlock());
+      produce(b, j);
+    }
+    auto [stage, round] = position(b, i);
+    SemWaitOp::create(b, loc, SlotOp::create(b, loc, full, stage), round);
+    for (auto [alloc, ring] : llvm::zip(plan.allocs, rings))
+      alloc.getResult().replaceAllUsesWith(
+          SlotOp::create(b, loc, ring, stage).getResult());
+
+    // Bottom of the body: this warpgroup is done with the stage.
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    SemArriveOp::create(b, loc, SlotOp::create(b, loc, empty, stage));
+
+    for (CopyOp copy : plan.copies)
+      copy.erase();
+    for (AllocOp alloc : plan.allocs)
+      alloc.erase();
+    loop->removeAttr(kStagesAttr);
+    loop->setAttr(kPipelinedAttr, b.getI64IntegerAttr(stages));
+  }
+};
+} // namespace

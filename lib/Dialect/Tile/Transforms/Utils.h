@@ -1,0 +1,32 @@
+//===- Utils.h - Helpers shared by the tile passes --------------*- C++ -*-===//
+#ifndef TK_LIB_DIALECT_TILE_TRANSFORMS_UTILS_H
+#define TK_LIB_DIALECT_TILE_TRANSFORMS_UTILS_H
+
+#include "tk/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace tk::tile {
+
+inline mlir::Value constIndex(mlir::OpBuilder &b, mlir::Location loc,
+                              int64_t value) {
+  return mlir::arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// Iterations of `for (i = lb; i < ub; i += step)`, 0 when ub <= lb.
+inline mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value lb, mlir::Value ub, mlir::Value step) {
+  using namespace mlir;
+  Value zero = constIndex(b, loc, 0);
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  Value count = arith::CeilDivSIOp::create(b, loc, span, step);
+  Value positive =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, span, zero);
+  return arith::SelectOp::create(b, loc, positive, count, zero);
+}
+
+} // namespace tk::tile
+
+#endif // TK_LIB_DIALECT_TILE_TRANSFORMS_UTILS_H

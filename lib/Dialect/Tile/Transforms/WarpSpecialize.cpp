@@ -1,0 +1,380 @@
+//===- WarpSpecialize.cpp - Producer and consumer warpgroups --------------===//
+//
+// Input: a kernel whose tile loop holds one loop pipelined by tile-pipeline
+// (its prologue `scf.if` before it, its refill `scf.if` at the top of its
+// body). Output: TK's load/compute/store template.
+//
+//   tile.warp_specialize producer(warpgroups = 1, registers = P) {
+//     tile.foreach_tile ... group G {      // the loads of every k-step
+//       scf.for %j = 0 to trips { <prologue body> }
+//     }
+//   } consumer(warpgroups = W, registers = R) {
+//     tile.foreach_tile ... group G {      // the tile loop without loads,
+//       ...                                 // split by rows over W
+//     }
+//   }
+//
+//===----------------------------------------------------------------------===//
+#include "Utils.h"
+#include "tk/Dialect/Tile/Transforms/Passes.h"
+#include "tk/Target/TargetInfo.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tk::tile {
+#define GEN_PASS_DEF_TILEWARPSPECIALIZE
+#include "tk/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tk::tile
+
+using namespace mlir;
+using namespace tk::tile;
+
+namespace {
+
+/// The block-scope register tile `type` as one of `warpgroups` row slices,
+/// or null when it has none.
+Type rowSlice(Type type, int64_t warpgroups) {
+  auto tile = dyn_cast<RegTileType>(type);
+  if (!tile || tile.getScope() != Scope::block)
+    return {};
+  SmallVector<int64_t> shape(tile.getShape());
+  shape[0] /= warpgroups;
+  return RegTileType::get(shape, tile.getElementType(), Scope::warpgroup,
+                          tile.getLayout());
+}
+
+bool isBlockScope(Type type) {
+  auto reg = dyn_cast<RegisterType>(type);
+  return reg && reg.getScope() == Scope::block;
+}
+
+/// Splits the block's work in `body` over `warpgroups` consumer warpgroups
+/// by rows; `wg` is the warpgroup's index. "" or why not.
+std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
+  std::string why;
+  auto touches = [](Operation *op) {
+    return llvm::any_of(op->getOperandTypes(), isBlockScope) ||
+           llvm::any_of(op->getResultTypes(), isBlockScope);
+  };
+  // Row offset of this warpgroup's slice, in slices: r * W + wg.
+  auto sliceRow = [&](OpBuilder &b, Location loc, Value row) -> Value {
+    Value scaled =
+        arith::MulIOp::create(b, loc, row, constIndex(b, loc, warpgroups));
+    return arith::AddIOp::create(b, loc, scaled, wg);
+  };
+  // The warpgroup's rows of a shared tile of the block's shape.
+  auto sharedSlice = [&](OpBuilder &b, Location loc, Value tile) -> Value {
+    auto type = cast<SharedTileType>(tile.getType());
+    SmallVector<int64_t> shape{type.getRows() / warpgroups, type.getCols()};
+    auto slice = SharedTileType::get(type.getContext(), shape,
+                                     type.getElementType(), type.getSwizzle());
+    return SubtileOp::create(b, loc, slice, tile, wg, constIndex(b, loc, 0));
+  };
+
+  // Decide which ops to rewrite before any type changes.
+  SmallVector<Operation *> ops;
+  body.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
+  llvm::SmallPtrSet<Operation *, 32> touching;
+  for (Operation *op : ops)
+    if (touches(op))
+      touching.insert(op);
+  for (Operation *op : ops) {
+    if (!why.empty())
+      break;
+    for (Region &region : op->getRegions())
+      for (BlockArgument arg : region.getArguments())
+        if (isBlockScope(arg.getType())) {
+          if (!isa<scf::ForOp>(op)) {
+            why = "'" + op->getName().getStringRef().str() +
+                  "' has a block-scope region argument";
+            break;
+          }
+        }
+    if (!why.empty())
+      break;
+    if (!touching.contains(op))
+      continue;
+    for (Type type :
+         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (isBlockScope(type)) {
+        auto tile = dyn_cast<RegTileType>(type);
+        if (!tile) {
+          why = "block-scope register vectors are not split yet";
+          break;
+        }
+        if (tile.getShape()[0] % (16 * warpgroups)) {
+          why = "a block-scope tile of " + std::to_string(tile.getShape()[0]) +
+                " rows does not split into " + std::to_string(warpgroups) +
+                " warpgroup slices of whole 16-row blocks";
+          break;
+        }
+      }
+    if (!why.empty())
+      break;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    if (auto mma = dyn_cast<MmaOp>(op)) {
+      if (mma.getForm() != MmaForm::AB && mma.getForm() != MmaForm::ABt) {
+        why = "an mma with a transposed A is not split by rows yet";
+        break;
+      }
+      if (isa<SharedTileType>(mma.getA().getType()))
+        mma.getAMutable().assign(sharedSlice(b, loc, mma.getA()));
+    } else if (isa<StoreOp, LoadOp>(op)) {
+      // The memory side: a global view at coordinates, or a shared tile.
+      auto store = dyn_cast<StoreOp>(op);
+      OpOperand &memory =
+          store ? store.getDstMutable() : cast<LoadOp>(op).getSrcMutable();
+      MutableOperandRange coords = store ? store.getCoordsMutable()
+                                         : cast<LoadOp>(op).getCoordsMutable();
+      if (isa<GlobalType>(memory.get().getType())) {
+        OpOperand &row = coords[coords.size() - 2];
+        row.set(sliceRow(b, loc, row.get()));
+      } else if (isa<SharedTileType>(memory.get().getType())) {
+        memory.set(sharedSlice(b, loc, memory.get()));
+      }
+    } else if (!isa<FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp,
+                    NegOp, AbsOp, ExpOp, Exp2Op, LogOp, FmaOp, ConvertLayoutOp,
+                    scf::ForOp, scf::YieldOp>(op)) {
+      why = "'" + op->getName().getStringRef().str() +
+            "' on block-scope values is not split by rows yet";
+      break;
+    }
+    for (Value result : op->getResults())
+      if (Type slice = rowSlice(result.getType(), warpgroups))
+        result.setType(slice);
+    for (Region &region : op->getRegions())
+      for (BlockArgument arg : region.getArguments())
+        if (Type slice = rowSlice(arg.getType(), warpgroups))
+          arg.setType(slice);
+  }
+  return why;
+}
+
+/// Top-level ops of `body` that `root` needs, in order, and `root`.
+SmallVector<Operation *> neededBy(Block &body, Operation *root) {
+  llvm::SetVector<Operation *> needed;
+  SmallVector<Operation *> work{root};
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!needed.insert(op))
+      continue;
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          if (Operation *top = body.findAncestorOpInBlock(*def))
+            if (!op->isAncestor(top))
+              work.push_back(top);
+    });
+  }
+  SmallVector<Operation *> ordered = needed.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// Routes the consumers' stores of whole tiles to global memory through a
+/// shared buffer and an async (TMA) store, as TK's epilogue does, when the
+/// buffer fits in shared memory: the consumers write the buffer and move on
+/// while the copy drains. `wg` is the consumer's warpgroup index.
+void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
+                        int64_t warpgroups) {
+  const tk::TargetInfo &target = getTargetInfo(kernel);
+  if (!target.hasAsyncCopyEngine)
+    return;
+  bool any = false;
+  for (auto store :
+       llvm::make_early_inc_range(tiles.getBody().front().getOps<StoreOp>())) {
+    auto value = dyn_cast<RegTileType>(store.getValue().getType());
+    if (!value || value.getScope() != Scope::warpgroup ||
+        !isa<GlobalType>(store.getDst().getType()) ||
+        llvm::any_of(value.getShape(), [](int64_t d) { return d > 256; }))
+      continue;
+    AllocOp last;
+    for (auto alloc : kernel.getBody().getOps<AllocOp>())
+      last = alloc;
+    OpBuilder b(last->getBlock(), std::next(last->getIterator()));
+    Location loc = store.getLoc();
+    SmallVector<int64_t> shape{value.getShape()[0] * warpgroups,
+                               value.getShape()[1]};
+    auto bufferType = SharedTileType::get(kernel.getContext(), shape,
+                                          value.getElementType(), {});
+    auto buffer = AllocOp::create(b, loc, bufferType);
+    if (kernel.getSharedMemoryBytes() > target.sharedMemoryBytes) {
+      buffer.erase();
+      return;
+    }
+    b.setInsertionPoint(store);
+    auto sliceType = SharedTileType::get(kernel.getContext(), value.getShape(),
+                                         value.getElementType(), {});
+    Value slice =
+        SubtileOp::create(b, loc, sliceType, buffer, wg, constIndex(b, loc, 0));
+    // The buffer's previous copy out must have read it.
+    StoreAsyncWaitOp::create(b, loc);
+    StoreOp::create(b, loc, store.getValue(), slice, ValueRange{});
+    StoreAsyncOp::create(b, loc, slice, store.getDst(), store.getCoords(),
+                         /*reduce=*/nullptr);
+    store.erase();
+    any = true;
+  }
+  // Shared memory must outlive the last copies out.
+  if (any) {
+    OpBuilder b(tiles->getBlock(), std::next(tiles->getIterator()));
+    StoreAsyncWaitOp::create(b, tiles.getLoc());
+  }
+}
+
+struct WarpSpecializePass
+    : public tk::tile::impl::TileWarpSpecializeBase<WarpSpecializePass> {
+  using TileWarpSpecializeBase::TileWarpSpecializeBase;
+
+  void runOnOperation() override {
+    KernelOp kernel = getOperation();
+    if (!kernel.getBody().getOps<WarpSpecializeOp>().empty() ||
+        kernel->walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      return;
+    SmallVector<scf::ForOp> pipelined;
+    bool copies = false;
+    kernel.walk([&](Operation *op) {
+      if (auto loop = dyn_cast<scf::ForOp>(op);
+          loop && loop->hasAttr(kPipelinedAttr))
+        pipelined.push_back(loop);
+      copies |= isa<CopyOp>(op);
+    });
+    if (pipelined.empty() && !copies)
+      return;
+    if (std::string why = split(kernel, pipelined); !why.empty())
+      kernel.emitRemark("not warp-specialized: ") << why;
+  }
+
+  /// Rewrites `kernel`; "" or why it was left alone (unchanged).
+  std::string split(KernelOp kernel, ArrayRef<scf::ForOp> pipelined) {
+    if (pipelined.size() != 1)
+      return pipelined.empty() ? "no loop pipelined by tile-pipeline"
+                               : "it has " + std::to_string(pipelined.size()) +
+                                     " pipelined loops; one is supported";
+    const tk::TargetInfo &target = getTargetInfo(kernel);
+    if (!target.hasRegisterBudgets)
+      return "target " + target.name.str() +
+             " has no per-role register "
+             "budgets";
+    scf::ForOp loop = pipelined.front();
+    auto foreach = dyn_cast<ForeachTileOp>(loop->getParentOp());
+    if (!foreach || foreach->getParentOp() != kernel.getOperation())
+      return "the pipelined loop is not directly in a 'tile.foreach_tile' "
+             "of the kernel body";
+    if (kernel.getClusterBlocks() > 1)
+      return "cluster kernels are not split yet";
+    for (Operation &op : kernel.getBody().getOps())
+      if (&op != foreach.getOperation() && !isMemoryEffectFree(&op) &&
+          !isa<AllocOp, SemInitOp, FenceOp, BarrierOp, ReturnOp>(op))
+        return "'" + op.getName().getStringRef().str() +
+               "' does work outside the tile loop";
+    Operation *prologue = nullptr;
+    for (Operation &op : foreach.getBody().getOps())
+      if (op.hasAttr(kPrologueAttr))
+        prologue = &op;
+    if (!prologue)
+      return "the pipelined loop's prologue is missing";
+    int64_t consumers = *kernel.getWarpgroups();
+    if (consumers + 1 > int64_t(target.maxWarpgroups()))
+      return "a producer warpgroup would exceed the target's " +
+             std::to_string(target.maxWarpgroups()) + " warpgroups";
+    if (producerRegisters < 24 || producerRegisters > 256 ||
+        producerRegisters % 8) {
+      kernel.emitError("'producer-registers' must be a multiple of 8 in "
+                       "[24, 256], got ")
+          << producerRegisters;
+      signalPassFailure();
+      return "";
+    }
+    // The register file holds 64K 32-bit registers per block.
+    int64_t perThread = 65536 / 128;
+    int64_t consumerRegisters = std::min<int64_t>(
+        256, (perThread - producerRegisters) / consumers / 8 * 8);
+    if (consumerRegisters < 24)
+      return "the register file leaves the consumers fewer than 24 registers";
+
+    MLIRContext *ctx = kernel.getContext();
+    OpBuilder b(foreach);
+    Location loc = foreach.getLoc();
+    auto roles = WarpSpecializeOp::create(
+        b, loc, b.getI32IntegerAttr(1), b.getI32IntegerAttr(consumers),
+        b.getI32IntegerAttr(producerRegisters),
+        b.getI32IntegerAttr(consumerRegisters));
+    for (Region *region : {&roles.getProducer(), &roles.getConsumer()}) {
+      Block *block = b.createBlock(region);
+      b.setInsertionPointToEnd(block);
+      YieldOp::create(b, loc);
+    }
+
+    // Consumers: the tile loop without its loads, split by rows.
+    b.setInsertionPointToStart(&roles.getConsumer().front());
+    Value wg = WarpgroupIdOp::create(b, loc);
+    auto consumerLoop = cast<ForeachTileOp>(b.clone(*foreach));
+    SmallVector<Operation *> loads;
+    consumerLoop.walk([&](Operation *op) {
+      if (op->hasAttr(kPrologueAttr) || op->hasAttr(kRefillAttr))
+        loads.push_back(op);
+    });
+    for (Operation *op : loads)
+      op->erase();
+    if (std::string why =
+            splitByRows(consumerLoop.getBody().front(), wg, consumers);
+        !why.empty()) {
+      roles.erase();
+      return why;
+    }
+
+    storeThroughShared(kernel, consumerLoop, wg, consumers);
+
+    // Producer: the prologue's loop body run for every k-step.
+    b.setInsertionPointToStart(&roles.getProducer().front());
+    auto producerLoop = cast<ForeachTileOp>(b.clone(*foreach));
+    Block &body = producerLoop.getBody().front();
+    Operation *prologueCopy = nullptr, *loopCopy = nullptr;
+    for (Operation &op : body.getOperations()) {
+      if (op.hasAttr(kPrologueAttr))
+        prologueCopy = &op;
+      if (op.hasAttr(kPipelinedAttr))
+        loopCopy = &op;
+    }
+    auto pipelinedCopy = cast<scf::ForOp>(loopCopy);
+    scf::ForOp prologueLoop;
+    prologueCopy->walk([&](scf::ForOp f) { prologueLoop = f; });
+    b.setInsertionPoint(pipelinedCopy);
+    Value trips =
+        tripCount(b, loc, pipelinedCopy.getLowerBound(),
+                  pipelinedCopy.getUpperBound(), pipelinedCopy.getStep());
+    auto loads2 = scf::ForOp::create(b, loc, constIndex(b, loc, 0), trips,
+                                     constIndex(b, loc, 1));
+    IRMapping map;
+    map.map(prologueLoop.getInductionVar(), loads2.getInductionVar());
+    b.setInsertionPoint(loads2.getBody()->getTerminator());
+    for (Operation &op : prologueLoop.getBody()->without_terminator())
+      b.clone(op, map);
+    // Keep only what the loads need.
+    SmallVector<Operation *> keep = neededBy(body, loads2);
+    llvm::SmallPtrSet<Operation *, 32> kept(keep.begin(), keep.end());
+    SmallVector<Operation *> drop;
+    for (Operation &op : body.without_terminator())
+      if (!kept.contains(&op))
+        drop.push_back(&op);
+    for (Operation *op : llvm::reverse(drop)) {
+      op->dropAllUses();
+      op->erase();
+    }
+
+    for (ForeachTileOp tiles : {producerLoop, consumerLoop})
+      if (group > 0 && tiles.getBounds().size() == 2 && !tiles.getGroup())
+        tiles.setGroupAttr(b.getI64IntegerAttr(group));
+    foreach
+      .erase();
+    kernel.setWarpgroupsAttr(b.getI32IntegerAttr(consumers + 1));
+    kernel.setGridAttr(GridPolicyAttr::get(ctx, GridPolicy::persistent));
+    return "";
+  }
+};
+} // namespace
