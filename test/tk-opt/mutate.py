@@ -61,7 +61,9 @@ def main():
         bad = False
         # Verify and normalise; a mutant that verifies is also lowered.
         for pipeline in (["-canonicalize", "-tile-print-layouts"],
-                         ["-convert-tile-to-nvvm"]):
+                         ["-convert-tile-to-nvvm"],
+                         ["-tile-pipeline", "-tile-warp-specialize",
+                          "-tile-assign-layouts", "-convert-tile-to-nvvm"]):
             proc = subprocess.run([tk_opt, path, "-allow-unregistered-dialect",
                                    *pipeline, "-o", "/dev/null"],
                                   capture_output=True)

@@ -117,3 +117,20 @@ tile.kernel @k(%G: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
   // expected-error @+1 {{'tile.load' op is lowered for shared tiles to register tiles only}}
   %x = tile.load %G[%i, %i] : !tile.gl<?x?xf32> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
 }
+
+// -----
+
+tile.kernel @k(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.copy' op is the synchronous naive form; run tile-pipeline (stages = 1 for a plain synchronous copy) before lowering}}
+  tile.copy %A[%c0, %c0] -> %a : !tile.gl<?x?xbf16>, !tile.st<64x64xbf16, #tile.swizzle<128>>
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16, #tile.swizzle<128>>
+  // expected-error @+1 {{'tile.mma' op at block scope is split over warpgroups by tile-warp-specialize; run it (or write warpgroup tiles) before lowering}}
+  %d = tile.mma ABt %a, %a : !tile.st<128x64xbf16, #tile.swizzle<128>>, !tile.st<128x64xbf16, #tile.swizzle<128>> -> !tile.rt<128x128xf32, block, #tile.mma_acc>
+}

@@ -269,3 +269,35 @@ tile.kernel @k(%g: !tile.gl<?xbf16>, %i: index) launch(warpgroups = 1, cluster =
   // expected-error @+1 {{needs a swizzled shared tile with a multiple of 16 rows, got '!tile.sv<64xbf16>'}}
   tile.load_async %g[%i] -> %a, %s multicast : !tile.gl<?xbf16>, !tile.sv<64xbf16>
 }
+
+// -----
+
+tile.kernel @copy_ring(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<2x128x64xbf16>
+  // expected-error @+1 {{'tile.copy' op operates on one buffer, not a ring; take a 'tile.slot' first}}
+  tile.copy %g[%i, %i] -> %a : !tile.gl<?x?xbf16>, !tile.st<2x128x64xbf16>
+}
+
+// -----
+
+tile.kernel @copy_element(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<128x64xf16>
+  // expected-error @+1 {{'tile.copy' op element type mismatch: destination has 'f16', memory has 'bf16'; use 'tile.cast' to convert}}
+  tile.copy %g[%i, %i] -> %a : !tile.gl<?x?xbf16>, !tile.st<128x64xf16>
+}
+
+// -----
+
+tile.kernel @copy_coords(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  // expected-error @+1 {{'tile.copy' op expected 2 coordinates for a rank-2 global view, got 1}}
+  tile.copy %g[%i] -> %a : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
+}
+
+// -----
+
+tile.kernel @copy_box(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<64x512xbf16>
+  // expected-error @+1 {{'tile.copy' op async copies move boxes of at most 256 elements per dimension on sm_90a; the buffer is 64x512}}
+  tile.copy %g[%i, %i] -> %a : !tile.gl<?x?xbf16>, !tile.st<64x512xbf16>
+}

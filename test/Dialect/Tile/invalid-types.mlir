@@ -153,3 +153,35 @@ module attributes {tile.target = 90} {}
 
 // expected-error @+1 {{unknown tile dialect attribute 'tile.arch'}}
 module attributes {tile.arch = "sm_90a"} {}
+
+// -----
+
+tile.kernel @stages_not_positive(%n: index) {
+  // expected-error @+1 {{'tile.stages' must be a positive integer on an 'scf.for'}}
+  scf.for %i = %n to %n step %n {
+  } {tile.stages = 0}
+}
+
+// -----
+
+tile.kernel @pipelined_on_if(%c: i1) {
+  // expected-error @+1 {{'tile.pipelined' must be a positive integer on an 'scf.for'}}
+  scf.if %c {
+  } {tile.pipelined = 2}
+}
+
+// -----
+
+tile.kernel @prologue_on_for(%n: index) {
+  // expected-error @+1 {{'tile.pipeline_prologue' must be a unit attribute on an 'scf.if'}}
+  scf.for %i = %n to %n step %n {
+  } {tile.pipeline_prologue}
+}
+
+// -----
+
+tile.kernel @refill_not_unit(%c: i1) {
+  // expected-error @+1 {{'tile.pipeline_refill' must be a unit attribute on an 'scf.if'}}
+  scf.if %c {
+  } {tile.pipeline_refill = 1}
+}

@@ -56,3 +56,13 @@ tile.kernel @transfers(%g: !tile.gl<?x?xbf16>, %f: !tile.gl<?x?xf32>,
   tile.store_async_wait {pending = 1 : i32}
   tile.prefetch %g[%i, %i] box [128, 64] : !tile.gl<?x?xbf16>
 }
+
+// CHECK-LABEL: tile.kernel @copies
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] -> %{{.*}} : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] -> %{{.*}} : !tile.gl<?x?x?xf32>, !tile.sv<64xf32>
+tile.kernel @copies(%g: !tile.gl<?x?xbf16>, %h: !tile.gl<?x?x?xf32>, %i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %v = tile.alloc : !tile.sv<64xf32>
+  tile.copy %g[%i, %i] -> %a : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
+  tile.copy %h[%i, %i, %i] -> %v : !tile.gl<?x?x?xf32>, !tile.sv<64xf32>
+}

@@ -15,4 +15,10 @@
 // RUN: %ptxas -arch=sm_90a %t.tp/tile_paths.ptx -o %t.tp/check.cubin
 // RUN: rm -rf %t.at && tk-opt %kernels/attention_fwd.mlir -tile-to-nvidia="out=%t.at cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.at/attention_fwd.ptx -o %t.at/check.cubin
+// RUN: rm -rf %t.gn && tk-opt %kernels/gemm_naive.mlir -tile-to-nvidia="out=%t.gn cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.gn/gemm_naive.ptx -o %t.gn/check.cubin
+// RUN: rm -rf %t.gp && tk-opt %tk_src_root/python/gpu_checks/gemm_pipelined.mlir -tile-to-nvidia="out=%t.gp cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.gp/gemm_pipelined.ptx -o %t.gp/check.cubin
+// RUN: rm -rf %t.gq && tk-opt %tk_src_root/python/gpu_checks/gemm_pipelined.mlir -tile-to-nvidia="out=%t.gq cubin=false warp-specialize=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.gq/gemm_pipelined.ptx -o %t.gq/check.cubin
 // CHECK: "cubin": "gemm.cubin"

@@ -174,28 +174,61 @@ void requireMmaOperands(MmaLike mma, LayoutClasses &classes) {
     classes.require(mma, 1, operandLayout(ctx, mma.getForm(), false));
 }
 
+/// Why a register value of `type` in `kernel` cannot hold its layout, or "".
+std::string checkFits(KernelOp kernel, RegisterType type) {
+  unsigned warps = type.getScope() == Scope::block
+                       ? kernel.getNumWarps()
+                       : getScopeWarps(type.getScope());
+  if (!warps)
+    return "";
+  FragmentMap map;
+  std::string why;
+  if (failed(getFragmentMap(type, warps, map, why)))
+    return why.empty() ? "it does not fit" : why;
+  return "";
+}
+
 /// Sets every open value's layout to its class's (or `fallback`), then
-/// inserts the conversions.
-void apply(KernelOp kernel, LayoutClasses &classes, Attribute fallback) {
-  auto assign = [&](Value v) {
+/// inserts the conversions. Changes nothing, with a remark, when a chosen
+/// layout does not fit its value; returns whether it applied them.
+bool apply(KernelOp kernel, LayoutClasses &classes, Attribute fallback) {
+  SmallVector<std::pair<Value, Type>> assignments;
+  std::string why;
+  Operation *where = nullptr;
+  auto plan = [&](Value v) {
     auto type = dyn_cast<RegisterType>(v.getType());
-    if (!type || type.getLayout() || !classes.participates(v))
+    if (!type || type.getLayout() || !classes.participates(v) || !why.empty())
       return;
     Attribute layout = classes.layoutOf(v);
     if (!layout) {
       classes.pin(v, fallback);
       layout = fallback;
     }
-    v.setType(type.cloneWith(type.getElementType(), layout));
+    auto chosen = type.cloneWith(type.getElementType(), layout);
+    why = checkFits(kernel, chosen);
+    if (!why.empty()) {
+      llvm::raw_string_ostream(why) << " (layout " << layout << ")";
+      where = v.getParentBlock()->getParentOp();
+      if (Operation *def = v.getDefiningOp())
+        where = def;
+      return;
+    }
+    assignments.push_back({v, chosen});
   };
   kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())
-          assign(arg);
+          plan(arg);
     for (Value result : op->getResults())
-      assign(result);
+      plan(result);
   });
+  if (!why.empty()) {
+    where->emitRemark("register layouts left open: ") << why;
+    return false;
+  }
+  for (auto [value, type] : assignments)
+    value.setType(type);
   for (const auto &c : classes.conversions) {
     Value v = c.user->getOperand(c.operand);
     auto type = cast<RegisterType>(v.getType());
@@ -207,9 +240,10 @@ void apply(KernelOp kernel, LayoutClasses &classes, Attribute fallback) {
     c.user->emitRemark("layout conversion inserted for operand #")
         << c.operand << ": " << type.getLayout() << " to " << c.layout;
   }
+  return true;
 }
 
-void assignTileLayouts(KernelOp kernel) {
+bool assignTileLayouts(KernelOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   LayoutClasses tiles(/*vectors=*/false);
   kernel.walk([&](Operation *op) {
@@ -224,7 +258,7 @@ void assignTileLayouts(KernelOp kernel) {
     else if (auto mma = dyn_cast<MmaAsyncOp>(op))
       requireMmaOperands(mma, tiles);
   });
-  apply(kernel, tiles, RowLayoutAttr::get(ctx));
+  return apply(kernel, tiles, RowLayoutAttr::get(ctx));
 }
 
 /// `#tile.vec<axis, L>` of `tile`'s layout.
@@ -303,8 +337,9 @@ struct AssignLayoutsPass
       return;
     }
     assignSwizzles(kernel);
-    assignTileLayouts(kernel);
-    assignVectorLayouts(kernel);
+    // Vectors follow their tiles' layouts, so only once those are set.
+    if (assignTileLayouts(kernel))
+      assignVectorLayouts(kernel);
   }
 };
 } // namespace

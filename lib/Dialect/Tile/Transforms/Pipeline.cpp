@@ -80,8 +80,6 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan) {
     auto alloc = copy.getDst().getDefiningOp<AllocOp>();
     if (!alloc)
       return "a copy's destination is not a 'tile.alloc'";
-    if (llvm::is_contained(plan.allocs, alloc))
-      return "a buffer is copied into twice in one iteration";
     for (OpOperand &use : alloc->getUses()) {
       Operation *user = use.getOwner();
       Operation *inBody = body->findAncestorOpInBlock(*user);
@@ -190,13 +188,9 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     int64_t requested = stages;
     StringRef from = "the 'stages' option";
     if (auto attr = plan.loop->getAttrOfType<IntegerAttr>(kStagesAttr)) {
+      // The dialect verifies it is positive.
       requested = attr.getInt();
       from = "'tile.stages'";
-      if (requested < 1) {
-        plan.loop.emitError("'tile.stages' must be at least 1, got ")
-            << requested;
-        return std::nullopt;
-      }
     }
     if (requested < 0) {
       plan.loop.emitError("the 'stages' option must be 0 (automatic) or "
@@ -267,6 +261,12 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     Value isProducer = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, WarpgroupIdOp::create(b, loc), zero);
 
+    // One semaphore of an array (a single semaphore is its own slot).
+    auto semSlot = [&](OpBuilder &b, Value sems, Value stage) -> Value {
+      if (stages == 1)
+        return sems;
+      return SlotOp::create(b, loc, sems, stage);
+    };
     // Stage, round and the load of iteration `j` (0-based).
     auto position = [&](OpBuilder &b, Value j) {
       Value it = arith::AddIOp::create(b, loc, base, j);
@@ -286,8 +286,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       // The stage is free once its previous round was released.
       Value previous = arith::XOrIOp::create(
           b, loc, round, arith::ConstantIntOp::create(b, loc, 1, 32));
-      SemWaitOp::create(b, loc, SlotOp::create(b, loc, empty, stage), previous);
-      Value fullSlot = SlotOp::create(b, loc, full, stage);
+      SemWaitOp::create(b, loc, semSlot(b, empty, stage), previous);
+      Value fullSlot = semSlot(b, full, stage);
       SmallVector<Value> slots;
       for (Value ring : rings)
         slots.push_back(SlotOp::create(b, loc, ring, stage));
@@ -327,14 +327,14 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       produce(b, j);
     }
     auto [stage, round] = position(b, i);
-    SemWaitOp::create(b, loc, SlotOp::create(b, loc, full, stage), round);
+    SemWaitOp::create(b, loc, semSlot(b, full, stage), round);
     for (auto [alloc, ring] : llvm::zip(plan.allocs, rings))
       alloc.getResult().replaceAllUsesWith(
           SlotOp::create(b, loc, ring, stage).getResult());
 
     // Bottom of the body: this warpgroup is done with the stage.
     b.setInsertionPoint(loop.getBody()->getTerminator());
-    SemArriveOp::create(b, loc, SlotOp::create(b, loc, empty, stage));
+    SemArriveOp::create(b, loc, semSlot(b, empty, stage));
 
     for (CopyOp copy : plan.copies)
       copy.erase();

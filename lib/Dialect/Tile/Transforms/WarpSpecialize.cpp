@@ -119,6 +119,17 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
         why = "an mma with a transposed A is not split by rows yet";
         break;
       }
+      int64_t rows = mma.getType().getShape()[0];
+      if (mma.getType().getScope() == Scope::block &&
+          rows % (64 * warpgroups)) {
+        why = "an mma of " + std::to_string(rows) +
+              " rows does not split "
+              "into " +
+              std::to_string(warpgroups) +
+              " warpgroup mmas of "
+              "whole 64-row blocks";
+        break;
+      }
       if (isa<SharedTileType>(mma.getA().getType()))
         mma.getAMutable().assign(sharedSlice(b, loc, mma.getA()));
     } else if (isa<StoreOp, LoadOp>(op)) {
@@ -191,9 +202,11 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
         !isa<GlobalType>(store.getDst().getType()) ||
         llvm::any_of(value.getShape(), [](int64_t d) { return d > 256; }))
       continue;
+    // After the last shared tile, before any semaphores: no alignment gap.
     AllocOp last;
     for (auto alloc : kernel.getBody().getOps<AllocOp>())
-      last = alloc;
+      if (!last || isa<SharedTileType>(alloc.getType()))
+        last = alloc;
     OpBuilder b(last->getBlock(), std::next(last->getIterator()));
     Location loc = store.getLoc();
     SmallVector<int64_t> shape{value.getShape()[0] * warpgroups,
@@ -286,7 +299,7 @@ struct WarpSpecializePass
         producerRegisters % 8) {
       kernel.emitError("'producer-registers' must be a multiple of 8 in "
                        "[24, 256], got ")
-          << producerRegisters;
+          << int64_t(producerRegisters);
       signalPassFailure();
       return "";
     }

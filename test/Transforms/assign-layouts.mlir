@@ -1,0 +1,160 @@
+// tile-assign-layouts: open register layouts and shared swizzles are chosen
+// from their uses; explicit ones are kept; where two fixed layouts meet one
+// conversion is inserted, with a remark. Running it again changes nothing
+// (and the output does not depend on anything but the input).
+// RUN: tk-opt %s -split-input-file -tile-assign-layouts -verify-diagnostics | FileCheck %s
+// RUN: tk-opt %s -split-input-file -tile-assign-layouts 2>/dev/null > %t.once
+// RUN: tk-opt %t.once -split-input-file -tile-assign-layouts 2>/dev/null > %t.twice
+// RUN: diff %t.once %t.twice
+
+!view = !tile.gl<?x?xbf16>
+
+// The accumulator chain (fill, loop, mma, cast) takes #tile.mma_acc.
+// CHECK-LABEL: tile.kernel @accumulator
+// CHECK:   tile.alloc : !tile.st<2x64x64xbf16, #tile.swizzle<128>>
+// CHECK:   tile.alloc : !tile.st<64x256xbf16, #tile.swizzle<128>>
+// CHECK:   tile.fill 0.000000e+00 : !tile.rt<64x256xf32, warpgroup, #tile.mma_acc>
+// CHECK:   scf.for {{.*}} -> (!tile.rt<64x256xf32, warpgroup, #tile.mma_acc>)
+// CHECK:     tile.slot {{.*}} : !tile.st<2x64x64xbf16, #tile.swizzle<128>>
+// CHECK:     tile.mma AB {{.*}} : !tile.st<64x64xbf16, #tile.swizzle<128>>, !tile.st<64x256xbf16, #tile.swizzle<128>> -> !tile.rt<64x256xf32, warpgroup, #tile.mma_acc>
+// CHECK:   tile.cast {{.*}} : !tile.rt<64x256xf32, warpgroup, #tile.mma_acc> to !tile.rt<64x256xbf16, warpgroup, #tile.mma_acc>
+tile.kernel @accumulator(%C: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<2x64x64xbf16>
+  %b = tile.alloc : !tile.st<64x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = tile.fill 0.0 : !tile.rt<64x256xf32, warpgroup>
+  %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%x = %zero) -> (!tile.rt<64x256xf32, warpgroup>) {
+    %a_s = tile.slot %a[%k] : !tile.st<2x64x64xbf16>
+    %y = tile.mma AB %a_s, %b, %x : !tile.st<64x64xbf16>, !tile.st<64x256xbf16> -> !tile.rt<64x256xf32, warpgroup>
+    scf.yield %y : !tile.rt<64x256xf32, warpgroup>
+  }
+  %out = tile.cast %acc : !tile.rt<64x256xf32, warpgroup> to !tile.rt<64x256xbf16, warpgroup>
+  tile.store %out, %C[%c0, %c0] : !tile.rt<64x256xbf16, warpgroup>, !view
+}
+
+// -----
+
+// Swizzles: the widest of 128, 64, 32 bytes that divides a row, else none;
+// subtiles follow their source; an explicit swizzle is kept.
+// CHECK-LABEL: tile.kernel @swizzles
+// CHECK: tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+// CHECK: tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
+// CHECK: tile.alloc : !tile.st<64x16xbf16, #tile.swizzle<32>>
+// CHECK: tile.alloc : !tile.st<64x8xbf16, #tile.swizzle<0>>
+// CHECK: tile.alloc : !tile.st<12x64xbf16, #tile.swizzle<0>>
+// CHECK: tile.alloc : !tile.st<64x64xf32, #tile.swizzle<128>>
+// CHECK: tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<32>>
+// CHECK: tile.subtile {{.*}} : !tile.st<64x64xbf16, #tile.swizzle<128>> to !tile.st<32x64xbf16, #tile.swizzle<128>>
+tile.kernel @swizzles() launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %b = tile.alloc : !tile.st<64x32xbf16>
+  %c = tile.alloc : !tile.st<64x16xbf16>
+  %d = tile.alloc : !tile.st<64x8xbf16>
+  %e = tile.alloc : !tile.st<12x64xbf16>
+  %f = tile.alloc : !tile.st<64x64xf32>
+  %g = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<32>>
+  %c0 = arith.constant 0 : index
+  %h = tile.subtile %a[%c0, %c0] : !tile.st<64x64xbf16> to !tile.st<32x64xbf16>
+}
+
+// -----
+
+// Without an anchor a tile takes #tile.row; explicit layouts are kept.
+// CHECK-LABEL: tile.kernel @defaults
+// CHECK: tile.load {{.*}} -> !tile.rt<64x64xbf16, warpgroup, #tile.row>
+// CHECK: tile.exp {{.*}} : !tile.rt<64x64xf32, warpgroup, #tile.row>
+// CHECK: tile.load {{.*}} -> !tile.rt<64x64xbf16, warpgroup, #tile.col>
+tile.kernel @defaults() launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %r = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+  %f = tile.cast %r : !tile.rt<64x64xbf16, warpgroup> to !tile.rt<64x64xf32, warpgroup>
+  %e = tile.exp %f : !tile.rt<64x64xf32, warpgroup>
+  %c = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup, #tile.col>
+}
+
+// -----
+
+// Attention's core: the scores are an accumulator; their row max and the
+// broadcast back follow it; P feeds the next mma as a register A operand,
+// which needs #tile.row: one conversion, with a remark.
+// CHECK-LABEL: tile.kernel @scores_to_operand
+// CHECK: %[[S:.*]] = tile.mma ABt {{.*}} -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+// CHECK: tile.row_max %[[S]] : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc> -> !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+// CHECK: tile.broadcast row {{.*}} : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>> to !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+// CHECK: %[[P:.*]] = tile.cast {{.*}} to !tile.rt<64x64xbf16, warpgroup, #tile.mma_acc>
+// CHECK: %[[PA:.*]] = tile.convert_layout %[[P]] : !tile.rt<64x64xbf16, warpgroup, #tile.mma_acc> to !tile.rt<64x64xbf16, warpgroup, #tile.row>
+// CHECK: tile.mma AB %[[PA]], {{.*}} -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+tile.kernel @scores_to_operand() launch(warpgroups = 1) {
+  %q = tile.alloc : !tile.st<64x64xbf16>
+  %s = tile.mma ABt %q, %q : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+  %m = tile.row_max %s : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
+  %mb = tile.broadcast row %m : !tile.rv<64xf32, warpgroup> to !tile.rt<64x64xf32, warpgroup>
+  %d = tile.sub %s, %mb : !tile.rt<64x64xf32, warpgroup>
+  %p = tile.exp2 %d : !tile.rt<64x64xf32, warpgroup>
+  %p16 = tile.cast %p : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
+  // expected-remark @+1 {{layout conversion inserted for operand #0: #tile.mma_acc to #tile.row}}
+  %o = tile.mma AB %p16, %q : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+// Two fixed classes meet: a row sum of a #tile.row tile accumulates into
+// the row max of an accumulator, so the init operand is converted to the
+// result's layout.
+// CHECK-LABEL: tile.kernel @fixed_classes_meet
+// CHECK: %[[M:.*]] = tile.row_max {{.*}} -> !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+// CHECK: %[[X:.*]] = tile.convert_layout %[[M]] : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>> to !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.row>>
+// CHECK: tile.row_sum %{{.*}}, %[[X]] : !tile.rt<64x64xf32, warpgroup, #tile.row> -> !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.row>>
+tile.kernel @fixed_classes_meet() launch(warpgroups = 1) {
+  %q = tile.alloc : !tile.st<64x64xbf16>
+  %s = tile.mma ABt %q, %q : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+  %m = tile.row_max %s : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
+  %r = tile.load %q : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+  %f = tile.cast %r : !tile.rt<64x64xbf16, warpgroup> to !tile.rt<64x64xf32, warpgroup>
+  // expected-remark @+1 {{layout conversion inserted for operand #1: #tile.vec<row, #tile.mma_acc> to #tile.vec<row, #tile.row>}}
+  %sum = tile.row_sum %f, %m : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
+}
+
+// -----
+
+// Vectors without a tile to follow take #tile.vec<row, #tile.row>; a
+// column vector broadcast onto an accumulator follows it.
+// CHECK-LABEL: tile.kernel @vectors
+// CHECK: tile.fill 0.000000e+00 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.row>>
+// CHECK: tile.fill 1.000000e+00 : !tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
+tile.kernel @vectors() launch(warpgroups = 1) {
+  %q = tile.alloc : !tile.st<64x64xbf16>
+  %v = tile.fill 0.0 : !tile.rv<64xf32, warpgroup>
+  %w = tile.fill 1.0 : !tile.rv<64xf32, warpgroup>
+  %s = tile.mma ABt %q, %q : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+  %wb = tile.broadcast col %w : !tile.rv<64xf32, warpgroup> to !tile.rt<64x64xf32, warpgroup>
+  %x = tile.mul %s, %wb : !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+// AMD targets: left open, with a remark.
+// CHECK-LABEL: tile.kernel @amd
+// CHECK: tile.alloc : !tile.st<64x64xbf16>{{$}}
+module attributes {tile.target = "gfx942"} {
+  // expected-remark @+1 {{layouts left open: tile-assign-layouts chooses NVIDIA layouts only so far}}
+  tile.kernel @amd() launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x64xbf16>
+  }
+}
+
+// -----
+
+// No layout the pass would choose fits: register layouts stay open (all of
+// them, so types still match), with a remark; swizzles are still chosen.
+// CHECK-LABEL: tile.kernel @does_not_fit
+// CHECK: tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+// CHECK: tile.fill 0.000000e+00 : !tile.rt<16x16xf32, block>{{$}}
+// CHECK: tile.fill 0.000000e+00 : !tile.rt<64x64xf32, warpgroup>{{$}}
+tile.kernel @does_not_fit() launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  // expected-remark @+1 {{register layouts left open: rows (16) must be a multiple of 64 for #tile.row (16 per warp, 4 warps) (layout #tile.row)}}
+  %x = tile.fill 0.0 : !tile.rt<16x16xf32, block>
+  %y = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup>
+}

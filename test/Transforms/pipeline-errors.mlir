@@ -1,0 +1,36 @@
+// tile-pipeline's errors: a stage count that does not fit in shared memory
+// (from the attribute or the option), a negative option.
+// RUN: tk-opt %s -split-input-file -tile-pipeline -verify-diagnostics
+// RUN: not tk-opt %s -split-input-file -tile-pipeline=stages=-1 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: not tk-opt %s -split-input-file -tile-pipeline=stages=5 2>&1 | FileCheck %s --check-prefix=OPT
+
+// NEG: error: the 'stages' option must be 0 (automatic) or positive, got -1
+// OPT: error: 5 stages (from the 'stages' option) need 756816 bytes of shared memory; sm_90a allows 232448, which does not fit even one stage
+
+!view = !tile.gl<?x?xbf16>
+
+tile.kernel @too_many_stages(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<128x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{8 stages (from 'tile.stages') need 524416 bytes of shared memory; sm_90a allows 232448, which fits at most 3 stages}}
+  scf.for %k = %c0 to %c1 step %c1 {
+    tile.copy %A[%c0, %k] -> %a : !view, !tile.st<128x256xbf16>
+  } {tile.stages = 8}
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// The buffers fill shared memory exactly: not even the semaphores fit.
+tile.kernel @no_room(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<256x256xbf16>
+  %other = tile.alloc : !tile.st<198x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{cannot pipeline: even one stage needs 232464 bytes of shared memory; sm_90a allows 232448}}
+  scf.for %k = %c0 to %c1 step %c1 {
+    tile.copy %A[%c0, %k] -> %a : !view, !tile.st<256x256xbf16>
+  }
+}

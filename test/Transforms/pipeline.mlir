@@ -1,0 +1,320 @@
+// tile-pipeline: copies in a loop become a ring of async loads with full /
+// empty semaphores, a prologue and a refill N - 1 steps ahead; loops it
+// must not touch are left alone with a remark.
+// RUN: tk-opt %s -split-input-file -tile-pipeline -verify-diagnostics | FileCheck %s
+// RUN: tk-opt %s -split-input-file -tile-pipeline=stages=1 -verify-diagnostics | FileCheck %s --check-prefix=ONE
+
+!view = !tile.gl<?x?xbf16>
+!acc = !tile.rt<64x128xf32, warpgroup>
+
+// In a tile loop, with the stage count from the loop's attribute: the ring
+// position continues across tiles (iteration * trips), warpgroup 0 loads.
+// CHECK-LABEL: tile.kernel @in_tile_loop
+// CHECK-DAG:   %[[A:.*]] = tile.alloc : !tile.st<2x64x64xbf16>
+// CHECK-DAG:   %[[B:.*]] = tile.alloc : !tile.st<2x64x128xbf16>
+// CHECK:       %[[FULL:.*]] = tile.alloc : !tile.sem<2>
+// CHECK:       %[[EMPTY:.*]] = tile.alloc : !tile.sem<2>
+// CHECK:       tile.sem_init %[[FULL]], 1
+// CHECK:       tile.sem_init %[[EMPTY]], 1
+// CHECK:       tile.fence sem_init
+// CHECK:       tile.barrier block
+// CHECK:       tile.foreach_tile ({{.*}}) in ({{.*}}) iteration(%[[IT:.*]]) {
+// CHECK:         %[[TRIPS:.*]] = arith.select
+// CHECK:         %[[BASE:.*]] = arith.muli %[[IT]], %[[TRIPS]]
+// CHECK:         %[[WG:.*]] = tile.warpgroup_id
+// CHECK:         %[[IS_P:.*]] = arith.cmpi eq, %[[WG]]
+// CHECK:         %[[PRO_END:.*]] = arith.minsi {{.*}}, %[[TRIPS]]
+// CHECK:         scf.if %[[IS_P]] {
+// CHECK-NEXT:      scf.for %[[J:.*]] = {{.*}} to %[[PRO_END]]
+// CHECK:             tile.sem_wait
+// CHECK:             tile.sem_expect
+// CHECK:             tile.load_async
+// CHECK:             tile.load_async
+// CHECK:         } {tile.pipeline_prologue}
+// CHECK:         scf.for
+// CHECK:           scf.if
+// CHECK:             tile.sem_wait
+// CHECK:             tile.sem_expect
+// CHECK:             tile.load_async
+// CHECK:             tile.load_async
+// CHECK:           } {tile.pipeline_refill}
+// CHECK:           tile.sem_wait
+// CHECK:           %[[AS:.*]] = tile.slot %[[A]]
+// CHECK:           %[[BS:.*]] = tile.slot %[[B]]
+// CHECK-NOT:       tile.copy
+// CHECK:           tile.mma AB %[[AS]], %[[BS]]
+// CHECK:           tile.sem_arrive
+// CHECK-NEXT:      scf.yield
+// CHECK:         } {tile.pipelined = 2 : i64}
+// ONE-LABEL: tile.kernel @in_tile_loop
+// ONE: tile.alloc : !tile.st<2x64x64xbf16>
+tile.kernel @in_tile_loop(%A: !view, %B: !view, %C: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %b = tile.alloc : !tile.st<64x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %K = tile.dim %A[1] : !view
+  tile.foreach_tile (%m, %n) in (%c1, %c1) {
+    %zero = tile.fill 0.0 : !acc
+    %acc = scf.for %k = %c0 to %K step %c1 iter_args(%x = %zero) -> (!acc) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
+      tile.copy %B[%k, %n] -> %b : !view, !tile.st<64x128xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<64x64xbf16>, !tile.st<64x128xbf16> -> !acc
+      scf.yield %y : !acc
+    } {tile.stages = 2}
+    tile.store %acc, %C[%m, %n] : !acc, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// In the kernel body: the ring starts at 0; empty counts every warpgroup;
+// coordinates computed in the body are recomputed for the load ahead;
+// without an attribute the stage count is automatic (at most 3).
+// CHECK-LABEL: tile.kernel @in_kernel_body
+// CHECK:       tile.alloc : !tile.st<3x64x64xbf16>
+// CHECK:       tile.sem_init %{{.*}}, 1 : !tile.sem<3>
+// CHECK:       tile.sem_init %{{.*}}, 2 : !tile.sem<3>
+// CHECK-NOT:   arith.muli %{{.*}}, %{{.*}} : index
+// CHECK:       scf.if
+// CHECK:         scf.for %[[J:[^ ]*]] =
+// CHECK:           %[[K:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK:           %[[KK:.*]] = arith.addi %[[K]], %[[K]] : index
+// CHECK:           tile.load_async %{{.*}}[%{{.*}}, %[[KK]]]
+// CHECK:       } {tile.pipelined = 3 : i64}
+// ONE-LABEL: tile.kernel @in_kernel_body
+// ONE:       tile.alloc : !tile.st<1x64x64xbf16>
+// ONE:       tile.sem_init %{{.*}}, 1 : !tile.sem{{$}}
+// ONE:       tile.sem_init %{{.*}}, 2 : !tile.sem{{$}}
+// ONE:       } {tile.pipelined = 1 : i64}
+tile.kernel @in_kernel_body(%A: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %k = %c0 to %c4 step %c1 {
+    %kk = arith.addi %k, %k : index
+    tile.copy %A[%c0, %kk] -> %a : !view, !tile.st<64x64xbf16>
+    %r = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// Automatic stages are bounded by shared memory: 96 KB per stage fits 2.
+// CHECK-LABEL: tile.kernel @auto_bounded
+// CHECK: tile.alloc : !tile.st<2x192x256xbf16>
+// CHECK: {tile.pipelined = 2 : i64}
+tile.kernel @auto_bounded(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<192x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %k = %c0 to %c4 step %c1 {
+    tile.copy %A[%c0, %k] -> %a : !view, !tile.st<192x256xbf16>
+    %q = tile.subtile %a[%c0, %c0] : !tile.st<192x256xbf16> to !tile.st<64x64xbf16>
+    %r = tile.load %q : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @used_after_loop
+// CHECK: tile.copy
+tile.kernel @used_after_loop(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-remark @+1 {{not pipelined: a copied buffer is used outside the loop}}
+  scf.for %k = %c0 to %c1 step %c1 {
+    tile.copy %A[%c0, %k] -> %a : !view, !tile.st<64x64xbf16>
+  }
+  %r = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @read_before_copy
+// CHECK: tile.copy
+tile.kernel @read_before_copy(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-remark @+1 {{not pipelined: a copied buffer is used before its copy in the iteration}}
+  scf.for %k = %c0 to %c1 step %c1 {
+    %r = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+    tile.copy %A[%c0, %k] -> %a : !view, !tile.st<64x64xbf16>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+!acc = !tile.rt<64x64xf32, warpgroup>
+
+// CHECK-LABEL: tile.kernel @async_mma
+// CHECK: tile.copy
+tile.kernel @async_mma(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-remark @+1 {{not pipelined: a copied buffer is read by 'tile.mma_async', which may still read it when the iteration ends}}
+  scf.for %k = %c0 to %c1 step %c1 {
+    tile.copy %A[%c0, %k] -> %a : !view, !tile.st<64x64xbf16>
+    %d = tile.mma_async ABt %a, %a : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !acc
+    tile.mma_wait 0
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @carried_coordinate
+// CHECK: tile.copy
+tile.kernel @carried_coordinate(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-remark @+1 {{not pipelined: copy coordinates depend on a loop-carried value}}
+  %r = scf.for %k = %c0 to %c1 step %c1 iter_args(%col = %c0) -> (index) {
+    tile.copy %A[%c0, %col] -> %a : !view, !tile.st<64x64xbf16>
+    %next = arith.addi %col, %c1 : index
+    scf.yield %next : index
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @impure_coordinate
+// CHECK: tile.copy
+tile.kernel @impure_coordinate(%A: !view, %flag: i1) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-remark @+1 {{not pipelined: copy coordinates are computed by 'scf.if', which is not a pure op without regions}}
+  scf.for %k = %c0 to %c1 step %c1 {
+    %col = scf.if %flag -> (index) {
+      scf.yield %k : index
+    } else {
+      scf.yield %c0 : index
+    }
+    tile.copy %A[%c0, %col] -> %a : !view, !tile.st<64x64xbf16>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @copied_twice
+// CHECK: tile.copy
+// CHECK: tile.copy
+tile.kernel @copied_twice(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-remark @+1 {{not pipelined: a copied buffer is copied into twice}}
+  scf.for %k = %c0 to %c1 step %c1 {
+    tile.copy %A[%c0, %k] -> %a : !view, !tile.st<64x64xbf16>
+    tile.copy %A[%c1, %k] -> %a : !view, !tile.st<64x64xbf16>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @not_an_alloc
+// CHECK: tile.copy
+tile.kernel @not_an_alloc(%A: !view) launch(warpgroups = 1) {
+  %ring = tile.alloc : !tile.st<2x64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-remark @+1 {{not pipelined: a copy's destination is not a 'tile.alloc'}}
+  scf.for %k = %c0 to %c1 step %c1 {
+    %s = tile.slot %ring[%c0] : !tile.st<2x64x64xbf16>
+    tile.copy %A[%c0, %k] -> %s : !view, !tile.st<64x64xbf16>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @no_warpgroups
+// CHECK: tile.copy
+tile.kernel @no_warpgroups(%A: !view) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-remark @+1 {{not pipelined: the kernel has no launch(warpgroups = N), so it is unknown how many warpgroups release each stage}}
+  scf.for %k = %c0 to %c1 step %c1 {
+    tile.copy %A[%c0, %k] -> %a : !view, !tile.st<64x64xbf16>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @nested_loop
+// CHECK: tile.copy
+tile.kernel @nested_loop(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c1 step %c1 {
+    // expected-remark @+1 {{not pipelined: the ring position across executions of the loop is unknown: the loop must be in the kernel body, or directly in a 'tile.foreach_tile' with bounds defined outside it}}
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%i, %k] -> %a : !view, !tile.st<64x64xbf16>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @in_warp_role
+// CHECK: tile.copy
+tile.kernel @in_warp_role(%A: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 1) {
+    // expected-remark @+1 {{not pipelined: the loop is in a warp role, whose loads are scheduled by hand}}
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%c0, %k] -> %a : !view, !tile.st<64x64xbf16>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// A loop without copies is not touched.
+// CHECK-LABEL: tile.kernel @no_copies
+// CHECK-NOT: tile.sem
+// CHECK: scf.for
+// CHECK-NOT: tile.pipelined
+tile.kernel @no_copies(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %k = %c0 to %c1 step %c1 {
+    %r = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+  }
+}

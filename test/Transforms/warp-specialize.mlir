@@ -1,0 +1,336 @@
+// tile-warp-specialize on tile-pipeline's output: a producer warpgroup
+// runs the loads, the kernel's warpgroups become consumers that split the
+// block's tiles by rows; kernels it cannot split are left alone with a
+// remark, hand-scheduled ones silently.
+// RUN: tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize -verify-diagnostics | FileCheck %s
+// RUN: tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize="producer-registers=24 group=0" -verify-diagnostics | FileCheck %s --check-prefix=OPT
+// RUN: not tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize="producer-registers=20" 2>&1 | FileCheck %s --check-prefix=BADREG
+
+// BADREG: error: 'producer-registers' must be a multiple of 8 in [24, 256], got 20
+
+!view = !tile.gl<?x?xbf16>
+!acc = !tile.rt<128x256xf32, block>
+
+// CHECK-LABEL: tile.kernel @gemm
+// CHECK-SAME:  launch(warpgroups = 3, grid = persistent)
+// CHECK-DAG:   %[[A:.*]] = tile.alloc : !tile.st<3x128x64xbf16>
+// CHECK-DAG:   %[[B:.*]] = tile.alloc : !tile.st<3x64x256xbf16>
+// CHECK-DAG:   %[[CBUF:.*]] = tile.alloc : !tile.st<128x256xbf16>
+// CHECK:       tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+// CHECK-NEXT:    tile.foreach_tile (%[[M:.*]], %[[N:.*]]) in ({{.*}}) group 8 iteration(%{{.*}}) {
+// CHECK-NOT:       tile.mma
+// CHECK-NOT:       tile.store
+// CHECK:           scf.for
+// CHECK:             tile.sem_wait
+// CHECK:             tile.sem_expect
+// CHECK:             tile.load_async
+// CHECK:             tile.load_async
+// CHECK-NOT:       tile.mma
+// CHECK:         }
+// CHECK:       } consumer(warpgroups = 2, registers = 232) {
+// CHECK-NEXT:    %[[WG:.*]] = tile.warpgroup_id
+// CHECK-NEXT:    tile.foreach_tile (%[[CM:.*]], %[[CN:.*]]) in ({{.*}}) group 8 iteration(%{{.*}}) {
+// CHECK:           tile.fill 0.000000e+00 : !tile.rt<64x256xf32, warpgroup>
+// CHECK-NOT:       tile.load_async
+// CHECK:           scf.for {{.*}} -> (!tile.rt<64x256xf32, warpgroup>)
+// CHECK-NOT:         tile.load_async
+// CHECK:             tile.sem_wait
+// CHECK:             %[[AS:.*]] = tile.slot %[[A]]
+// CHECK:             %[[AWG:.*]] = tile.subtile %[[AS]][%[[WG]], %{{.*}}] : !tile.st<128x64xbf16> to !tile.st<64x64xbf16>
+// CHECK:             tile.mma AB %[[AWG]], {{.*}} -> !tile.rt<64x256xf32, warpgroup>
+// CHECK:             tile.sem_arrive
+// CHECK:           } {tile.pipelined = 3 : i64}
+// CHECK:           %[[OUT:.*]] = tile.cast {{.*}} to !tile.rt<64x256xbf16, warpgroup>
+// CHECK:           %[[M2:.*]] = arith.muli %[[CM]], %{{.*}} : index
+// CHECK:           %[[ROW:.*]] = arith.addi %[[M2]], %[[WG]] : index
+// CHECK:           %[[CWG:.*]] = tile.subtile %[[CBUF]][%[[WG]], %{{.*}}]
+// CHECK-NEXT:      tile.store_async_wait
+// CHECK-NEXT:      tile.store %[[OUT]], %[[CWG]]
+// CHECK-NEXT:      tile.store_async %[[CWG]] -> %{{.*}}[%[[ROW]], %[[CN]]]
+// CHECK:         }
+// CHECK-NEXT:    tile.store_async_wait
+// OPT-LABEL: tile.kernel @gemm
+// OPT: tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+// OPT-NEXT: tile.foreach_tile ({{.*}}) in ({{.*}}) iteration
+// OPT: } consumer(warpgroups = 2, registers = 240) {
+tile.kernel @gemm(%A: !view, %B: !view, %C: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %M = tile.dim %A[0] : !view
+  %K = tile.dim %A[1] : !view
+  %N = tile.dim %B[1] : !view
+  tile.foreach_tile (%m, %n) in (%M, %N) {
+    %zero = tile.fill 0.0 : !acc
+    %acc = scf.for %k = %c0 to %K step %c1 iter_args(%x = %zero) -> (!acc) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %B[%k, %n] -> %b : !view, !tile.st<64x256xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x256xbf16> -> !acc
+      scf.yield %y : !acc
+    }
+    %out = tile.cast %acc : !acc to !tile.rt<128x256xbf16, block>
+    tile.store %out, %C[%m, %n] : !tile.rt<128x256xbf16, block>, !view
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+!acc = !tile.rt<128x256xf32, block>
+
+// Four stages leave no room for the epilogue buffer: the consumers store
+// their rows of C directly. Block-scope loads from shared memory read the
+// warpgroup's rows.
+// CHECK-LABEL: tile.kernel @direct_store
+// CHECK:       consumer(warpgroups = 2, registers = 232) {
+// CHECK:         %[[WG:.*]] = tile.warpgroup_id
+// CHECK:         tile.mma AB
+// CHECK:         %[[AWG:.*]] = tile.subtile %{{.*}}[%[[WG]], %{{.*}}] : !tile.st<128x64xbf16> to !tile.st<64x64xbf16>
+// CHECK:         tile.load %[[AWG]] : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+// CHECK:         } {tile.pipelined = 4 : i64}
+// CHECK-NOT:     tile.store_async
+// CHECK:         %[[ROW:.*]] = arith.addi %{{.*}}, %[[WG]] : index
+// CHECK:         tile.store %{{.*}}, %{{.*}}[%[[ROW]], %{{.*}}] : !tile.rt<64x256xbf16, warpgroup>
+tile.kernel @direct_store(%A: !view, %B: !view, %C: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %M = tile.dim %A[0] : !view
+  %K = tile.dim %A[1] : !view
+  tile.foreach_tile (%m, %n) in (%M, %M) {
+    %zero = tile.fill 0.0 : !acc
+    %acc = scf.for %k = %c0 to %K step %c1 iter_args(%x = %zero) -> (!acc) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %B[%k, %n] -> %b : !view, !tile.st<64x256xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x256xbf16> -> !acc
+      %r = tile.load %a : !tile.st<128x64xbf16> -> !tile.rt<128x64xbf16, block>
+      scf.yield %y : !acc
+    } {tile.stages = 4}
+    %out = tile.cast %acc : !acc to !tile.rt<128x256xbf16, block>
+    tile.store %out, %C[%m, %n] : !tile.rt<128x256xbf16, block>, !view
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @not_pipelined
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: no loop pipelined by tile-pipeline}}
+tile.kernel @not_pipelined(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    // expected-remark @+1 {{not pipelined}}
+    %r = scf.for %k = %c0 to %c1 step %c1 iter_args(%col = %c0) -> (index) {
+      tile.copy %A[%m, %col] -> %a : !view, !tile.st<64x64xbf16>
+      scf.yield %k : index
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @two_loops
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: it has 2 pipelined loops; one is supported}}
+tile.kernel @two_loops(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
+    }
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %b : !view, !tile.st<64x64xbf16>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @no_tile_loop
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: the pipelined loop is not directly in a 'tile.foreach_tile' of the kernel body}}
+tile.kernel @no_tile_loop(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %k = %c0 to %c1 step %c1 {
+    tile.copy %A[%c0, %k] -> %a : !view, !tile.st<64x64xbf16>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @work_outside
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: 'tile.store_async_wait' does work outside the tile loop}}
+tile.kernel @work_outside(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
+    }
+  }
+  tile.store_async_wait
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+!acc = !tile.rt<128x64xf32, block>
+
+// CHECK-LABEL: tile.kernel @block_vector
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: block-scope register vectors are not split yet}}
+tile.kernel @block_vector(%A: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      %d = tile.mma ABt %a, %a : !tile.st<128x64xbf16>, !tile.st<128x64xbf16> -> !tile.rt<128x128xf32, block>
+      %v = tile.row_max %d : !tile.rt<128x128xf32, block> -> !tile.rv<128xf32, block>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @short_mma
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: an mma of 64 rows does not split into 2 warpgroup mmas of whole 64-row blocks}}
+tile.kernel @short_mma(%A: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
+      %d = tile.mma ABt %a, %a : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, block>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @transposed_a
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: an mma with a transposed A is not split by rows yet}}
+tile.kernel @transposed_a(%A: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<64x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x128xbf16>
+      %d = tile.mma AtB %a, %a : !tile.st<64x128xbf16>, !tile.st<64x128xbf16> -> !tile.rt<128x128xf32, block>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @unsplit_op
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: 'tile.causal_mask' on block-scope values is not split by rows yet}}
+tile.kernel @unsplit_op(%A: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      %d = tile.mma ABt %a, %a : !tile.st<128x64xbf16>, !tile.st<128x64xbf16> -> !tile.rt<128x128xf32, block>
+      %e = tile.causal_mask %d[%c0, %c0] fill zero : !tile.rt<128x128xf32, block>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @too_many_warpgroups
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: a producer warpgroup would exceed the target's 8 warpgroups}}
+tile.kernel @too_many_warpgroups(%A: !view) launch(warpgroups = 8) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @cluster
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: cluster kernels are not split yet}}
+tile.kernel @cluster(%A: !view) launch(warpgroups = 1, cluster = [2, 1, 1]) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
+    }
+  }
+}
+
+// -----
+
+// A hand-scheduled kernel is left alone without a remark.
+// CHECK-LABEL: tile.kernel @hand_scheduled
+// CHECK-SAME:  launch(warpgroups = 2)
+// CHECK:       tile.warp_specialize producer(warpgroups = 1) {
+tile.kernel @hand_scheduled() launch(warpgroups = 2) {
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 1) {
+  }
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @no_register_budgets
+// CHECK-NOT: tile.warp_specialize
+module attributes {tile.target = "gfx942"} {
+  // expected-remark @+1 {{not warp-specialized: target gfx942 has no per-role register budgets}}
+  tile.kernel @no_register_budgets(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x64xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    tile.foreach_tile (%m) in (%c1) {
+      scf.for %k = %c0 to %c1 step %c1 {
+        tile.copy %A[%m, %k] -> %a : !tile.gl<?x?xbf16>, !tile.st<64x64xbf16>
+      }
+    }
+  }
+}
