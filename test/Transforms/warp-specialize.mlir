@@ -334,3 +334,65 @@ module attributes {tile.target = "gfx942"} {
     }
   }
 }
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @ragged_rows
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: a block-scope tile of 48 rows does not split into 2 warpgroup slices of whole 16-row blocks}}
+tile.kernel @ragged_rows(%A: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    %z = tile.fill 0.0 : !tile.rt<48x64xf32, block>
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+!t = !tile.rt<128x64xf32, block>
+
+// CHECK-LABEL: tile.kernel @while_argument
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: 'scf.while' has a block-scope region argument}}
+tile.kernel @while_argument(%A: !view, %c: i1) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    %z = tile.fill 0.0 : !t
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
+    }
+    %w = scf.while (%x = %z) : (!t) -> !t {
+      scf.condition(%c) %x : !t
+    } do {
+    ^bb0(%y: !t):
+      scf.yield %y : !t
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// A loop marked pipelined by hand, without the prologue tile-pipeline adds.
+// CHECK-LABEL: tile.kernel @no_prologue
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: the pipelined loop's prologue is missing}}
+tile.kernel @no_prologue(%A: !view) launch(warpgroups = 1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+    } {tile.pipelined = 2}
+  }
+}
