@@ -3,6 +3,14 @@
 times it next to torch SDPA (its flash and cuDNN backends) in the same run.
 
 usage: attention_fwd.py --manifest build/artifacts/attention_fwd/attention_fwd.json
+                        [--gqa] [--baseline OTHER.json] [--name NAME]
+                        [--check-only]
+
+--gqa adds checks where K and V have fewer heads than Q (for kernels that
+take them); --baseline times a second kernel of ours in the same run.
+Benchmark shapes follow the FlashAttention-3 paper: 16k tokens in total
+(batch = 16384 / seq), hidden 2048 (16 heads of 128), seq 512 … 16384;
+TFLOP/s = 4 · batch · heads · seq² · 128, halved for causal.
 
 Inputs [batch, heads, seq, 128] bf16, random normal (never zeros); outputs
 poisoned with NaN before each launch. O: relative Frobenius error below
@@ -26,12 +34,20 @@ D = 128
 CHECKS = [  # batch, heads, seq, causal
     (1, 1, 1, False), (1, 2, 17, True), (2, 3, 128, False),
     (1, 2, 1000, True), (1, 2, 1000, False), (2, 2, 4097, True),
-    (1, 4, 384, False), (2, 1, 257, True),
+    (1, 4, 384, False), (2, 1, 257, True), (1, 1, 1, True),
+    (1, 2, 17, False), (2, 2, 4097, False), (1, 3, 640, True),
 ]
-BENCH = [(4, 16, 4096), (1, 16, 16384)]
+GQA_CHECKS = [  # batch, heads, kv heads, seq, causal
+    (1, 4, 1, 300, False), (2, 8, 2, 1000, True), (1, 6, 3, 129, True),
+    (1, 4, 2, 4097, False), (1, 8, 1, 17, True), (2, 4, 4, 512, True),
+]
+BENCH = [(16384 // n, 16, n) for n in (512, 1024, 2048, 4096, 8192, 16384)]
 
 
 def reference(q, k, v, scale, causal):
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, dim=1)
+    v = v.repeat_interleave(group, dim=1)
     s = (q.float() @ k.float().transpose(-1, -2)) * scale
     if causal:
         n = q.shape[2]
@@ -50,43 +66,41 @@ def run(kernel, q, k, v, scale, causal):
 
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--manifest", required=True)
-    parser.add_argument("--out", default=os.environ.get("OUT", "."))
-    args = parser.parse_args()
-    kernel = Kernel(args.manifest,
-                    names=["Q", "K", "V", "O", "L", "scale", "causal"])
-    result = {"device": torch.cuda.get_device_name(), "check": [],
-              "bench": []}
-    scale = 1 / math.sqrt(D)
-    for b, h, n, causal in CHECKS:
-        q, k, v = (torch.randn(b, h, n, D, device="cuda").to(torch.bfloat16)
-                   for _ in range(3))
-        o, lse = run(kernel, q, k, v, scale, causal)
-        torch.cuda.synchronize()
-        ref_o, ref_lse = reference(q, k, v, scale, causal)
-        err = ((o.float() - ref_o).norm() / ref_o.norm()).item()
-        lse_err = (lse - ref_lse).abs().max().item()
-        ok = (err < 2e-2 and lse_err < 2e-2 and not o.isnan().any().item()
-              and not lse.isnan().any().item())
-        result["check"].append({"batch": b, "heads": h, "seq": n,
-                                "causal": causal, "rel_err": err,
-                                "lse_max_abs_err": lse_err, "ok": ok})
-        print(f"check b={b} h={h} n={n:>5} causal={causal!s:5}: O rel err "
-              f"{err:.2e}, LSE max err {lse_err:.2e} "
-              f"{'ok' if ok else 'FAIL'}", flush=True)
+def check(kernel, result, b, h, hk, n, causal, scale):
+    q = torch.randn(b, h, n, D, device="cuda").to(torch.bfloat16)
+    k, v = (torch.randn(b, hk, n, D, device="cuda").to(torch.bfloat16)
+            for _ in range(2))
+    o, lse = run(kernel, q, k, v, scale, causal)
+    torch.cuda.synchronize()
+    ref_o, ref_lse = reference(q, k, v, scale, causal)
+    err = ((o.float() - ref_o).norm() / ref_o.norm()).item()
+    lse_err = (lse - ref_lse).abs().max().item()
+    ok = (err < 2e-2 and lse_err < 2e-2 and not o.isnan().any().item()
+          and not lse.isnan().any().item())
+    result["check"].append({"batch": b, "heads": h, "kv_heads": hk,
+                            "seq": n, "causal": causal, "rel_err": err,
+                            "lse_max_abs_err": lse_err, "ok": ok})
+    print(f"check b={b} h={h} kv={hk} n={n:>5} causal={causal!s:5}: O rel "
+          f"err {err:.2e}, LSE max err {lse_err:.2e} "
+          f"{'ok' if ok else 'FAIL'}", flush=True)
+
+
+def bench(kernel, baseline, result, scale):
     for b, h, n in BENCH:
         for causal in (False, True):
             q, k, v = (torch.randn(b, h, n, D, device="cuda")
                        .to(torch.bfloat16) for _ in range(3))
             o = torch.empty_like(q)
             lse = torch.empty(b, h, n, device="cuda")
-            ours = time_ms(lambda: kernel(q, k, v, o, lse, scale, causal),
-                           warmup=5, batches=5, per_batch=10)
             flops = 4 * b * h * n * n * D / (2 if causal else 1)
-            row = {"batch": b, "heads": h, "seq": n, "causal": causal,
-                   "tk_tflops": flops / ours / 1e9}
+            row = {"batch": b, "heads": h, "seq": n, "causal": causal}
+            timed = [("tk", kernel)]
+            if baseline is not None:
+                timed.append(("baseline", baseline))
+            for name, fn in timed:
+                t = time_ms(lambda: fn(q, k, v, o, lse, scale, causal),
+                            warmup=5, batches=5, per_batch=10)
+                row[f"{name}_tflops"] = flops / t / 1e9
             for name, backend in (
                     ("flash", torch.nn.attention.SDPBackend.FLASH_ATTENTION),
                     ("cudnn",
@@ -96,13 +110,43 @@ def main():
                         t = time_ms(lambda: torch.nn.functional
                                     .scaled_dot_product_attention(
                                         q, k, v, is_causal=causal,
-                                        scale=scale), warmup=5, batches=5, per_batch=10)
+                                        scale=scale), warmup=5, batches=5,
+                                    per_batch=10)
                     row[f"{name}_tflops"] = flops / t / 1e9
                 except RuntimeError as e:
                     row[f"{name}_error"] = str(e)[:200]
+            if "cudnn_tflops" in row:
+                row["vs_cudnn"] = row["tk_tflops"] / row["cudnn_tflops"]
+            if "baseline_tflops" in row:
+                row["vs_baseline"] = row["tk_tflops"] / row["baseline_tflops"]
             result["bench"].append(row)
             print("bench " + json.dumps(row), flush=True)
-    with open(os.path.join(args.out, "attention_fwd.json"), "w") as f:
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--gqa", action="store_true")
+    parser.add_argument("--baseline")
+    parser.add_argument("--name", default="attention_fwd.json")
+    parser.add_argument("--check-only", action="store_true")
+    args = parser.parse_args()
+    names = ["Q", "K", "V", "O", "L", "scale", "causal"]
+    kernel = Kernel(args.manifest, names=names)
+    baseline = Kernel(args.baseline, names=names) if args.baseline else None
+    result = {"device": torch.cuda.get_device_name(), "check": [],
+              "bench": [], "manifest": args.manifest,
+              "baseline": args.baseline}
+    scale = 1 / math.sqrt(D)
+    for b, h, n, causal in CHECKS:
+        check(kernel, result, b, h, h, n, causal, scale)
+    if args.gqa:
+        for b, h, hk, n, causal in GQA_CHECKS:
+            check(kernel, result, b, h, hk, n, causal, scale)
+    if not args.check_only:
+        bench(kernel, baseline, result, scale)
+    with open(os.path.join(args.out, args.name), "w") as f:
         json.dump(result, f, indent=2)
     failed = sum(not r["ok"] for r in result["check"])
     print(f"{len(result['check']) - failed} passed, {failed} failed")

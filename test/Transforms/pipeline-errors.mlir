@@ -34,3 +34,19 @@ tile.kernel @no_room(%A: !view) launch(warpgroups = 1) {
     tile.copy %A[%c0, %k] -> %a : !view, !tile.st<256x256xbf16>
   }
 }
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// A per-tile copy needs two semaphores; shared memory is already full.
+tile.kernel @no_room_per_tile(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<256x256xbf16>
+  %other = tile.alloc : !tile.st<198x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%t) in (%c1) {
+    // expected-error @+1 {{no shared memory left for the copy's two semaphores}}
+    tile.copy %A[%t, %c0] -> %a : !view, !tile.st<256x256xbf16>
+  }
+}

@@ -318,3 +318,130 @@ tile.kernel @no_copies(%A: !view) launch(warpgroups = 1) {
     %r = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
   }
 }
+
+// -----
+
+!qkv = !tile.gl<?x?x128xbf16>
+
+// A copy in a tile loop's body (outside inner loops) becomes an async load
+// by warpgroup 0 on its own semaphores, positioned by the tile iteration and
+// released after its last use. With one tile per block (grid = tiles) a
+// loop's trip count may depend on the tile.
+// CHECK-LABEL: tile.kernel @per_tile_copy
+// CHECK:       %[[FULL:.*]] = tile.alloc : !tile.sem{{$}}
+// CHECK:       %[[EMPTY:.*]] = tile.alloc : !tile.sem{{$}}
+// CHECK:       tile.sem_init %[[FULL]], 1 : !tile.sem
+// CHECK:       tile.sem_init %[[EMPTY]], 2 : !tile.sem
+// CHECK:       tile.foreach_tile ({{.*}}) in ({{.*}}) iteration(%[[IT:.*]]) {
+// CHECK:         %[[ROUND:.*]] = arith.index_cast %[[IT]] : index to i32
+// CHECK:         %[[PREV:.*]] = arith.xori %[[ROUND]]
+// CHECK:         scf.if
+// CHECK-NEXT:      tile.sem_wait %[[EMPTY]], %[[PREV]]
+// CHECK-NEXT:      tile.sem_expect %[[FULL]]
+// CHECK-NEXT:      tile.load_async
+// CHECK:         } {tile.pipeline_copy}
+// CHECK-NEXT:    tile.sem_wait %[[FULL]], %[[ROUND]]
+// CHECK:         scf.for
+// CHECK:         } {tile.pipelined = 3 : i64}
+// CHECK-NEXT:    tile.sem_arrive %[[EMPTY]]
+tile.kernel @per_tile_copy(%Q: !qkv, %K: !qkv) launch(warpgroups = 2) {
+  %q = tile.alloc : !tile.st<128x128xbf16>
+  %k = tile.alloc : !tile.st<128x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.dim %Q[1] : !qkv
+  tile.foreach_tile (%t) in (%n) {
+    %kv = arith.addi %t, %c1 : index
+    tile.copy %Q[%c0, %t, %c0] -> %q : !qkv, !tile.st<128x128xbf16>
+    scf.for %j = %c0 to %kv step %c1 {
+      tile.copy %K[%c0, %j, %c0] -> %k : !qkv, !tile.st<128x128xbf16>
+      %s = tile.mma ABt %q, %k : !tile.st<128x128xbf16>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+    }
+  }
+}
+
+// -----
+
+!qkv = !tile.gl<?x?x128xbf16>
+
+// In a persistent kernel the ring position needs the same trip count for
+// every tile.
+// CHECK-LABEL: tile.kernel @persistent_varying_trips
+tile.kernel @persistent_varying_trips(%K: !qkv) launch(warpgroups = 1, grid = persistent) {
+  %k = tile.alloc : !tile.st<128x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.dim %K[1] : !qkv
+  tile.foreach_tile (%t) in (%n) {
+    %kv = arith.addi %t, %c1 : index
+    // expected-remark @+1 {{not pipelined: the ring position across executions of the loop is unknown}}
+    scf.for %j = %c0 to %kv step %c1 {
+      tile.copy %K[%c0, %j, %c0] -> %k : !qkv, !tile.st<128x128xbf16>
+    }
+  }
+}
+
+// -----
+
+!qkv = !tile.gl<?x?x128xbf16>
+
+// CHECK-LABEL: tile.kernel @tile_copy_left_alone
+// CHECK-COUNT-4: tile.copy
+tile.kernel @tile_copy_left_alone(%Q: !qkv) launch(warpgroups = 1) {
+  %q = tile.alloc : !tile.st<128x128xbf16>
+  %r = tile.alloc : !tile.st<128x128xbf16>
+  %u = tile.alloc : !tile.st<128x128xbf16>
+  %w = tile.alloc : !tile.st<2x128x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%t) in (%c1) {
+    // expected-remark @+1 {{not made asynchronous: the copied buffer is used outside the tile loop}}
+    tile.copy %Q[%c0, %t, %c0] -> %q : !qkv, !tile.st<128x128xbf16>
+    %x = tile.load %r : !tile.st<128x128xbf16> -> !tile.rt<128x128xbf16, block>
+    // expected-remark @+1 {{not made asynchronous: the copied buffer is used before its copy in the tile}}
+    tile.copy %Q[%c0, %t, %c0] -> %r : !qkv, !tile.st<128x128xbf16>
+    // expected-remark @+1 {{not made asynchronous: the copied buffer is also read by 'tile.mma_async' or copied into again}}
+    tile.copy %Q[%c0, %t, %c0] -> %u : !qkv, !tile.st<128x128xbf16>
+    %d = tile.mma_async ABt %u, %u : !tile.st<128x128xbf16>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, warpgroup>
+    tile.mma_wait 0
+    %w0 = tile.slot %w[%c0] : !tile.st<2x128x128xbf16>
+    // expected-remark @+1 {{not made asynchronous: the copy's destination is not a 'tile.alloc'}}
+    tile.copy %Q[%c0, %t, %c0] -> %w0 : !qkv, !tile.st<128x128xbf16>
+  }
+  %y = tile.load %q : !tile.st<128x128xbf16> -> !tile.rt<128x128xbf16, block>
+}
+
+// -----
+
+!qkv = !tile.gl<?x?x128xbf16>
+
+// CHECK-LABEL: tile.kernel @tile_copy_no_warpgroups
+// CHECK: tile.copy
+tile.kernel @tile_copy_no_warpgroups(%Q: !qkv) {
+  %q = tile.alloc : !tile.st<128x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%t) in (%c1) {
+    // expected-remark @+1 {{not made asynchronous: the kernel has no launch(warpgroups = N), so it is unknown how many warpgroups release the buffer}}
+    tile.copy %Q[%c0, %t, %c0] -> %q : !qkv, !tile.st<128x128xbf16>
+  }
+}
+
+// -----
+
+!qkv = !tile.gl<?x?x128xbf16>
+
+// CHECK-LABEL: tile.kernel @tile_copy_in_role
+// CHECK: tile.copy
+tile.kernel @tile_copy_in_role(%Q: !qkv) launch(warpgroups = 2) {
+  %q = tile.alloc : !tile.st<128x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 1) {
+    tile.foreach_tile (%t) in (%c1) {
+      // expected-remark @+1 {{not made asynchronous: the copy is in a warp role, whose loads are scheduled by hand}}
+      tile.copy %Q[%c0, %t, %c0] -> %q : !qkv, !tile.st<128x128xbf16>
+    }
+  }
+}

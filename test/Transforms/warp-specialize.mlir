@@ -195,19 +195,41 @@ tile.kernel @work_outside(%A: !view) launch(warpgroups = 1) {
 !view = !tile.gl<?x?xbf16>
 !acc = !tile.rt<128x64xf32, block>
 
-// CHECK-LABEL: tile.kernel @block_vector
-// CHECK-NOT: tile.warp_specialize
-// expected-remark @+1 {{not warp-specialized: block-scope register vectors are not split yet}}
-tile.kernel @block_vector(%A: !view) launch(warpgroups = 2) {
+// Row vectors of block tiles and masks split with the rows: a row max of
+// 64-row slices, a causal mask shifted to the warpgroup's first row, a
+// vector store at vector index r * 2 + wg.
+// CHECK-LABEL: tile.kernel @row_vectors
+// CHECK:       consumer(warpgroups = 2, registers = 232) {
+// CHECK:         %[[WG:.*]] = tile.warpgroup_id
+// CHECK:         %[[D:.*]] = tile.mma ABt {{.*}} -> !tile.rt<64x128xf32, warpgroup>
+// CHECK:         %[[OFF:.*]] = arith.muli %[[WG]], %c64 : index
+// CHECK:         %[[ROW:.*]] = arith.addi %{{.*}}, %[[OFF]] : index
+// CHECK:         %[[E:.*]] = tile.causal_mask %[[D]][%[[ROW]], %{{.*}}] fill zero : !tile.rt<64x128xf32, warpgroup>
+// CHECK:         scf.if {{.*}} -> (!tile.rt<64x128xf32, warpgroup>)
+// CHECK:         tile.row_max {{.*}} : !tile.rt<64x128xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
+// CHECK:       } {tile.pipelined
+// CHECK:       %[[VROW:.*]] = arith.addi %{{.*}}, %[[WG]] : index
+// CHECK:       tile.store %{{.*}}, %{{.*}}[%[[VROW]]] : !tile.rv<64xf32, warpgroup>, !tile.gl<?xf32>
+tile.kernel @row_vectors(%A: !view, %L: !tile.gl<?xf32>, %c: i1) launch(warpgroups = 2) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %K = tile.dim %A[1] : !view
   tile.foreach_tile (%m) in (%c1) {
-    scf.for %k = %c0 to %c1 step %c1 {
+    %v0 = tile.fill 0.0 : !tile.rv<128xf32, block>
+    %v = scf.for %k = %c0 to %K step %c1 iter_args(%x = %v0) -> (!tile.rv<128xf32, block>) {
       tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
       %d = tile.mma ABt %a, %a : !tile.st<128x64xbf16>, !tile.st<128x64xbf16> -> !tile.rt<128x128xf32, block>
-      %v = tile.row_max %d : !tile.rt<128x128xf32, block> -> !tile.rv<128xf32, block>
+      %e = tile.causal_mask %d[%c0, %c0] fill zero : !tile.rt<128x128xf32, block>
+      %f = scf.if %c -> (!tile.rt<128x128xf32, block>) {
+        scf.yield %e : !tile.rt<128x128xf32, block>
+      } else {
+        scf.yield %d : !tile.rt<128x128xf32, block>
+      }
+      %y = tile.row_max %f, %x : !tile.rt<128x128xf32, block> -> !tile.rv<128xf32, block>
+      scf.yield %y : !tile.rv<128xf32, block>
     }
+    tile.store %v, %L[%m] : !tile.rv<128xf32, block>, !tile.gl<?xf32>
   }
 }
 
@@ -255,7 +277,7 @@ tile.kernel @transposed_a(%A: !view) launch(warpgroups = 2) {
 
 // CHECK-LABEL: tile.kernel @unsplit_op
 // CHECK-NOT: tile.warp_specialize
-// expected-remark @+1 {{not warp-specialized: 'tile.causal_mask' on block-scope values is not split by rows yet}}
+// expected-remark @+1 {{not warp-specialized: 'tile.transpose' on block-scope values is not split by rows yet}}
 tile.kernel @unsplit_op(%A: !view) launch(warpgroups = 2) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %c0 = arith.constant 0 : index
@@ -264,7 +286,7 @@ tile.kernel @unsplit_op(%A: !view) launch(warpgroups = 2) {
     scf.for %k = %c0 to %c1 step %c1 {
       tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
       %d = tile.mma ABt %a, %a : !tile.st<128x64xbf16>, !tile.st<128x64xbf16> -> !tile.rt<128x128xf32, block>
-      %e = tile.causal_mask %d[%c0, %c0] fill zero : !tile.rt<128x128xf32, block>
+      %e = tile.transpose %d : !tile.rt<128x128xf32, block> to !tile.rt<128x128xf32, block>
     }
   }
 }
@@ -394,5 +416,86 @@ tile.kernel @no_prologue(%A: !view) launch(warpgroups = 1) {
   tile.foreach_tile (%m) in (%c1) {
     scf.for %k = %c0 to %c1 step %c1 {
     } {tile.pipelined = 2}
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @column_sum
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: column reductions and broadcasts of block-scope values are not split by rows}}
+tile.kernel @column_sum(%A: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      %d = tile.mma ABt %a, %a : !tile.st<128x64xbf16>, !tile.st<128x64xbf16> -> !tile.rt<128x128xf32, block>
+      %v = tile.col_sum %d : !tile.rt<128x128xf32, block> -> !tile.rv<128xf32, block>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// CHECK-LABEL: tile.kernel @vector_to_shared
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: block-scope vectors in shared memory are not split yet}}
+tile.kernel @vector_to_shared(%A: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %sv = tile.alloc : !tile.sv<128xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+    }
+    %v = tile.fill 0.0 : !tile.rv<128xf32, block>
+    tile.store %v, %sv : !tile.rv<128xf32, block>, !tile.sv<128xf32>
+  }
+}
+
+// -----
+
+!qkv = !tile.gl<?x?x128xbf16>
+
+// Attention's shape: a per-tile Q copy (kept whole in the producer, gone
+// from the consumers) and a K loop whose trip count depends on the tile, so
+// the grid stays one tile per block.
+// CHECK-LABEL: tile.kernel @per_tile_copy
+// CHECK-SAME:  launch(warpgroups = 3)
+// CHECK-NOT:   grid = persistent
+// CHECK:       tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+// CHECK:         tile.foreach_tile
+// CHECK:           scf.if
+// CHECK:             tile.load_async
+// CHECK:           } {tile.pipeline_copy}
+// CHECK:           scf.for
+// CHECK:             tile.load_async
+// CHECK:       } consumer(warpgroups = 2, registers = 232) {
+// CHECK-NOT:     tile.pipeline_copy
+// CHECK-NOT:     tile.load_async
+// CHECK:         tile.sem_wait
+// CHECK:         tile.mma ABt
+// CHECK:       } {tile.pipelined = 3 : i64}
+// CHECK-NEXT:  tile.sem_arrive
+tile.kernel @per_tile_copy(%Q: !qkv, %K: !qkv) launch(warpgroups = 2) {
+  %q = tile.alloc : !tile.st<128x128xbf16>
+  %k = tile.alloc : !tile.st<128x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.dim %Q[1] : !qkv
+  tile.foreach_tile (%t, %h) in (%n, %n) {
+    %kv = arith.addi %t, %c1 : index
+    tile.copy %Q[%h, %t, %c0] -> %q : !qkv, !tile.st<128x128xbf16>
+    scf.for %j = %c0 to %kv step %c1 {
+      tile.copy %K[%h, %j, %c0] -> %k : !qkv, !tile.st<128x128xbf16>
+      %s = tile.mma ABt %q, %k : !tile.st<128x128xbf16>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+    }
   }
 }

@@ -23,4 +23,6 @@
 // RUN: %ptxas -arch=sm_90a %t.gq/gemm_pipelined.ptx -o %t.gq/check.cubin
 // RUN: rm -rf %t.pp && tk-opt %kernels/gemm_pingpong.mlir -tile-to-nvidia="out=%t.pp cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.pp/gemm_pingpong.ptx -o %t.pp/check.cubin
+// RUN: rm -rf %t.an && tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t.an cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: %ptxas -arch=sm_90a %t.an/attention_naive.ptx -o %t.an/check.cubin
 // CHECK: "cubin": "gemm.cubin"

@@ -110,13 +110,17 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan) {
   auto outside = [&](Value v) {
     return !plan.foreach->isAncestor(v.getParentBlock()->getParentOp());
   };
+  // With one tile per block the position restarts at 0 for every tile.
+  bool oneTilePerBlock = kernel.getGrid() == GridPolicy::tiles;
   if (!plan.foreach ||
-      !llvm::all_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
-                               loop.getStep()},
-                    outside))
+      !(oneTilePerBlock ||
+        llvm::all_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
+                                loop.getStep()},
+                     outside)))
     return "the ring position across executions of the loop is unknown: the "
            "loop must be in the kernel body, or directly in a "
-           "'tile.foreach_tile' with bounds defined outside it";
+           "'tile.foreach_tile' with bounds defined outside it (or in a "
+           "kernel with one tile per block, grid = tiles)";
   return "";
 }
 
@@ -147,6 +151,55 @@ int64_t bytesWithStages(KernelOp kernel, LoopPlan &plan, int64_t stages) {
   return llvm::alignTo(bytes, 8) + 2 * 8 * stages;
 }
 
+/// Full and empty semaphore arrays of `stages` after the kernel's last
+/// allocation, initialised (one expect arrival; one arrival per warpgroup).
+std::pair<Value, Value> createSemaphores(KernelOp kernel, int64_t stages,
+                                         Location loc) {
+  MLIRContext *ctx = kernel.getContext();
+  AllocOp last;
+  for (auto alloc : kernel.getBody().getOps<AllocOp>())
+    last = alloc;
+  OpBuilder b(last->getBlock(), std::next(last->getIterator()));
+  Value full = AllocOp::create(b, loc, SemType::get(ctx, stages));
+  Value empty = AllocOp::create(b, loc, SemType::get(ctx, stages));
+  SemInitOp::create(b, loc, full, 1);
+  SemInitOp::create(b, loc, empty, *kernel.getWarpgroups());
+  FenceOp::create(b, loc, FenceKind::sem_init);
+  BarrierOp::create(b, loc, Scope::block);
+  return {full, empty};
+}
+
+/// Why the buffer `copy` fills cannot be handed to the block with its own
+/// semaphores, or "": `lastUse` is the body op after which it is released.
+std::string planTileCopy(KernelOp kernel, CopyOp copy, Operation *&lastUse) {
+  if (!kernel.getWarpgroups())
+    return "the kernel has no launch(warpgroups = N), so it is unknown how "
+           "many warpgroups release the buffer";
+  if (copy->getParentOfType<WarpSpecializeOp>())
+    return "the copy is in a warp role, whose loads are scheduled by hand";
+  auto alloc = copy.getDst().getDefiningOp<AllocOp>();
+  if (!alloc)
+    return "the copy's destination is not a 'tile.alloc'";
+  Block *body = copy->getBlock();
+  lastUse = nullptr;
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == copy.getOperation())
+      continue;
+    Operation *inBody = body->findAncestorOpInBlock(*user);
+    if (!inBody)
+      return "the copied buffer is used outside the tile loop";
+    if (inBody->isBeforeInBlock(copy))
+      return "the copied buffer is used before its copy in the tile";
+    if (isa<MmaAsyncOp, CopyOp>(user))
+      return "the copied buffer is also read by 'tile.mma_async' or copied "
+             "into again";
+    if (!lastUse || lastUse->isBeforeInBlock(inBody))
+      lastUse = inBody;
+  }
+  return "";
+}
+
 /// The automatic choice's cap: three stages hide the load latency of the
 /// GEMM and attention loops measured so far, and leave shared memory for a
 /// TMA-store epilogue (docs/passes/pipeline.md).
@@ -157,6 +210,24 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
 
   void runOnOperation() override {
     KernelOp kernel = getOperation();
+    SmallVector<CopyOp> tileCopies;
+    kernel.walk([&](CopyOp copy) {
+      if (isa<ForeachTileOp>(copy->getParentOp()))
+        tileCopies.push_back(copy);
+    });
+    for (CopyOp copy : tileCopies) {
+      Operation *lastUse = nullptr;
+      if (std::string why = planTileCopy(kernel, copy, lastUse); !why.empty()) {
+        copy.emitRemark("not made asynchronous: ") << why;
+        continue;
+      }
+      if (kernel.getSharedMemoryBytes() + 16 >
+          getTargetInfo(kernel).sharedMemoryBytes) {
+        copy.emitError("no shared memory left for the copy's two semaphores");
+        return signalPassFailure();
+      }
+      rewriteTileCopy(kernel, copy, lastUse);
+    }
     SmallVector<scf::ForOp> loops;
     kernel.walk([&](scf::ForOp loop) {
       if (!loop.getBody()->getOps<CopyOp>().empty())
@@ -222,6 +293,37 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     return requested;
   }
 
+  /// A copy directly in a tile loop's body: warpgroup 0 loads the buffer
+  /// once the previous tile released it; every warpgroup waits for it and
+  /// releases it after its last use. The position is the tile iteration.
+  void rewriteTileCopy(KernelOp kernel, CopyOp copy, Operation *lastUse) {
+    Location loc = copy.getLoc();
+    auto [full, empty] = createSemaphores(kernel, 1, loc);
+    auto foreach = cast<ForeachTileOp>(copy->getParentOp());
+    OpBuilder b(copy);
+    Value round = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                             foreach.getIteration());
+    Value previous = arith::XOrIOp::create(
+        b, loc, round, arith::ConstantIntOp::create(b, loc, 1, 32));
+    Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             WarpgroupIdOp::create(b, loc),
+                                             constIndex(b, loc, 0));
+    auto load = scf::IfOp::create(b, loc, isProducer, false);
+    load->setAttr(kTileCopyAttr, b.getUnitAttr());
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(load.thenBlock());
+      SemWaitOp::create(b, loc, empty, previous);
+      SemExpectOp::create(b, loc, full, ValueRange{copy.getDst()});
+      LoadAsyncOp::create(b, loc, copy.getSrc(), copy.getCoords(),
+                          copy.getDst(), full, /*multicast=*/false);
+    }
+    Operation *wait = SemWaitOp::create(b, loc, full, round);
+    b.setInsertionPointAfter(lastUse ? lastUse : wait);
+    SemArriveOp::create(b, loc, empty);
+    copy.erase();
+  }
+
   void rewrite(KernelOp kernel, LoopPlan &plan, int64_t stages) {
     scf::ForOp loop = plan.loop;
     Location loc = loop.getLoc();
@@ -236,16 +338,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       rings.push_back(AllocOp::create(b, alloc.getLoc(),
                                       ringType(alloc.getType(), stages)));
     }
-    AllocOp last;
-    for (auto alloc : kernel.getBody().getOps<AllocOp>())
-      last = alloc;
-    b.setInsertionPointAfter(last);
-    Value full = AllocOp::create(b, loc, SemType::get(ctx, stages));
-    Value empty = AllocOp::create(b, loc, SemType::get(ctx, stages));
-    SemInitOp::create(b, loc, full, 1);
-    SemInitOp::create(b, loc, empty, *kernel.getWarpgroups());
-    FenceOp::create(b, loc, FenceKind::sem_init);
-    BarrierOp::create(b, loc, Scope::block);
+    Value full, empty;
+    std::tie(full, empty) = createSemaphores(kernel, stages, loc);
 
     // Before the loop: trip count, ring base, the producing warpgroup and
     // the prologue.

@@ -33,15 +33,19 @@ using namespace tk::tile;
 namespace {
 
 /// The block-scope register tile `type` as one of `warpgroups` row slices,
-/// or null when it has none.
+/// or null when it has none. Block-scope vectors are row vectors (one
+/// element per row of a block tile): column ops on them are refused.
 Type rowSlice(Type type, int64_t warpgroups) {
-  auto tile = dyn_cast<RegTileType>(type);
-  if (!tile || tile.getScope() != Scope::block)
+  auto reg = dyn_cast<RegisterType>(type);
+  if (!reg || reg.getScope() != Scope::block)
     return {};
-  SmallVector<int64_t> shape(tile.getShape());
+  SmallVector<int64_t> shape(reg.getShape());
   shape[0] /= warpgroups;
-  return RegTileType::get(shape, tile.getElementType(), Scope::warpgroup,
-                          tile.getLayout());
+  if (isa<RegTileType>(type))
+    return RegTileType::get(shape, reg.getElementType(), Scope::warpgroup,
+                            reg.getLayout());
+  return RegVecType::get(shape, reg.getElementType(), Scope::warpgroup,
+                         reg.getLayout());
 }
 
 bool isBlockScope(Type type) {
@@ -98,14 +102,12 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
     for (Type type :
          llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
       if (isBlockScope(type)) {
-        auto tile = dyn_cast<RegTileType>(type);
-        if (!tile) {
-          why = "block-scope register vectors are not split yet";
-          break;
-        }
-        if (tile.getShape()[0] % (16 * warpgroups)) {
-          why = "a block-scope tile of " + std::to_string(tile.getShape()[0]) +
-                " rows does not split into " + std::to_string(warpgroups) +
+        int64_t rows = cast<RegisterType>(type).getShape()[0];
+        if (rows % (16 * warpgroups)) {
+          why = "a block-scope " +
+                std::string(isa<RegTileType>(type) ? "tile" : "vector") +
+                " of " + std::to_string(rows) + " rows does not split into " +
+                std::to_string(warpgroups) +
                 " warpgroup slices of whole 16-row blocks";
           break;
         }
@@ -133,21 +135,44 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
       if (isa<SharedTileType>(mma.getA().getType()))
         mma.getAMutable().assign(sharedSlice(b, loc, mma.getA()));
     } else if (isa<StoreOp, LoadOp>(op)) {
-      // The memory side: a global view at coordinates, or a shared tile.
+      // The memory side: a global view at coordinates (rows are the second
+      // to last for a tile, the last for a vector), or a shared tile.
       auto store = dyn_cast<StoreOp>(op);
       OpOperand &memory =
           store ? store.getDstMutable() : cast<LoadOp>(op).getSrcMutable();
       MutableOperandRange coords = store ? store.getCoordsMutable()
                                          : cast<LoadOp>(op).getCoordsMutable();
+      bool vector = isa<RegVecType>(store ? store.getValue().getType()
+                                          : op->getResult(0).getType());
       if (isa<GlobalType>(memory.get().getType())) {
-        OpOperand &row = coords[coords.size() - 2];
+        OpOperand &row = coords[coords.size() - (vector ? 1 : 2)];
         row.set(sliceRow(b, loc, row.get()));
       } else if (isa<SharedTileType>(memory.get().getType())) {
         memory.set(sharedSlice(b, loc, memory.get()));
+      } else {
+        why = "block-scope vectors in shared memory are not split yet";
+        break;
       }
+    } else if (isa<CausalMaskOp, BoundMaskOp>(op)) {
+      // Masks take the element row of the tile's first row. (The result
+      // still has the block's type; the operand may be split already.)
+      OpOperand &row = op->getOpOperand(1);
+      int64_t rows =
+          cast<RegTileType>(op->getResult(0).getType()).getShape()[0] /
+          warpgroups;
+      Value offset =
+          arith::MulIOp::create(b, loc, wg, constIndex(b, loc, rows));
+      row.set(arith::AddIOp::create(b, loc, row.get(), offset));
+    } else if (isa<ColMaxOp, ColSumOp>(op) ||
+               (isa<BroadcastOp>(op) &&
+                cast<BroadcastOp>(op).getAxis() == Axis::col)) {
+      why = "column reductions and broadcasts of block-scope values are not "
+            "split by rows";
+      break;
     } else if (!isa<FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp,
                     NegOp, AbsOp, ExpOp, Exp2Op, LogOp, FmaOp, ConvertLayoutOp,
-                    scf::ForOp, scf::YieldOp>(op)) {
+                    RowMaxOp, RowSumOp, BroadcastOp, scf::ForOp, scf::IfOp,
+                    scf::YieldOp>(op)) {
       why = "'" + op->getName().getStringRef().str() +
             "' on block-scope values is not split by rows yet";
       break;
@@ -163,10 +188,10 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
   return why;
 }
 
-/// Top-level ops of `body` that `root` needs, in order, and `root`.
-SmallVector<Operation *> neededBy(Block &body, Operation *root) {
+/// Top-level ops of `body` that `roots` need, in order, and the roots.
+SmallVector<Operation *> neededBy(Block &body, ArrayRef<Operation *> roots) {
   llvm::SetVector<Operation *> needed;
-  SmallVector<Operation *> work{root};
+  SmallVector<Operation *> work(roots);
   while (!work.empty()) {
     Operation *op = work.pop_back_val();
     if (!needed.insert(op))
@@ -329,7 +354,8 @@ struct WarpSpecializePass
     auto consumerLoop = cast<ForeachTileOp>(b.clone(*foreach));
     SmallVector<Operation *> loads;
     consumerLoop.walk([&](Operation *op) {
-      if (op->hasAttr(kPrologueAttr) || op->hasAttr(kRefillAttr))
+      if (op->hasAttr(kPrologueAttr) || op->hasAttr(kRefillAttr) ||
+          op->hasAttr(kTileCopyAttr))
         loads.push_back(op);
     });
     for (Operation *op : loads)
@@ -348,11 +374,16 @@ struct WarpSpecializePass
     auto producerLoop = cast<ForeachTileOp>(b.clone(*foreach));
     Block &body = producerLoop.getBody().front();
     Operation *prologueCopy = nullptr, *loopCopy = nullptr;
+    // The loads of per-tile buffers stay as they are (the producer is
+    // warpgroup 0 of its role).
+    SmallVector<Operation *> roots;
     for (Operation &op : body.getOperations()) {
       if (op.hasAttr(kPrologueAttr))
         prologueCopy = &op;
       if (op.hasAttr(kPipelinedAttr))
         loopCopy = &op;
+      if (op.hasAttr(kTileCopyAttr))
+        roots.push_back(&op);
     }
     auto pipelinedCopy = cast<scf::ForOp>(loopCopy);
     scf::ForOp prologueLoop;
@@ -369,7 +400,8 @@ struct WarpSpecializePass
     for (Operation &op : prologueLoop.getBody()->without_terminator())
       b.clone(op, map);
     // Keep only what the loads need.
-    SmallVector<Operation *> keep = neededBy(body, loads2);
+    roots.push_back(loads2);
+    SmallVector<Operation *> keep = neededBy(body, roots);
     llvm::SmallPtrSet<Operation *, 32> kept(keep.begin(), keep.end());
     SmallVector<Operation *> drop;
     for (Operation &op : body.without_terminator())
@@ -380,13 +412,24 @@ struct WarpSpecializePass
       op->erase();
     }
 
-    for (ForeachTileOp tiles : {producerLoop, consumerLoop})
-      if (group > 0 && tiles.getBounds().size() == 2 && !tiles.getGroup())
-        tiles.setGroupAttr(b.getI64IntegerAttr(group));
+    // A persistent grid keeps the ring's phases across tiles only when every
+    // tile runs the same number of k-steps (bounds from outside the tile
+    // loop); otherwise each block keeps its one tile.
+    auto outside = [&](Value v) {
+      return !foreach->isAncestor(v.getParentBlock()->getParentOp());
+    };
+    bool sameTrips = llvm::all_of(
+        ValueRange{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()},
+        outside);
     foreach
       .erase();
     kernel.setWarpgroupsAttr(b.getI32IntegerAttr(consumers + 1));
-    kernel.setGridAttr(GridPolicyAttr::get(ctx, GridPolicy::persistent));
+    if (sameTrips) {
+      for (ForeachTileOp tiles : {producerLoop, consumerLoop})
+        if (group > 0 && tiles.getBounds().size() == 2 && !tiles.getGroup())
+          tiles.setGroupAttr(b.getI64IntegerAttr(group));
+      kernel.setGridAttr(GridPolicyAttr::get(ctx, GridPolicy::persistent));
+    }
     return "";
   }
 };

@@ -29,6 +29,9 @@ constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
 constexpr llvm::StringLiteral kPrologueAttr = "tile.pipeline_prologue";
 /// On the scf.if in a pipelined loop's body that loads N - 1 steps ahead.
 constexpr llvm::StringLiteral kRefillAttr = "tile.pipeline_refill";
+/// On the scf.if that loads a tile loop's per-tile buffer (a copy outside
+/// any inner loop).
+constexpr llvm::StringLiteral kTileCopyAttr = "tile.pipeline_copy";
 
 /// The target `op` compiles for: the nearest `tile.target` attribute of an
 /// enclosing op, or sm_90a.

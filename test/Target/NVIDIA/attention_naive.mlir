@@ -1,0 +1,22 @@
+// The naive attention program becomes a warp-specialized kernel through
+// -tile-to-nvidia's passes: a producer loading Q per tile and K/V through a
+// ring, two consumers each owning 64 query rows with the online softmax on
+// the wgmma accumulator, P fed back as a register A operand; one block per
+// 128 queries (the K/V trip count depends on the tile when causal).
+// RUN: rm -rf %t && tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: FileCheck %s --check-prefix=PTX < %t/attention_naive.ptx
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/attention_naive.json
+
+// REMARK: remark: layout conversion inserted for operand #0: #tile.mma_acc to #tile.row
+
+// PTX: .entry attention_naive
+// PTX: .maxntid 384, 1, 1
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 24
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 240
+// PTX-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX-DAG: ex2.approx
+// PTX-DAG: shfl.sync.bfly.b32
+
+// MANIFEST: "grid_policy": "tiles",
+// MANIFEST: "threads": 384,
