@@ -185,3 +185,11 @@ tile.kernel @refill_not_unit(%c: i1) {
   scf.if %c {
   } {tile.pipeline_refill = 1}
 }
+
+// -----
+
+tile.kernel @copy_tag_on_for(%n: index) {
+  // expected-error @+1 {{'tile.pipeline_copy' must be a unit attribute on an 'scf.if'}}
+  scf.for %i = %n to %n step %n {
+  } {tile.pipeline_copy}
+}
