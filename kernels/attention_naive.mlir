@@ -7,10 +7,13 @@
 // No semaphores, warp roles or layouts: the -tile-to-nvidia passes pipeline
 // the K/V copies, make a producer warpgroup and split the rows over two
 // consumer warpgroups.
+// Head dim 128 (kernels/attention_naive_d64.mlir: the same program for 64).
 !qkv = !tile.gl<?x?x?x128xbf16>
 !st = !tile.st<128x128xbf16>
 !s = !tile.rt<128x128xf32, block>
 !p16 = !tile.rt<128x128xbf16, block>
+!o = !tile.rt<128x128xf32, block>
+!o16 = !tile.rt<128x128xbf16, block>
 !row = !tile.rv<128xf32, block>
 
 tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
@@ -42,9 +45,9 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     tile.copy %Q[%b, %h, %qt, %c0] -> %q : !qkv, !st
     %m0 = tile.fill 0xFFF0000000000000 : !row
     %l0 = tile.fill 0.0 : !row
-    %o0 = tile.fill 0.0 : !s
+    %o0 = tile.fill 0.0 : !o
     %m, %l, %o = scf.for %j = %c0 to %kv_tiles step %c1
-        iter_args(%m_j = %m0, %l_j = %l0, %o_j = %o0) -> (!row, !row, !s) {
+        iter_args(%m_j = %m0, %l_j = %l0, %o_j = %o0) -> (!row, !row, !o) {
       tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !st
       tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !st
       %k0 = arith.muli %j, %c128 : index
@@ -69,16 +72,16 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       %p = tile.exp2 %s_shift : !s
       %l_scaled = tile.mul %l_j, %alpha : !row
       %l_new = tile.row_sum %p, %l_scaled : !s -> !row
-      %alpha_b = tile.broadcast row %alpha : !row to !s
-      %o_scaled = tile.mul %o_j, %alpha_b : !s
+      %alpha_b = tile.broadcast row %alpha : !row to !o
+      %o_scaled = tile.mul %o_j, %alpha_b : !o
       %p16 = tile.cast %p : !s to !p16
-      %o_new = tile.mma AB %p16, %v, %o_scaled : !p16, !st -> !s
-      scf.yield %m_new, %l_new, %o_new : !row, !row, !s
+      %o_new = tile.mma AB %p16, %v, %o_scaled : !p16, !st -> !o
+      scf.yield %m_new, %l_new, %o_new : !row, !row, !o
     }
-    %l_b = tile.broadcast row %l : !row to !s
-    %o_norm = tile.div %o, %l_b : !s
-    %o16 = tile.cast %o_norm : !s to !p16
-    tile.store %o16, %O[%b, %h, %qt, %c0] : !p16, !qkv
+    %l_b = tile.broadcast row %l : !row to !o
+    %o_norm = tile.div %o, %l_b : !o
+    %o16 = tile.cast %o_norm : !o to !o16
+    tile.store %o16, %O[%b, %h, %qt, %c0] : !o16, !qkv
     %m_nat = tile.mul %m, %scale : !row, f32
     %log_l = tile.log %l : !row
     %lse = tile.add %m_nat, %log_l : !row

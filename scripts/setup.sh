@@ -2,7 +2,8 @@
 # Sets tk-mlir up on Debian 12 and runs the main job: installs the packages it
 # needs (when missing), builds tk-opt, then compiles the bundled GEMM program
 # to PTX, cubin (when the CUDA toolkit's ptxas is present) and a launch
-# manifest, and shows what came out.
+# manifest, and shows what came out; also compiles the attention programs
+# that tk_mlir.attention() loads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,5 +32,13 @@ print(f"kernel gemm: {k['threads']} threads, {k['shared_memory_bytes']} B shared
 print("parameters:", ", ".join(f"{e['kind']}[{e['param']}]" for e in k["abi"]))
 print("binaries:", m["ptx"], m.get("cubin", "(no ptxas: PTX only)"))
 PY
+for kernel in attention_naive attention_naive_d64; do
+  rm -rf "build/artifacts/$kernel"
+  build/bin/tk-opt "kernels/$kernel.mlir" \
+    -tile-to-nvidia="out=build/artifacts/$kernel producer-registers=24" \
+    -o /dev/null 2>/dev/null
+done
+echo
+echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_naive{,_d64}"
 echo
 echo "Run it on a GPU: python3 python/benchmarks/gemm.py --manifest $out/gemm.json"

@@ -9,8 +9,9 @@ usage: attention_fwd.py --manifest build/artifacts/attention_fwd/attention_fwd.j
 --gqa adds checks where K and V have fewer heads than Q (for kernels that
 take them); --baseline times a second kernel of ours in the same run.
 Benchmark shapes follow the FlashAttention-3 paper: 16k tokens in total
-(batch = 16384 / seq), hidden 2048 (16 heads of 128), seq 512 … 16384;
-TFLOP/s = 4 · batch · heads · seq² · 128, halved for causal.
+(batch = 16384 / seq), hidden 2048 (heads = 2048 / head dim), seq 512 …
+16384; TFLOP/s = 4 · batch · heads · seq² · dim, halved for causal. The
+head dim comes from the manifest (Q's last dimension).
 
 Inputs [batch, heads, seq, 128] bf16, random normal (never zeros); outputs
 poisoned with NaN before each launch. O: relative Frobenius error below
@@ -30,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir import Kernel  # noqa: E402
 from timing import time_ms  # noqa: E402
 
-D = 128
+D = 128  # head dim: set from the manifest in main()
 CHECKS = [  # batch, heads, seq, causal
     (1, 1, 1, False), (1, 2, 17, True), (2, 3, 128, False),
     (1, 2, 1000, True), (1, 2, 1000, False), (2, 2, 4097, True),
@@ -41,7 +42,7 @@ GQA_CHECKS = [  # batch, heads, kv heads, seq, causal
     (1, 4, 1, 300, False), (2, 8, 2, 1000, True), (1, 6, 3, 129, True),
     (1, 4, 2, 4097, False), (1, 8, 1, 17, True), (2, 4, 4, 512, True),
 ]
-BENCH = [(16384 // n, 16, n) for n in (512, 1024, 2048, 4096, 8192, 16384)]
+SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 
 
 def reference(q, k, v, scale, causal):
@@ -86,7 +87,8 @@ def check(kernel, result, b, h, hk, n, causal, scale):
 
 
 def bench(kernel, baseline, result, scale):
-    for b, h, n in BENCH:
+    # 16k tokens, hidden 2048 (FA3 paper).
+    for b, h, n in [(16384 // n, 2048 // D, n) for n in SEQS]:
         for causal in (False, True):
             q, k, v = (torch.randn(b, h, n, D, device="cuda")
                        .to(torch.bfloat16) for _ in range(3))
@@ -134,6 +136,8 @@ def main():
     args = parser.parse_args()
     names = ["Q", "K", "V", "O", "L", "scale", "causal"]
     kernel = Kernel(args.manifest, names=names)
+    global D
+    D = kernel.spec.params[0]["shape"][-1]
     baseline = Kernel(args.baseline, names=names) if args.baseline else None
     result = {"device": torch.cuda.get_device_name(), "check": [],
               "bench": [], "manifest": args.manifest,

@@ -1,12 +1,13 @@
 """tk-mlir's Python runtime: load a kernel compiled by tk-opt (binary +
 manifest) and launch it on torch tensors."""
 
+from .attention import attention, check_attention_arguments
 from .runtime import (ArgumentError, Kernel, KernelSpec, ManifestError,
                       check_arguments, grid_size, load_manifest,
                       pack_parameters, tensor_map_geometry)
 
 __all__ = [
-    "ArgumentError", "Kernel", "KernelSpec", "ManifestError",
+    "attention", "check_attention_arguments", "ArgumentError", "Kernel", "KernelSpec", "ManifestError",
     "check_arguments", "grid_size", "load_manifest", "pack_parameters",
     "tensor_map_geometry",
 ]

@@ -25,4 +25,6 @@
 // RUN: %ptxas -arch=sm_90a %t.pp/gemm_pingpong.ptx -o %t.pp/check.cubin
 // RUN: rm -rf %t.an && tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t.an cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.an/attention_naive.ptx -o %t.an/check.cubin
+// RUN: rm -rf %t.a6 && tk-opt %kernels/attention_naive_d64.mlir -tile-to-nvidia="out=%t.a6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: %ptxas -arch=sm_90a %t.a6/attention_naive_d64.ptx -o %t.a6/check.cubin
 // CHECK: "cubin": "gemm.cubin"

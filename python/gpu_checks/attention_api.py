@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Checks tk_mlir.attention() (the naive attention programs compiled through
+the default pipeline) against a float32 torch reference: head dims 64 and
+128, layouts bhsd and bshd, causal and not, GQA, awkward lengths; and that
+asking for gradients raises NotImplementedError. Tolerances as in
+benchmarks/attention_fwd.py: O relative Frobenius error < 2e-2, LSE max
+absolute error < 2e-2.
+
+usage: TK_MLIR_ARTIFACTS=DIR attention_api.py [--out DIR]
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from tk_mlir import attention  # noqa: E402
+
+CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
+    (1, 2, 2, 1, 64, False, "bhsd"), (2, 4, 4, 17, 64, True, "bhsd"),
+    (1, 8, 2, 1000, 64, True, "bshd"), (2, 4, 1, 4097, 64, False, "bhsd"),
+    (1, 2, 2, 300, 128, True, "bshd"), (2, 6, 3, 513, 128, False, "bshd"),
+    (1, 4, 4, 128, 64, False, "bshd"), (1, 3, 1, 257, 128, True, "bhsd"),
+]
+
+
+def reference(q, k, v, scale, causal):
+    group = q.shape[1] // k.shape[1]
+    k = k.float().repeat_interleave(group, dim=1)
+    v = v.float().repeat_interleave(group, dim=1)
+    s = (q.float() @ k.transpose(-1, -2)) * scale
+    if causal:
+        n = q.shape[2]
+        s = s.masked_fill(torch.ones(n, n, device=q.device,
+                                     dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(s, dim=-1) @ v, torch.logsumexp(s, dim=-1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = parser.parse_args()
+    rows = []
+    for b, h, hk, n, d, causal, layout in CASES:
+        q = torch.randn(b, h, n, d, device="cuda").to(torch.bfloat16)
+        k, v = (torch.randn(b, hk, n, d, device="cuda").to(torch.bfloat16)
+                for _ in range(2))
+        scale = 1 / math.sqrt(d)
+        ins = [t.transpose(1, 2).contiguous() if layout == "bshd" else t
+               for t in (q, k, v)]
+        o, lse = attention(*ins, causal=causal, layout=layout,
+                           return_lse=True)
+        torch.cuda.synchronize()
+        if layout == "bshd":
+            o = o.transpose(1, 2)
+        ref_o, ref_lse = reference(q, k, v, scale, causal)
+        err = ((o.float() - ref_o).norm() / ref_o.norm()).item()
+        lse_err = (lse - ref_lse).abs().max().item()
+        ok = err < 2e-2 and lse_err < 2e-2
+        rows.append({"batch": b, "heads": h, "kv_heads": hk, "seq": n,
+                     "dim": d, "causal": causal, "layout": layout,
+                     "rel_err": err, "lse_max_abs_err": lse_err, "ok": ok})
+        print(f"attention b={b} h={h} kv={hk} n={n:>5} d={d:>3} "
+              f"causal={causal!s:5} {layout}: O rel err {err:.2e}, LSE max "
+              f"err {lse_err:.2e} {'ok' if ok else 'FAIL'}", flush=True)
+    q = torch.randn(1, 1, 16, 64, device="cuda").to(torch.bfloat16)
+    q.requires_grad_(True)
+    try:
+        attention(q, q, q)
+        grad_ok = False
+    except NotImplementedError as e:
+        grad_ok = "backward is not implemented" in str(e)
+    rows.append({"check": "requires_grad raises", "ok": grad_ok})
+    print(f"requires_grad raises NotImplementedError: "
+          f"{'ok' if grad_ok else 'FAIL'}")
+    failed = [r for r in rows if not r["ok"]]
+    with open(os.path.join(args.out, "attention_api.json"), "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "check": rows},
+                  f, indent=2)
+    print(f"{len(rows) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
