@@ -9,7 +9,6 @@ absolute error < 2e-2.
 usage: TK_MLIR_ARTIFACTS=DIR attention_api.py [--out DIR]
 """
 import argparse
-import json
 import math
 import os
 import sys
@@ -17,6 +16,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
 
 CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
@@ -76,12 +76,7 @@ def main():
     rows.append({"check": "requires_grad raises", "ok": grad_ok})
     print(f"requires_grad raises NotImplementedError: "
           f"{'ok' if grad_ok else 'FAIL'}")
-    failed = [r for r in rows if not r["ok"]]
-    with open(os.path.join(args.out, "attention_api.json"), "w") as f:
-        json.dump({"device": torch.cuda.get_device_name(), "check": rows},
-                  f, indent=2)
-    print(f"{len(rows) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
+    return finish(args.out, "attention_api.json", rows)
 
 
 if __name__ == "__main__":

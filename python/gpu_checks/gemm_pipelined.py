@@ -9,13 +9,13 @@ steps C must be exactly zero.
 usage: gemm_pipelined.py --manifest DIR/gemm_pipelined.json [--manifest ...]
 """
 import argparse
-import json
 import os
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
 
 SHAPES = [(64, 128, 64), (200, 296, 520), (1000, 1000, 1000), (129, 264, 72),
@@ -56,12 +56,7 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     args = parser.parse_args()
     rows = [row for path in args.manifest for row in check(path)]
-    failed = [r for r in rows if not r["ok"]]
-    with open(os.path.join(args.out, "gemm_pipelined.json"), "w") as f:
-        json.dump({"device": torch.cuda.get_device_name(), "check": rows},
-                  f, indent=2)
-    print(f"{len(rows) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
+    return finish(args.out, "gemm_pipelined.json", rows)
 
 
 if __name__ == "__main__":
