@@ -425,7 +425,7 @@ tile.kernel @no_prologue(%A: !view) launch(warpgroups = 1) {
 
 // CHECK-LABEL: tile.kernel @column_sum
 // CHECK-NOT: tile.warp_specialize
-// expected-remark @+1 {{not warp-specialized: column reductions and broadcasts of block-scope values are not split by rows}}
+// expected-remark @+1 {{not warp-specialized: column reductions of block-scope tiles are not split by rows yet (they would sum over the warpgroups)}}
 tile.kernel @column_sum(%A: !view) launch(warpgroups = 2) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %c0 = arith.constant 0 : index
@@ -496,6 +496,35 @@ tile.kernel @per_tile_copy(%Q: !qkv, %K: !qkv) launch(warpgroups = 2) {
     scf.for %j = %c0 to %kv step %c1 {
       tile.copy %K[%h, %j, %c0] -> %k : !qkv, !tile.st<128x128xbf16>
       %s = tile.mma ABt %q, %k : !tile.st<128x128xbf16>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+    }
+  }
+}
+
+// -----
+
+!qkv = !tile.gl<?x?x128xbf16>
+
+// Column vectors (broadcast along columns, as attention's backward does with
+// the per-query log-sum-exp over Sᵀ) stay whole in every warpgroup: the
+// load keeps its coordinate, the broadcast fills the warpgroup's rows.
+// CHECK-LABEL: tile.kernel @column_vectors
+// CHECK:       consumer(
+// CHECK:         %[[L:.*]] = tile.load %{{.*}}[%{{.*}}, %{{[a-z0-9_]*}}] : !tile.gl<?x?xf32> -> !tile.rv<128xf32, warpgroup>
+// CHECK:         tile.broadcast col %[[L]] : !tile.rv<128xf32, warpgroup> to !tile.rt<64x128xf32, warpgroup>
+tile.kernel @column_vectors(%K: !qkv, %Q: !qkv, %L: !tile.gl<?x?xf32>) launch(warpgroups = 2) {
+  %k = tile.alloc : !tile.st<128x128xbf16>
+  %q = tile.alloc : !tile.st<128x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.dim %Q[1] : !qkv
+  tile.foreach_tile (%t) in (%n) {
+    tile.copy %K[%c0, %t, %c0] -> %k : !qkv, !tile.st<128x128xbf16>
+    scf.for %i = %c0 to %n step %c1 {
+      tile.copy %Q[%c0, %i, %c0] -> %q : !qkv, !tile.st<128x128xbf16>
+      %lse = tile.load %L[%c0, %i] : !tile.gl<?x?xf32> -> !tile.rv<128xf32, block>
+      %s = tile.mma ABt %k, %q : !tile.st<128x128xbf16>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+      %b = tile.broadcast col %lse : !tile.rv<128xf32, block> to !tile.rt<128x128xf32, block>
+      %p = tile.sub %s, %b : !tile.rt<128x128xf32, block>
     }
   }
 }

@@ -206,8 +206,10 @@ template <typename MaskOp> struct MaskLowering : OpConversionPattern<MaskOp> {
     return success();
   }
 
-  static Value keepElement(OpBuilder &b, Location loc, CausalMaskOp,
+  static Value keepElement(OpBuilder &b, Location loc, CausalMaskOp op,
                            typename CausalMaskOp::Adaptor, Value r, Value c) {
+    if (op.getTransposed())
+      std::swap(r, c);
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, c, r);
   }
   static Value keepElement(OpBuilder &b, Location loc, BoundMaskOp,

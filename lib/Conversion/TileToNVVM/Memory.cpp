@@ -218,6 +218,66 @@ Value leadingOffset(OpBuilder &b, Location loc, ValueRange coords,
   return arith::MulIOp::create(b, loc, base, dims[count]);
 }
 
+/// Global view → register vector (along the last dimension): every thread
+/// loads the elements its registers hold; past the view's end they read 0.
+struct LoadGlobalVectorLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto view = dyn_cast<GlobalType>(op.getSrc().getType());
+    auto vec = dyn_cast<RegVecType>(op.getType());
+    if (!view || !vec)
+      return rewriter.notifyMatchFailure(op, "only global to register vector");
+    Location loc = op.getLoc();
+    FailureOr<FragmentMap> fragments = getScopeFragmentMap(vec);
+    if (failed(fragments))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    const FragmentMap &map = *fragments;
+    size_t rank = view.getShape().size();
+    SmallVector<Value> dims = viewDims(rewriter, loc, op, rank);
+    Value start =
+        arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 1],
+                              constIndex(rewriter, loc, vec.getShape()[0]));
+    Value pos =
+        threadOrigin(rewriter, loc, map, start, constIndex(rewriter, loc, 0))
+            .first;
+    Value base =
+        leadingOffset(rewriter, loc, adaptor.getCoords(), dims, rank - 1);
+    Type element = vec.getElementType();
+    Type structType = getTypeConverter()->convertType(vec);
+    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
+    Value zero = arith::ConstantOp::create(rewriter, loc, element,
+                                           rewriter.getZeroAttr(element));
+    for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
+      Value p = arith::AddIOp::create(
+          rewriter, loc, pos,
+          constIndex(rewriter, loc, map.elementAt({reg, 0, 0}).first));
+      Value inside = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, p, dims[rank - 1]);
+      auto guard = scf::IfOp::create(rewriter, loc, element, inside,
+                                     /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPointToStart(guard.thenBlock());
+        Value index = arith::AddIOp::create(rewriter, loc, base, p);
+        Value address = LLVM::GEPOp::create(
+            rewriter, loc, adaptor.getSrc().getType(), element,
+            adaptor.getSrc(), ValueRange{toI64(rewriter, loc, index)});
+        scf::YieldOp::create(
+            rewriter, loc,
+            LLVM::LoadOp::create(rewriter, loc, element, address).getResult());
+        rewriter.setInsertionPointToStart(guard.elseBlock());
+        scf::YieldOp::create(rewriter, loc, zero);
+      }
+      result = LLVM::InsertValueOp::create(rewriter, loc, result,
+                                           guard.getResult(0), reg);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// Register vector → global view (along the last dimension): each element
 /// is stored once, by the thread whose replicated lane and warp digits are
 /// all zero, skipping elements past the view's end.
@@ -848,9 +908,9 @@ struct StoreAsyncWaitLowering : OpConversionPattern<StoreAsyncWaitOp> {
 
 void tk::nvvm::populateMemoryPatterns(TypeConverter &converter,
                                       RewritePatternSet &patterns) {
-  patterns
-      .add<AllocLowering, SlotLowering, SubtileLowering, LoadAsyncLowering,
-           StoreGlobalLowering, StoreGlobalVectorLowering, StoreSharedLowering,
-           LoadSharedLowering, StoreAsyncLowering, StoreAsyncWaitLowering>(
-          converter, patterns.getContext());
+  patterns.add<AllocLowering, SlotLowering, SubtileLowering, LoadAsyncLowering,
+               StoreGlobalLowering, StoreGlobalVectorLowering,
+               LoadGlobalVectorLowering, StoreSharedLowering,
+               LoadSharedLowering, StoreAsyncLowering, StoreAsyncWaitLowering>(
+      converter, patterns.getContext());
 }

@@ -303,11 +303,14 @@ std::string unsupportedReason(Operation *op) {
     return sameFragments(convert)
                ? ""
                : "between layouts that move data is not lowered yet";
-  if (auto load = dyn_cast<LoadOp>(op))
-    return isa<SharedTileType>(load.getSrc().getType()) &&
-                   isa<RegTileType>(load.getType())
-               ? ""
-               : "is lowered for shared tiles to register tiles only";
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    Type src = load.getSrc().getType(), value = load.getType();
+    if ((isa<SharedTileType>(src) && isa<RegTileType>(value)) ||
+        (isa<GlobalType>(src) && isa<RegVecType>(value)))
+      return "";
+    return "is lowered for shared tiles to register tiles and global views "
+           "to register vectors only";
+  }
   if (auto store = dyn_cast<StoreOp>(op)) {
     Type value = store.getValue().getType(), dst = store.getDst().getType();
     if (isa<RegTileType>(value) && isa<GlobalType, SharedTileType>(dst))

@@ -114,7 +114,7 @@ tile.kernel @k() launch(warpgroups = 1) {
 // -----
 
 tile.kernel @k(%G: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
-  // expected-error @+1 {{'tile.load' op is lowered for shared tiles to register tiles only}}
+  // expected-error @+1 {{'tile.load' op is lowered for shared tiles to register tiles and global views to register vectors only}}
   %x = tile.load %G[%i, %i] : !tile.gl<?x?xf32> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
 }
 

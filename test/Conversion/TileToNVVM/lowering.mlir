@@ -223,7 +223,9 @@ tile.kernel @from_shared() launch(warpgroups = 1) {
 // with the same fragment map (mma_acc and row at 64 rows) moves nothing.
 // CHECK-LABEL: llvm.func @masks_and_math
 // CHECK: llvm.mlir.constant(0xFF800000 : f32) : f32
-// CHECK: arith.cmpi ule
+// CHECK: arith.cmpi ule, %[[COL:.*]], %[[ROW:.*]] : index
+// CHECK: llvm.select
+// CHECK: arith.cmpi ule, %[[ROW2:.*]], %[[COL2:.*]] : index
 // CHECK: llvm.select
 // CHECK: arith.cmpi ult
 // CHECK: llvm.intr.exp2
@@ -232,7 +234,8 @@ tile.kernel @from_shared() launch(warpgroups = 1) {
 // CHECK: "test.use"
 tile.kernel @masks_and_math(%r: index, %c: index, %n: index) launch(warpgroups = 1) {
   %x = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
-  %m = tile.causal_mask %x[%r, %c] fill neg_inf : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %m0 = tile.causal_mask %x[%r, %c] fill neg_inf : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %m = tile.causal_mask %m0[%r, %c] transposed fill neg_inf : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
   %b = tile.bound_mask %m[%r, %c] within [%n, %n] fill zero : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
   %e = tile.exp %b : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
   %l = tile.log %e : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
@@ -268,6 +271,21 @@ tile.kernel @register_a() launch(warpgroups = 1) {
 tile.kernel @vector_store(%L: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
   %v = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
   tile.store %v, %L[%i, %i] : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>, !tile.gl<?x?xf32>
+}
+
+// -----
+
+// A register vector comes from global memory element by element: each
+// thread loads what its registers hold, zero past the view's end.
+// CHECK-LABEL: llvm.func @vector_load
+// CHECK: arith.cmpi ult
+// CHECK: scf.if %{{.*}} -> (f32)
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK: } else {
+// CHECK: llvm.insertvalue
+tile.kernel @vector_load(%L: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
+  %v = tile.load %L[%i, %i] : !tile.gl<?x?xf32> -> !tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
+  "test.use"(%v) : (!tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>) -> ()
 }
 
 // -----

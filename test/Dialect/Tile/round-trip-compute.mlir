@@ -122,12 +122,14 @@ tile.kernel @rows_and_columns() {
 // CHECK: tile.fill 0xFFF0000000000000 : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
 // CHECK: tile.causal_mask %{{.*}}[%[[R:.*]], %[[C:.*]]] fill neg_inf : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
 // CHECK: tile.bound_mask %{{.*}}[%[[R]], %[[C]]] within [%{{.*}}, %{{.*}}] fill zero : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
+// CHECK: tile.causal_mask %{{.*}}[%[[C]], %[[R]]] transposed fill zero : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
 // CHECK: tile.transpose %{{.*}} : !tile.rt<64x128xf32, warpgroup> to !tile.rt<128x64xf32, warpgroup>
 // CHECK: tile.convert_layout %{{.*}} : !tile.rt<64x128xbf16, warpgroup, #tile.mma_acc> to !tile.rt<64x128xbf16, warpgroup, #tile.row>
 tile.kernel @shapes_and_masks(%r: index, %c: index, %n: index) {
   %x = tile.fill 0xFFF0000000000000 : !acc
   %m = tile.causal_mask %x[%r, %c] fill neg_inf : !acc
   %b = tile.bound_mask %m[%r, %c] within [%n, %n] fill zero : !acc
+  %bt = tile.causal_mask %b[%c, %r] transposed fill zero : !acc
   %y = tile.fill 0.0 : !tile.rt<64x128xf32, warpgroup>
   %t = tile.transpose %y : !tile.rt<64x128xf32, warpgroup> to !tile.rt<128x64xf32, warpgroup>
   %p = tile.fill 0.0 : !tile.rt<64x128xbf16, warpgroup, #tile.mma_acc>

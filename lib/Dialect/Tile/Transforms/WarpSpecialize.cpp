@@ -53,10 +53,73 @@ bool isBlockScope(Type type) {
   return reg && reg.getScope() == Scope::block;
 }
 
+/// Block-scope vectors in `body` that hold one element per column (they are
+/// broadcast along columns, or share a value with one that is): every
+/// warpgroup keeps all of them.
+llvm::DenseSet<Value> columnVectors(Block &body) {
+  llvm::DenseSet<Value> columns;
+  auto isBlockVec = [](Value v) {
+    auto vec = dyn_cast<RegVecType>(v.getType());
+    return vec && vec.getScope() == Scope::block;
+  };
+  body.walk([&](BroadcastOp op) {
+    if (op.getAxis() == Axis::col && isBlockVec(op.getX()))
+      columns.insert(op.getX());
+  });
+  // Values that must have the same orientation: an op's vector operands and
+  // results (elementwise ops), a loop's init, argument, yield and result.
+  SmallVector<std::pair<Value, Value>> same;
+  body.walk([&](Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+        same.push_back({loop.getInitArgs()[i], arg});
+        same.push_back({arg, loop.getResult(i)});
+        same.push_back({loop.getBody()->getTerminator()->getOperand(i), arg});
+      }
+      return;
+    }
+    if (isa<scf::YieldOp>(op) && isa<scf::IfOp>(op->getParentOp())) {
+      for (auto [v, r] :
+           llvm::zip(op->getOperands(), op->getParentOp()->getResults()))
+        same.push_back({v, r});
+      return;
+    }
+    if (isa<RowMaxOp, RowSumOp, ColMaxOp, ColSumOp, BroadcastOp>(op))
+      return;
+    SmallVector<Value> vecs;
+    for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
+      if (isBlockVec(v))
+        vecs.push_back(v);
+    for (size_t i = 1; i < vecs.size(); ++i)
+      same.push_back({vecs[0], vecs[i]});
+  });
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto [a, b] : same)
+      if (isBlockVec(a) && isBlockVec(b) &&
+          columns.contains(a) != columns.contains(b)) {
+        columns.insert(a);
+        columns.insert(b);
+        changed = true;
+      }
+  }
+  return columns;
+}
+
 /// Splits the block's work in `body` over `warpgroups` consumer warpgroups
 /// by rows; `wg` is the warpgroup's index. "" or why not.
 std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
   std::string why;
+  llvm::DenseSet<Value> columns = columnVectors(body);
+  // The warpgroup's type of `v`: a row slice, or all of a column vector.
+  auto slice = [&](Value v) -> Type {
+    if (columns.contains(v)) {
+      auto vec = cast<RegVecType>(v.getType());
+      return RegVecType::get(vec.getShape(), vec.getElementType(),
+                             Scope::warpgroup, vec.getLayout());
+    }
+    return rowSlice(v.getType(), warpgroups);
+  };
   auto touches = [](Operation *op) {
     return llvm::any_of(op->getOperandTypes(), isBlockScope) ||
            llvm::any_of(op->getResultTypes(), isBlockScope);
@@ -99,9 +162,8 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
       break;
     if (!touching.contains(op))
       continue;
-    for (Type type :
-         llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-      if (isBlockScope(type)) {
+    for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
+      if (Type type = v.getType(); isBlockScope(type) && !columns.contains(v)) {
         int64_t rows = cast<RegisterType>(type).getShape()[0];
         if (rows % (16 * warpgroups)) {
           why = "a block-scope " +
@@ -142,9 +204,11 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
           store ? store.getDstMutable() : cast<LoadOp>(op).getSrcMutable();
       MutableOperandRange coords = store ? store.getCoordsMutable()
                                          : cast<LoadOp>(op).getCoordsMutable();
-      bool vector = isa<RegVecType>(store ? store.getValue().getType()
-                                          : op->getResult(0).getType());
-      if (isa<GlobalType>(memory.get().getType())) {
+      Value value = store ? store.getValue() : op->getResult(0);
+      bool vector = isa<RegVecType>(value.getType());
+      if (columns.contains(value)) {
+        // Every warpgroup holds (and reads or writes) the whole vector.
+      } else if (isa<GlobalType>(memory.get().getType())) {
         OpOperand &row = coords[coords.size() - (vector ? 1 : 2)];
         row.set(sliceRow(b, loc, row.get()));
       } else if (isa<SharedTileType>(memory.get().getType())) {
@@ -163,11 +227,9 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
       Value offset =
           arith::MulIOp::create(b, loc, wg, constIndex(b, loc, rows));
       row.set(arith::AddIOp::create(b, loc, row.get(), offset));
-    } else if (isa<ColMaxOp, ColSumOp>(op) ||
-               (isa<BroadcastOp>(op) &&
-                cast<BroadcastOp>(op).getAxis() == Axis::col)) {
-      why = "column reductions and broadcasts of block-scope values are not "
-            "split by rows";
+    } else if (isa<ColMaxOp, ColSumOp>(op)) {
+      why = "column reductions of block-scope tiles are not split by rows "
+            "yet (they would sum over the warpgroups)";
       break;
     } else if (!isa<FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp,
                     NegOp, AbsOp, ExpOp, Exp2Op, LogOp, FmaOp, ConvertLayoutOp,
@@ -178,12 +240,12 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
       break;
     }
     for (Value result : op->getResults())
-      if (Type slice = rowSlice(result.getType(), warpgroups))
-        result.setType(slice);
+      if (Type type = slice(result))
+        result.setType(type);
     for (Region &region : op->getRegions())
       for (BlockArgument arg : region.getArguments())
-        if (Type slice = rowSlice(arg.getType(), warpgroups))
-          arg.setType(slice);
+        if (Type type = slice(arg))
+          arg.setType(type);
   }
   return why;
 }

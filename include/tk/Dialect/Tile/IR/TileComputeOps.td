@@ -211,17 +211,22 @@ def Tile_CausalMaskOp : Tile_Op<"causal_mask", [Pure,
   let summary = "fill elements above the causal diagonal";
   let description = [{
     Element `(r, c)` sits at global position `(row + r, col + c)`; it is
-    replaced by `fill` where `col + c > row + r`.
+    replaced by `fill` where `col + c > row + r` (a key after the query in
+    scores S with queries along rows). With `transposed` the tile holds Sᵀ
+    (keys along rows, as attention's backward computes it) and the fill goes
+    where `row + r > col + c`.
 
     ```mlir
     %sm = tile.causal_mask %s[%q0, %k0] fill neg_inf : !tile.rt<64x64xf32, warpgroup>
+    %st = tile.causal_mask %s_t[%k0, %q0] transposed fill neg_inf : !tile.rt<64x64xf32, warpgroup>
     ```
   }];
   let arguments = (ins Tile_RegTileType:$x, Index:$row, Index:$col,
-                       Tile_MaskFill:$fill);
+                       UnitAttr:$transposed, Tile_MaskFill:$fill);
   let results = (outs Tile_RegTileType:$result);
   let assemblyFormat = [{
-    $x `[` $row `,` $col `]` `fill` $fill attr-dict `:` qualified(type($x))
+    $x `[` $row `,` $col `]` (`transposed` $transposed^)? `fill` $fill
+    attr-dict `:` qualified(type($x))
   }];
   let hasVerifier = 1;
 }
