@@ -218,6 +218,32 @@ Value leadingOffset(OpBuilder &b, Location loc, ValueRange coords,
   return arith::MulIOp::create(b, loc, base, dims[count]);
 }
 
+/// Where a register vector sits in a global view it is loaded from or
+/// stored to (along the view's last dimension).
+struct VectorPlacement {
+  FragmentMap map;
+  SmallVector<Value> dims; // the view's dimensions
+  Value pos;               // vector index of this thread's register 0
+  Value base;              // element offset of the vector's row of the view
+};
+
+FailureOr<VectorPlacement> placeVector(OpBuilder &b, Location loc,
+                                       Operation *op, RegVecType vec,
+                                       GlobalType view, ValueRange coords) {
+  FailureOr<FragmentMap> fragments = getScopeFragmentMap(vec);
+  if (failed(fragments))
+    return failure();
+  VectorPlacement place{*fragments, {}, {}, {}};
+  size_t rank = view.getShape().size();
+  place.dims = viewDims(b, loc, op, rank);
+  Value start = arith::MulIOp::create(b, loc, coords[rank - 1],
+                                      constIndex(b, loc, vec.getShape()[0]));
+  place.pos =
+      threadOrigin(b, loc, place.map, start, constIndex(b, loc, 0)).first;
+  place.base = leadingOffset(b, loc, coords, place.dims, rank - 1);
+  return place;
+}
+
 /// Global view → register vector (along the last dimension): every thread
 /// loads the elements its registers hold; past the view's end they read 0.
 struct LoadGlobalVectorLowering : OpConversionPattern<LoadOp> {
@@ -230,20 +256,14 @@ struct LoadGlobalVectorLowering : OpConversionPattern<LoadOp> {
     if (!view || !vec)
       return rewriter.notifyMatchFailure(op, "only global to register vector");
     Location loc = op.getLoc();
-    FailureOr<FragmentMap> fragments = getScopeFragmentMap(vec);
-    if (failed(fragments))
+    FailureOr<VectorPlacement> place =
+        placeVector(rewriter, loc, op, vec, view, adaptor.getCoords());
+    if (failed(place))
       return rewriter.notifyMatchFailure(op, "no fragment map");
-    const FragmentMap &map = *fragments;
+    const FragmentMap &map = place->map;
     size_t rank = view.getShape().size();
-    SmallVector<Value> dims = viewDims(rewriter, loc, op, rank);
-    Value start =
-        arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 1],
-                              constIndex(rewriter, loc, vec.getShape()[0]));
-    Value pos =
-        threadOrigin(rewriter, loc, map, start, constIndex(rewriter, loc, 0))
-            .first;
-    Value base =
-        leadingOffset(rewriter, loc, adaptor.getCoords(), dims, rank - 1);
+    ArrayRef<Value> dims = place->dims;
+    Value pos = place->pos, base = place->base;
     Type element = vec.getElementType();
     Type structType = getTypeConverter()->convertType(vec);
     Value result = LLVM::UndefOp::create(rewriter, loc, structType);
@@ -291,18 +311,14 @@ struct StoreGlobalVectorLowering : OpConversionPattern<StoreOp> {
     if (!view || !vec)
       return rewriter.notifyMatchFailure(op, "only register vector to global");
     Location loc = op.getLoc();
-    FailureOr<FragmentMap> fragments = getScopeFragmentMap(vec);
-    if (failed(fragments))
+    FailureOr<VectorPlacement> place =
+        placeVector(rewriter, loc, op, vec, view, adaptor.getCoords());
+    if (failed(place))
       return rewriter.notifyMatchFailure(op, "no fragment map");
-    const FragmentMap &map = *fragments;
+    const FragmentMap &map = place->map;
     size_t rank = view.getShape().size();
-    SmallVector<Value> dims = viewDims(rewriter, loc, op, rank);
-    Value start =
-        arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 1],
-                              constIndex(rewriter, loc, vec.getShape()[0]));
-    Value pos =
-        threadOrigin(rewriter, loc, map, start, constIndex(rewriter, loc, 0))
-            .first;
+    ArrayRef<Value> dims = place->dims;
+    Value pos = place->pos;
     // The owner of each element: every replicated digit is zero.
     Value tid = threadIndex(rewriter, loc);
     Value lane = arith::RemUIOp::create(rewriter, loc, tid,
@@ -332,8 +348,7 @@ struct StoreGlobalVectorLowering : OpConversionPattern<StoreOp> {
     };
     requireZero(FragmentMap::Index::lane, lane);
     requireZero(FragmentMap::Index::warp, warp);
-    Value base =
-        leadingOffset(rewriter, loc, adaptor.getCoords(), dims, rank - 1);
+    Value base = place->base;
     Type element = vec.getElementType();
     for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
       Value p = arith::AddIOp::create(
