@@ -2,7 +2,8 @@
 """Checks tk_mlir.attention() (the naive attention programs compiled through
 the default pipeline) against a float32 torch reference: head dims 64 and
 128, layouts bhsd and bshd, causal and not, GQA, awkward lengths; and that
-asking for gradients raises NotImplementedError. Tolerances as in
+asking for gradients at head dim 64 (no backward kernels yet) raises
+NotImplementedError. Tolerances as in
 benchmarks/attention_fwd.py: O relative Frobenius error < 2e-2, LSE max
 absolute error < 2e-2.
 
@@ -72,9 +73,9 @@ def main():
         attention(q, q, q)
         grad_ok = False
     except NotImplementedError as e:
-        grad_ok = "backward is not implemented" in str(e)
-    rows.append({"check": "requires_grad raises", "ok": grad_ok})
-    print(f"requires_grad raises NotImplementedError: "
+        grad_ok = "backward exists for head dims" in str(e)
+    rows.append({"check": "requires_grad at d64 raises", "ok": grad_ok})
+    print(f"requires_grad at head dim 64 raises NotImplementedError: "
           f"{'ok' if grad_ok else 'FAIL'}")
     return finish(args.out, "attention_api.json", rows)
 

@@ -7,7 +7,10 @@ build/artifacts of this checkout), as scripts/setup.sh writes them:
 <dir>/attention_naive/attention_naive.json and
 <dir>/attention_naive_d64/attention_naive_d64.json.
 
-Forward only: gradients are not implemented yet, and asking for them
+Gradients go through kernels/attention_bwd_dq.mlir and
+kernels/attention_bwd_dkv.mlir (head dim 128; <dir>/attention_bwd_dq/...,
+<dir>/attention_bwd_dkv/...): the forward is a torch.autograd.Function. For
+head dim 64 no backward kernels exist yet, and asking for gradients there
 raises NotImplementedError rather than returning wrong ones.
 """
 import math
@@ -17,6 +20,13 @@ from .runtime import ArgumentError
 
 # Head dim -> kernel name (its folder and manifest are named alike).
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
+BACKWARD = {128: ("attention_bwd_dq", "attention_bwd_dkv")}
+_ARG_NAMES = {
+    "attention_bwd_dq": ["q", "k", "v", "do", "lse", "delta", "dq", "scale",
+                         "causal"],
+    "attention_bwd_dkv": ["q", "k", "v", "do", "lse", "delta", "dk", "dv",
+                          "scale", "causal"],
+}
 LAYOUTS = ("bhsd", "bshd")
 
 
@@ -76,9 +86,8 @@ def _dims(layout):
 _loaded = {}
 
 
-def _kernel(dim):
+def _kernel(name):
     from .runtime import Kernel
-    name = KERNELS[dim]
     if name not in _loaded:
         path = os.path.join(artifacts_dir(), name, name + ".json")
         if not os.path.exists(path):
@@ -86,9 +95,64 @@ def _kernel(dim):
                 f"no compiled kernel at {path}; run scripts/setup.sh or "
                 f"tk-opt kernels/{name}.mlir -tile-to-nvidia=\"out="
                 f"{os.path.dirname(path)} producer-registers=24\"")
-        _loaded[name] = Kernel(path, names=["q", "k", "v", "o", "lse",
-                                            "scale", "causal"])
+        names = _ARG_NAMES.get(
+            name, ["q", "k", "v", "o", "lse", "scale", "causal"])
+        _loaded[name] = Kernel(path, names=names)
     return _loaded[name]
+
+
+def attention_forward(q, k, v, causal, scale):
+    """O and LSE for contiguous [batch, heads, seq, dim] bf16 tensors."""
+    import torch
+    batch, heads, seq, dim = q.shape
+    o = torch.empty_like(q)
+    lse = torch.empty(batch, heads, seq, device=q.device,
+                      dtype=torch.float32)
+    _kernel(KERNELS[dim])(q, k, v, o, lse, float(scale), bool(causal))
+    return o, lse
+
+
+def attention_backward(q, k, v, o, lse, do, causal, scale):
+    """dQ, dK, dV for contiguous [batch, heads, seq, dim] tensors, from the
+    forward's O and LSE (Δ = rowsum(dO ∘ O) is computed here, in f32)."""
+    import torch
+    dim = q.shape[-1]
+    if dim not in BACKWARD:
+        raise NotImplementedError(
+            f"attention backward exists for head dims {sorted(BACKWARD)}, "
+            f"not {dim}")
+    delta = (do.float() * o.float()).sum(-1)
+    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    dq_name, dkv_name = BACKWARD[dim]
+    _kernel(dq_name)(q, k, v, do, lse, delta, dq, float(scale), bool(causal))
+    _kernel(dkv_name)(q, k, v, do, lse, delta, dk, dv, float(scale),
+                      bool(causal))
+    return dq, dk, dv
+
+
+def _function():
+    import torch
+
+    class AttentionFunction(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, q, k, v, causal, scale):
+            o, lse = attention_forward(q, k, v, causal, scale)
+            ctx.save_for_backward(q, k, v, o, lse)
+            ctx.causal, ctx.scale = causal, scale
+            ctx.mark_non_differentiable(lse)
+            return o, lse
+
+        @staticmethod
+        def backward(ctx, do, _dlse):
+            q, k, v, o, lse = ctx.saved_tensors
+            dq, dk, dv = attention_backward(q, k, v, o, lse, do.contiguous(),
+                                            ctx.causal, ctx.scale)
+            return dq, dk, dv, None, None
+
+    return AttentionFunction
+
+
+_autograd = []
 
 
 def attention(q, k, v, causal=False, scale=None, layout="bhsd",
@@ -96,24 +160,27 @@ def attention(q, k, v, causal=False, scale=None, layout="bhsd",
     """softmax(q kᵀ · scale) v for bf16 CUDA tensors in layout "bhsd"
     ([batch, heads, seq, dim]) or "bshd" ([batch, seq, heads, dim]); k and v
     may have fewer heads than q (GQA/MQA). Returns o in q's layout, and with
-    return_lse=True also the f32 log-sum-exp [batch, heads, seq]."""
+    return_lse=True also the f32 log-sum-exp [batch, heads, seq].
+    Differentiable (head dim 128)."""
     import torch
-    check_attention_arguments(q, k, v, layout)
-    if torch.is_grad_enabled() and any(
-            t.requires_grad for t in (q, k, v)):
+    dim = check_attention_arguments(q, k, v, layout)[4]
+    needs_grad = torch.is_grad_enabled() and any(
+        t.requires_grad for t in (q, k, v))
+    if needs_grad and dim not in BACKWARD:
         raise NotImplementedError(
-            "attention backward is not implemented yet; call under "
-            "torch.no_grad() or with inputs that do not require grad")
+            f"attention backward exists for head dims {sorted(BACKWARD)}, "
+            f"not {dim}; call under torch.no_grad() or use head dim 128")
+    if scale is None:
+        scale = 1.0 / math.sqrt(dim)
     if layout == "bshd":
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))
     q, k, v = (t.contiguous() for t in (q, k, v))
-    batch, heads, seq, dim = q.shape
-    if scale is None:
-        scale = 1.0 / math.sqrt(dim)
-    o = torch.empty_like(q)
-    lse = torch.empty(batch, heads, seq, device=q.device,
-                      dtype=torch.float32)
-    _kernel(dim)(q, k, v, o, lse, float(scale), bool(causal))
+    if needs_grad:
+        if not _autograd:
+            _autograd.append(_function())
+        o, lse = _autograd[0].apply(q, k, v, bool(causal), float(scale))
+    else:
+        o, lse = attention_forward(q, k, v, causal, scale)
     if layout == "bshd":
         o = o.transpose(1, 2).contiguous()
     return (o, lse) if return_lse else o

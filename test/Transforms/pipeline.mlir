@@ -202,7 +202,7 @@ tile.kernel @impure_coordinate(%A: !view, %flag: i1) launch(warpgroups = 1) {
   %a = tile.alloc : !tile.st<64x64xbf16>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-remark @+1 {{not pipelined: copy coordinates are computed by 'scf.if', which is not a pure op without regions}}
+  // expected-remark @+1 {{not pipelined: copy coordinates are computed by 'scf.if', which has side effects or regions}}
   scf.for %k = %c0 to %c1 step %c1 {
     %col = scf.if %flag -> (index) {
       scf.yield %k : index

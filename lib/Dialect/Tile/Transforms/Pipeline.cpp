@@ -55,10 +55,13 @@ std::string collectSlice(scf::ForOp loop, Value value,
   Operation *def = value.getDefiningOp();
   if (def->getBlock() != body)
     return "";
-  if (!isPure(def) || def->getNumRegions())
+  // Recomputed for the iteration N - 1 ahead: it must have no side effects
+  // (operations that only may trap, like integer division, are fine: the
+  // loop computes the same values in that iteration anyway).
+  if (!isMemoryEffectFree(def) || def->getNumRegions())
     return "copy coordinates are computed by '" +
            def->getName().getStringRef().str() +
-           "', which is not a pure op without regions";
+           "', which has side effects or regions";
   for (Value operand : def->getOperands())
     if (std::string why = collectSlice(loop, operand, needed); !why.empty())
       return why;
