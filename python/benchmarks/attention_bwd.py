@@ -24,6 +24,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
 from tk_mlir.attention import attention_backward, attention_forward  # noqa: E402
 from timing import time_ms  # noqa: E402
@@ -137,11 +138,7 @@ def main():
     check(result["check"])
     if not args.check_only:
         bench(result["bench"])
-    with open(os.path.join(args.out, "attention_bwd.json"), "w") as f:
-        json.dump(result, f, indent=2)
-    failed = sum(not r["ok"] for r in result["check"])
-    print(f"{len(result['check']) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish(args.out, "attention_bwd.json", result)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
 from timing import time_ms  # noqa: E402
 
@@ -150,11 +151,7 @@ def main():
             check(kernel, result, b, h, hk, n, causal, scale)
     if not args.check_only:
         bench(kernel, baseline, result, scale)
-    with open(os.path.join(args.out, args.name), "w") as f:
-        json.dump(result, f, indent=2)
-    failed = sum(not r["ok"] for r in result["check"])
-    print(f"{len(result['check']) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish(args.out, args.name, result)
 
 
 if __name__ == "__main__":

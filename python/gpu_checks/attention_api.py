@@ -77,7 +77,7 @@ def main():
     rows.append({"check": "requires_grad at d64 raises", "ok": grad_ok})
     print(f"requires_grad at head dim 64 raises NotImplementedError: "
           f"{'ok' if grad_ok else 'FAIL'}")
-    return finish(args.out, "attention_api.json", rows)
+    return finish(args.out, "attention_api.json", {"check": rows})
 
 
 if __name__ == "__main__":

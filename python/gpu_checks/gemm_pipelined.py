@@ -56,7 +56,7 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     args = parser.parse_args()
     rows = [row for path in args.manifest for row in check(path)]
-    return finish(args.out, "gemm_pipelined.json", rows)
+    return finish(args.out, "gemm_pipelined.json", {"check": rows})
 
 
 if __name__ == "__main__":
