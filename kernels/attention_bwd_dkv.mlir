@@ -5,6 +5,7 @@
 // dK = scale · dK. Scores are kept transposed (keys along rows), so L and Δ
 // are column vectors. Q, dO: [batch, heads, seq, 128] bf16; K, V, dK, dV:
 // [batch, kv heads, seq, 128] bf16; L, Δ: [batch, heads, seq] f32.
+// Head dim 128 (attention_bwd_dkv_d64.mlir: the same program for 64).
 !qkv = !tile.gl<?x?x?x128xbf16>
 !vec = !tile.gl<?x?x?xf32>
 !kv_st = !tile.st<128x128xbf16>

@@ -6,11 +6,14 @@
 // [batch, heads, seq] f32. The -tile-to-nvidia passes schedule it like the
 // forward: Q and dO per tile, K and V through a ring, rows split over two
 // consumer warpgroups.
+// Head dim 128 (attention_bwd_dq_d64.mlir: the same program for 64).
 !qkv = !tile.gl<?x?x?x128xbf16>
 !vec = !tile.gl<?x?x?xf32>
 !st = !tile.st<128x128xbf16>
 !s = !tile.rt<128x128xf32, block>
 !s16 = !tile.rt<128x128xbf16, block>
+!o = !tile.rt<128x128xf32, block>
+!o16 = !tile.rt<128x128xbf16, block>
 !row = !tile.rv<128xf32, block>
 
 tile.kernel @attention_bwd_dq(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
@@ -47,8 +50,8 @@ tile.kernel @attention_bwd_dq(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
     %lse_b = tile.broadcast row %lse2 : !row to !s
     %delta = tile.load %Dl[%b, %h, %qt] : !vec -> !row
     %delta_b = tile.broadcast row %delta : !row to !s
-    %dq0 = tile.fill 0.0 : !s
-    %dq = scf.for %j = %c0 to %kv_tiles step %c1 iter_args(%acc = %dq0) -> (!s) {
+    %dq0 = tile.fill 0.0 : !o
+    %dq = scf.for %j = %c0 to %kv_tiles step %c1 iter_args(%acc = %dq0) -> (!o) {
       tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !st
       tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !st
       %k0 = arith.muli %j, %c128 : index
@@ -70,11 +73,11 @@ tile.kernel @attention_bwd_dq(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %dp_c = tile.sub %dp, %delta_b : !s
       %ds = tile.mul %p, %dp_c : !s
       %ds16 = tile.cast %ds : !s to !s16
-      %next = tile.mma AB %ds16, %k, %acc : !s16, !st -> !s
-      scf.yield %next : !s
+      %next = tile.mma AB %ds16, %k, %acc : !s16, !st -> !o
+      scf.yield %next : !o
     }
-    %dq_s = tile.mul %dq, %scale : !s, f32
-    %dq16 = tile.cast %dq_s : !s to !s16
-    tile.store %dq16, %dQ[%b, %h, %qt, %c0] : !s16, !qkv
+    %dq_s = tile.mul %dq, %scale : !o, f32
+    %dq16 = tile.cast %dq_s : !o to !o16
+    tile.store %dq16, %dQ[%b, %h, %qt, %c0] : !o16, !qkv
   }
 }

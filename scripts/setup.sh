@@ -32,13 +32,14 @@ print(f"kernel gemm: {k['threads']} threads, {k['shared_memory_bytes']} B shared
 print("parameters:", ", ".join(f"{e['kind']}[{e['param']}]" for e in k["abi"]))
 print("binaries:", m["ptx"], m.get("cubin", "(no ptxas: PTX only)"))
 PY
-for kernel in attention_naive attention_naive_d64 attention_bwd_dq attention_bwd_dkv; do
+for kernel in attention_naive attention_naive_d64 attention_bwd_dq \
+    attention_bwd_dkv attention_bwd_dq_d64 attention_bwd_dkv_d64; do
   rm -rf "build/artifacts/$kernel"
   build/bin/tk-opt "kernels/$kernel.mlir" \
     -tile-to-nvidia="out=build/artifacts/$kernel producer-registers=24" \
     -o /dev/null 2>/dev/null
 done
 echo
-echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,naive_d64,bwd_dq,bwd_dkv}"
+echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd_dq,bwd_dkv}{,_d64}"
 echo
 echo "Run it on a GPU: python3 python/benchmarks/gemm.py --manifest $out/gemm.json"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks tk_mlir.attention()'s gradients (kernels/attention_bwd_dq.mlir and
-attention_bwd_dkv.mlir, head dim 128) against float32 torch autograd, and
+attention_bwd_dkv.mlir, and their _d64 twins) against float32 torch
+autograd, and
 times the backward next to torch SDPA's flash and cuDNN backends in the same
 run.
 
@@ -12,8 +13,9 @@ and dS pass through bf16 for the MMAs), or, where the exact gradient is zero
 (a single key), largest absolute error below 3e-2; GQA cases check that dK and dV sum
 over the query heads sharing a kv head. Timing: the backward alone (ours:
 Δ = rowsum(dO ∘ O) in torch plus the two kernels; SDPA: o.backward(dO) on a
-retained graph); FA3-paper shapes (16k tokens, 16 heads of 128, seq 512 …
-16384); TFLOP/s = 2.5 · 4 · batch · heads · seq² · 128, halved for causal.
+retained graph); FA3-paper shapes (16k tokens, hidden 2048: 16 heads of
+128 or 32 of 64, seq 512 … 16384); TFLOP/s = 2.5 · 4 · batch · heads · seq²
+· dim, halved for causal.
 """
 import argparse
 import json
@@ -29,13 +31,14 @@ from tk_mlir import attention  # noqa: E402
 from tk_mlir.attention import attention_backward, attention_forward  # noqa: E402
 from timing import time_ms  # noqa: E402
 
-D = 128
-CASES = [  # batch, heads, kv heads, seq, causal, layout
-    (1, 2, 2, 1, False, "bhsd"), (1, 2, 2, 17, True, "bhsd"),
-    (2, 4, 4, 128, False, "bhsd"), (1, 2, 2, 1000, True, "bhsd"),
-    (1, 2, 2, 1000, False, "bhsd"), (1, 8, 2, 300, True, "bhsd"),
-    (2, 4, 1, 513, False, "bhsd"), (1, 2, 2, 4097, True, "bhsd"),
-    (1, 6, 3, 257, True, "bshd"), (1, 4, 4, 640, False, "bshd"),
+CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
+    (1, 2, 2, 1, 128, False, "bhsd"), (1, 2, 2, 17, 128, True, "bhsd"),
+    (2, 4, 4, 128, 128, False, "bhsd"), (1, 2, 2, 1000, 128, True, "bhsd"),
+    (1, 2, 2, 1000, 128, False, "bhsd"), (1, 8, 2, 300, 128, True, "bhsd"),
+    (2, 4, 1, 513, 128, False, "bhsd"), (1, 2, 2, 4097, 128, True, "bhsd"),
+    (1, 6, 3, 257, 128, True, "bshd"), (1, 4, 4, 640, 128, False, "bshd"),
+    (1, 2, 2, 1, 64, True, "bhsd"), (2, 4, 2, 777, 64, True, "bhsd"),
+    (1, 8, 1, 1024, 64, False, "bshd"), (1, 2, 2, 4097, 64, False, "bhsd"),
 ]
 SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 TOLERANCE = 3e-2
@@ -57,12 +60,12 @@ def reference_grads(q, k, v, g, scale, causal):
 
 
 def check(rows):
-    for b, h, hk, n, causal, layout in CASES:
-        q = torch.randn(b, h, n, D, device="cuda").to(torch.bfloat16)
-        k, v = (torch.randn(b, hk, n, D, device="cuda").to(torch.bfloat16)
+    for b, h, hk, n, d, causal, layout in CASES:
+        q = torch.randn(b, h, n, d, device="cuda").to(torch.bfloat16)
+        k, v = (torch.randn(b, hk, n, d, device="cuda").to(torch.bfloat16)
                 for _ in range(2))
-        g = torch.randn(b, h, n, D, device="cuda").to(torch.bfloat16)
-        scale = 1 / math.sqrt(D)
+        g = torch.randn(b, h, n, d, device="cuda").to(torch.bfloat16)
+        scale = 1 / math.sqrt(d)
         ins = [(t.transpose(1, 2).contiguous() if layout == "bshd" else t)
                .detach().requires_grad_(True) for t in (q, k, v)]
         o = attention(*ins, causal=causal, layout=layout)
@@ -84,16 +87,17 @@ def check(rows):
                  for e, a, z in zip(errs, absolute, zero)) and not any(
             t.isnan().any().item() for t in grads)
         rows.append({"batch": b, "heads": h, "kv_heads": hk, "seq": n,
-                     "causal": causal, "layout": layout,
+                     "dim": d, "causal": causal, "layout": layout,
                      "dq_rel_err": errs[0], "dk_rel_err": errs[1],
                      "dv_rel_err": errs[2], "max_abs_err": absolute,
                      "zero_reference": zero, "ok": ok})
-        print(f"grad b={b} h={h} kv={hk} n={n:>5} causal={causal!s:5} "
+        print(f"grad b={b} h={h} kv={hk} n={n:>5} d={d:>3} "
+              f"causal={causal!s:5} "
               f"{layout}: dQ {errs[0]:.2e} dK {errs[1]:.2e} dV {errs[2]:.2e} "
               f"{'ok' if ok else 'FAIL'}", flush=True)
 
 
-def bench(rows):
+def bench(rows, D):
     scale = 1 / math.sqrt(D)
     for n in SEQS:
         b, h = 16384 // n, 2048 // D
@@ -105,8 +109,8 @@ def bench(rows):
             t = time_ms(lambda: attention_backward(q, k, v, o, lse, do,
                                                    causal, scale),
                         warmup=3, batches=5, per_batch=5)
-            row = {"batch": b, "heads": h, "seq": n, "causal": causal,
-                   "tk_tflops": flops / t / 1e9}
+            row = {"batch": b, "heads": h, "seq": n, "dim": D,
+                   "causal": causal, "tk_tflops": flops / t / 1e9}
             for name, backend in (
                     ("flash", torch.nn.attention.SDPBackend.FLASH_ATTENTION),
                     ("cudnn",
@@ -137,7 +141,8 @@ def main():
               "bench": []}
     check(result["check"])
     if not args.check_only:
-        bench(result["bench"])
+        for dim in (128, 64):
+            bench(result["bench"], dim)
     return finish(args.out, "attention_bwd.json", result)
 
 

@@ -8,10 +8,8 @@ build/artifacts of this checkout), as scripts/setup.sh writes them:
 <dir>/attention_naive_d64/attention_naive_d64.json.
 
 Gradients go through kernels/attention_bwd_dq.mlir and
-kernels/attention_bwd_dkv.mlir (head dim 128; <dir>/attention_bwd_dq/...,
-<dir>/attention_bwd_dkv/...): the forward is a torch.autograd.Function. For
-head dim 64 no backward kernels exist yet, and asking for gradients there
-raises NotImplementedError rather than returning wrong ones.
+kernels/attention_bwd_dkv.mlir (and their _d64 twins for head dim 64;
+<dir>/attention_bwd_dq/..., ...): the forward is a torch.autograd.Function.
 """
 import math
 import os
@@ -20,13 +18,13 @@ from .runtime import ArgumentError
 
 # Head dim -> kernel name (its folder and manifest are named alike).
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
-BACKWARD = {128: ("attention_bwd_dq", "attention_bwd_dkv")}
-_ARG_NAMES = {
-    "attention_bwd_dq": ["q", "k", "v", "do", "lse", "delta", "dq", "scale",
-                         "causal"],
-    "attention_bwd_dkv": ["q", "k", "v", "do", "lse", "delta", "dk", "dv",
-                          "scale", "causal"],
-}
+BACKWARD = {128: ("attention_bwd_dq", "attention_bwd_dkv"),
+            64: ("attention_bwd_dq_d64", "attention_bwd_dkv_d64")}
+_DQ_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq", "scale", "causal"]
+_DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
+             "causal"]
+_ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()
+              for name, args in ((dq, _DQ_ARGS), (dkv, _DKV_ARGS))}
 LAYOUTS = ("bhsd", "bshd")
 
 
@@ -161,7 +159,7 @@ def attention(q, k, v, causal=False, scale=None, layout="bhsd",
     ([batch, heads, seq, dim]) or "bshd" ([batch, seq, heads, dim]); k and v
     may have fewer heads than q (GQA/MQA). Returns o in q's layout, and with
     return_lse=True also the f32 log-sum-exp [batch, heads, seq].
-    Differentiable (head dim 128)."""
+    Differentiable."""
     import torch
     dim = check_attention_arguments(q, k, v, layout)[4]
     needs_grad = torch.is_grad_enabled() and any(
@@ -169,7 +167,7 @@ def attention(q, k, v, causal=False, scale=None, layout="bhsd",
     if needs_grad and dim not in BACKWARD:
         raise NotImplementedError(
             f"attention backward exists for head dims {sorted(BACKWARD)}, "
-            f"not {dim}; call under torch.no_grad() or use head dim 128")
+            f"not {dim}")
     if scale is None:
         scale = 1.0 / math.sqrt(dim)
     if layout == "bshd":

@@ -9,6 +9,10 @@
 // RUN: tk-opt %kernels/attention_bwd_dkv.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=DKV-IR
 // RUN: rm -rf %t.kv && tk-opt %kernels/attention_bwd_dkv.mlir -tile-to-nvidia="out=%t.kv cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=DKV < %t.kv/attention_bwd_dkv.ptx
+// RUN: rm -rf %t.d64 && tk-opt %kernels/attention_bwd_dkv_d64.mlir -tile-to-nvidia="out=%t.d64 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: FileCheck %s --check-prefix=D64 < %t.d64/attention_bwd_dkv_d64.ptx
+// RUN: rm -rf %t.q64 && tk-opt %kernels/attention_bwd_dq_d64.mlir -tile-to-nvidia="out=%t.q64 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: FileCheck %s --check-prefix=Q64 < %t.q64/attention_bwd_dq_d64.ptx
 
 // DQ: .entry attention_bwd_dq
 // DQ-DAG: setmaxnreg.inc.sync.aligned.u32 240
@@ -25,3 +29,10 @@
 // DKV-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // DKV-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // DKV-DAG: ld.global.b32
+
+// Head dim 64: the same programs with 64-column tiles.
+// D64: .entry attention_bwd_dkv_d64
+// D64: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// Q64: .entry attention_bwd_dq_d64
+// Q64-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// Q64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16

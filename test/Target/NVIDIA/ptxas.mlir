@@ -31,4 +31,8 @@
 // RUN: %ptxas -arch=sm_90a %t.bq/attention_bwd_dq.ptx -o %t.bq/check.cubin
 // RUN: rm -rf %t.bk && tk-opt %kernels/attention_bwd_dkv.mlir -tile-to-nvidia="out=%t.bk cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.bk/attention_bwd_dkv.ptx -o %t.bk/check.cubin
+// RUN: rm -rf %t.b6 && tk-opt %kernels/attention_bwd_dq_d64.mlir -tile-to-nvidia="out=%t.b6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: %ptxas -arch=sm_90a %t.b6/attention_bwd_dq_d64.ptx -o %t.b6/check.cubin
+// RUN: rm -rf %t.k6 && tk-opt %kernels/attention_bwd_dkv_d64.mlir -tile-to-nvidia="out=%t.k6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: %ptxas -arch=sm_90a %t.k6/attention_bwd_dkv_d64.ptx -o %t.k6/check.cubin
 // CHECK: "cubin": "gemm.cubin"

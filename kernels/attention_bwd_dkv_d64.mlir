@@ -1,0 +1,93 @@
+// Attention backward, dK and dV (naive form): for each 128-key tile of a kv
+// head, over the query heads that share it (GQA) and their 64-query tiles
+// (from the diagonal on when causal), recompute Pᵀ from the forward's
+// log-sum-exp L, then dV += Pᵀ dO, dSᵀ = Pᵀ ∘ (V dOᵀ − Δ), dK += dSᵀ Q;
+// dK = scale · dK. Scores are kept transposed (keys along rows), so L and Δ
+// are column vectors. Q, dO: [batch, heads, seq, 64] bf16; K, V, dK, dV:
+// [batch, kv heads, seq, 64] bf16; L, Δ: [batch, heads, seq] f32.
+// Head dim 64: attention_bwd_dkv.mlir with 64-column Q, K, V, dO, dK, dV.
+!qkv = !tile.gl<?x?x?x64xbf16>
+!vec = !tile.gl<?x?x?xf32>
+!kv_st = !tile.st<128x64xbf16>
+!q_st = !tile.st<64x64xbf16>
+!st = !tile.rt<128x64xf32, block>
+!st16 = !tile.rt<128x64xbf16, block>
+!acc = !tile.rt<128x64xf32, block>
+!acc16 = !tile.rt<128x64xbf16, block>
+!col = !tile.rv<64xf32, block>
+
+tile.kernel @attention_bwd_dkv_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
+                               %L: !vec, %Dl: !vec, %dK: !qkv, %dV: !qkv,
+                               %scale: f32, %causal: i1) launch(warpgroups = 2) {
+  %k = tile.alloc : !kv_st
+  %v = tile.alloc : !kv_st
+  %q = tile.alloc : !q_st
+  %do = tile.alloc : !q_st
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %log2e = arith.constant 1.44269504 : f32
+  %scale2 = arith.mulf %scale, %log2e : f32
+  %batch = tile.dim %Q[0] : !qkv
+  %heads = tile.dim %Q[1] : !qkv
+  %seq = tile.dim %Q[2] : !qkv
+  %kv_heads = tile.dim %K[1] : !qkv
+  %group = arith.divui %heads, %kv_heads : index
+  %kv_tiles = arith.ceildivui %seq, %c128 : index
+  %q_tiles = arith.ceildivui %seq, %c64 : index
+  tile.foreach_tile (%j, %hk, %b) in (%kv_tiles, %kv_heads, %batch) {
+    %k0 = arith.muli %j, %c128 : index
+    tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !kv_st
+    tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !kv_st
+    // Causal: query tiles from the one holding the tile's first key on.
+    %diag = arith.muli %j, %c2 : index
+    %first = arith.select %causal, %diag, %c0 : index
+    %count = arith.subi %q_tiles, %first : index
+    %steps = arith.muli %count, %group : index
+    %zero = tile.fill 0.0 : !acc
+    %dk, %dv = scf.for %x = %c0 to %steps step %c1
+        iter_args(%dk_x = %zero, %dv_x = %zero) -> (!acc, !acc) {
+      %g = arith.divui %x, %count : index
+      %i_rel = arith.remui %x, %count : index
+      %i = arith.addi %first, %i_rel : index
+      %hg = arith.muli %hk, %group : index
+      %h = arith.addi %hg, %g : index
+      tile.copy %Q[%b, %h, %i, %c0] -> %q : !qkv, !q_st
+      tile.copy %dO[%b, %h, %i, %c0] -> %do : !qkv, !q_st
+      %q0 = arith.muli %i, %c64 : index
+      %lse = tile.load %L[%b, %h, %i] : !vec -> !col
+      %lse2 = tile.mul %lse, %log2e : !col, f32
+      %lse_b = tile.broadcast col %lse2 : !col to !st
+      %delta = tile.load %Dl[%b, %h, %i] : !vec -> !col
+      %delta_b = tile.broadcast col %delta : !col to !st
+      // Pᵀ = exp2(Sᵀ · scale · log2 e − L · log2 e), Sᵀ = K Qᵀ.
+      %s_raw = tile.mma ABt %k, %q : !kv_st, !q_st -> !st
+      %s_in = tile.bound_mask %s_raw[%k0, %q0] within [%seq, %seq] fill neg_inf : !st
+      %s_ij = scf.if %causal -> (!st) {
+        %masked = tile.causal_mask %s_in[%k0, %q0] transposed fill neg_inf : !st
+        scf.yield %masked : !st
+      } else {
+        scf.yield %s_in : !st
+      }
+      %s_scaled = tile.mul %s_ij, %scale2 : !st, f32
+      %s_shift = tile.sub %s_scaled, %lse_b : !st
+      %p = tile.exp2 %s_shift : !st
+      %p16 = tile.cast %p : !st to !st16
+      %dv_next = tile.mma AB %p16, %do, %dv_x : !st16, !q_st -> !acc
+      // dSᵀ = Pᵀ ∘ (V dOᵀ − Δ), dK += dSᵀ Q.
+      %dp = tile.mma ABt %v, %do : !kv_st, !q_st -> !st
+      %dp_c = tile.sub %dp, %delta_b : !st
+      %ds = tile.mul %p, %dp_c : !st
+      %ds16 = tile.cast %ds : !st to !st16
+      %dk_next = tile.mma AB %ds16, %q, %dk_x : !st16, !q_st -> !acc
+      scf.yield %dk_next, %dv_next : !acc, !acc
+    }
+    %dk_s = tile.mul %dk, %scale : !acc, f32
+    %dk16 = tile.cast %dk_s : !acc to !acc16
+    tile.store %dk16, %dK[%b, %hk, %j, %c0] : !acc16, !qkv
+    %dv16 = tile.cast %dv : !acc to !acc16
+    tile.store %dv16, %dV[%b, %hk, %j, %c0] : !acc16, !qkv
+  }
+}
