@@ -39,6 +39,9 @@ CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
     (1, 6, 3, 257, 128, True, "bshd"), (1, 4, 4, 640, 128, False, "bshd"),
     (1, 2, 2, 1, 64, True, "bhsd"), (2, 4, 2, 777, 64, True, "bhsd"),
     (1, 8, 1, 1024, 64, False, "bshd"), (1, 2, 2, 4097, 64, False, "bhsd"),
+    (1, 2, 2, 17, 64, False, "bhsd"), (1, 4, 4, 1000, 64, True, "bshd"),
+    (2, 2, 2, 129, 128, True, "bhsd"), (1, 4, 2, 2048, 128, False, "bshd"),
+    (1, 2, 1, 4097, 128, False, "bhsd"), (1, 4, 1, 1, 128, True, "bhsd"),
 ]
 SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 TOLERANCE = 3e-2
