@@ -28,7 +28,8 @@ module {
 // CHECK: nvvm.barrier0
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
-// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{{.*}}mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;{{.*}}@!p bra TK_WAIT;{{.*}}", "r,r"
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3> -> i64
 tile.kernel @sems(%A: !tile.gl<?x?xbf16>, %flag: i1, %n: index) launch(warpgroups = 1) {

@@ -16,7 +16,7 @@
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232
 // PTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-DAG: mbarrier.arrive.expect_tx.shared.b64
-// PTX-DAG: mbarrier.try_wait.parity.shared.b64
+// PTX-DAG: mbarrier.try_wait.parity.shared::cta.b64
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // PTX-DAG: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group

@@ -10,5 +10,5 @@
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // CHECK-DAG: wgmma.wait_group.sync.aligned 1
 // CHECK-DAG: wgmma.wait_group.sync.aligned 0
-// CHECK-DAG: mbarrier.try_wait.parity.shared.b64
+// CHECK-DAG: mbarrier.try_wait.parity.shared::cta.b64
 // CHECK-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
