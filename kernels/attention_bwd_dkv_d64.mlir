@@ -64,7 +64,18 @@ tile.kernel @attention_bwd_dkv_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %delta_b = tile.broadcast col %delta : !col to !st
       // Pᵀ = exp2(Sᵀ · scale · log2 e − L · log2 e), Sᵀ = K Qᵀ.
       %s_raw = tile.mma ABt %k, %q : !kv_st, !q_st -> !st
-      %s_in = tile.bound_mask %s_raw[%k0, %q0] within [%seq, %seq] fill neg_inf : !st
+      // Keys or queries past the end exist only in the last tiles.
+      %k_end = arith.addi %k0, %c128 : index
+      %q_end = arith.addi %q0, %c64 : index
+      %k_tail = arith.cmpi ugt, %k_end, %seq : index
+      %q_tail = arith.cmpi ugt, %q_end, %seq : index
+      %tail = arith.ori %k_tail, %q_tail : i1
+      %s_in = scf.if %tail -> (!st) {
+        %bounded = tile.bound_mask %s_raw[%k0, %q0] within [%seq, %seq] fill neg_inf : !st
+        scf.yield %bounded : !st
+      } else {
+        scf.yield %s_raw : !st
+      }
       %s_ij = scf.if %causal -> (!st) {
         %masked = tile.causal_mask %s_in[%k0, %q0] transposed fill neg_inf : !st
         scf.yield %masked : !st

@@ -99,7 +99,15 @@ tile.kernel @attention_fwd(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
         // S = Q Kᵀ, masked past the sequence end and (if causal) the diagonal.
         %k0 = arith.muli %j, %c128 : index
         %s_raw = tile.mma ABt %q_wg, %k_s : !q_half, !kv_tile -> !s
-        %s_in = tile.bound_mask %s_raw[%q0, %k0] within [%seq, %seq] fill neg_inf : !s
+        // Keys past the end exist only in the last key tile.
+        %k_end = arith.addi %k0, %c128 : index
+        %tail = arith.cmpi ugt, %k_end, %seq : index
+        %s_in = scf.if %tail -> (!s) {
+          %bounded = tile.bound_mask %s_raw[%q0, %k0] within [%seq, %seq] fill neg_inf : !s
+          scf.yield %bounded : !s
+        } else {
+          scf.yield %s_raw : !s
+        }
         // Only the diagonal key tile crosses the causal boundary.
         %on_diag = arith.cmpi eq, %j, %qt : index
         %needs_mask = arith.andi %causal, %on_diag : i1

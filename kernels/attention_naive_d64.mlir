@@ -52,7 +52,15 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !st
       %k0 = arith.muli %j, %c128 : index
       %s_raw = tile.mma ABt %q, %k : !st, !st -> !s
-      %s_in = tile.bound_mask %s_raw[%q0, %k0] within [%seq, %seq] fill neg_inf : !s
+      // Keys past the end exist only in the last key tile.
+      %k_end = arith.addi %k0, %c128 : index
+      %tail = arith.cmpi ugt, %k_end, %seq : index
+      %s_in = scf.if %tail -> (!s) {
+        %bounded = tile.bound_mask %s_raw[%q0, %k0] within [%seq, %seq] fill neg_inf : !s
+        scf.yield %bounded : !s
+      } else {
+        scf.yield %s_raw : !s
+      }
       %on_diag = arith.cmpi eq, %j, %qt : index
       %needs_mask = arith.andi %causal, %on_diag : i1
       %s_ij = scf.if %needs_mask -> (!s) {

@@ -229,7 +229,7 @@ tile.kernel @from_shared() launch(warpgroups = 1) {
 // CHECK: arith.cmpi ule, %[[ROW2:.*]], %[[COL2:.*]] : index
 // CHECK: llvm.select
 // CHECK: arith.cmpi ult
-// CHECK: llvm.intr.exp2
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
 // CHECK-NOT: tile.convert_layout
 // CHECK: "test.use"

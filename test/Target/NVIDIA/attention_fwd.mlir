@@ -8,7 +8,7 @@
 // CHECK-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK-DAG: shfl.sync.bfly.b32
-// CHECK-DAG: ex2.approx.f32
+// CHECK-DAG: ex2.approx.ftz.f32
 // CHECK-DAG: lg2.approx.f32
 // CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 240
 // MANIFEST: "grid_policy": "tiles"

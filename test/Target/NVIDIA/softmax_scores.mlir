@@ -5,5 +5,5 @@
 // CHECK: .entry softmax_scores
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK-DAG: shfl.sync.bfly.b32
-// CHECK-DAG: ex2.approx.f32
+// CHECK-DAG: ex2.approx.ftz.f32
 // CHECK-NOT: st.shared.f32
