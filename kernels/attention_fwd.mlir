@@ -143,8 +143,11 @@ tile.kernel @attention_fwd(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       }
 
       // O / l, and L = m · scale + log(l) (natural log).
-      %l_b = tile.broadcast row %l : !row to !s
-      %o_norm = tile.div %o, %l_b : !s
+      // One division per row, not per element.
+      %ones = tile.fill 1.0 : !row
+      %inv_l = tile.div %ones, %l : !row
+      %inv_b = tile.broadcast row %inv_l : !row to !s
+      %o_norm = tile.mul %o, %inv_b : !s
       %o16 = tile.cast %o_norm : !s to !p16
       tile.store %o16, %O[%b, %h, %q_tile, %c0] : !p16, !qkv
       %log_l = tile.log %l : !row

@@ -86,8 +86,11 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       %o_new = tile.mma AB %p16, %v, %o_scaled : !p16, !st -> !o
       scf.yield %m_new, %l_new, %o_new : !row, !row, !o
     }
-    %l_b = tile.broadcast row %l : !row to !o
-    %o_norm = tile.div %o, %l_b : !o
+    // One division per row, not per element.
+    %ones = tile.fill 1.0 : !row
+    %inv_l = tile.div %ones, %l : !row
+    %inv_b = tile.broadcast row %inv_l : !row to !o
+    %o_norm = tile.mul %o, %inv_b : !o
     %o16 = tile.cast %o_norm : !o to !o16
     tile.store %o16, %O[%b, %h, %qt, %c0] : !o16, !qkv
     %m_nat = tile.mul %m, %scale : !row, f32
