@@ -85,7 +85,7 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       %p16 = tile.cast %p : !s to !p16
       %o_new = tile.mma AB %p16, %v, %o_scaled : !p16, !st -> !o
       scf.yield %m_new, %l_new, %o_new : !row, !row, !o
-    }
+    } {tile.stages = 2}
     // One division per row, not per element.
     %ones = tile.fill 1.0 : !row
     %inv_l = tile.div %ones, %l : !row
