@@ -384,16 +384,22 @@ struct MmaLowering : OpConversionPattern<OpTy> {
       return NVVM::MMALayoutAttr::get(ctx, row ? NVVM::MMALayout::row
                                                : NVVM::MMALayout::col);
     };
+    // A register operand is packed for every K step before the fence: a
+    // register written between two wgmmas makes ptxas insert a
+    // warpgroup.arrive there (C7519), which serializes them.
+    SmallVector<SmallVector<Value, 4>> aWords;
+    if (aReg)
+      for (int64_t k0 = 0; k0 < k; k0 += kStep)
+        aWords.push_back(
+            registerAWords(rewriter, loc, adaptor.getA(), elem, k0));
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t k0 = 0; k0 < k; k0 += kStep) {
       Value descB = matrixDescriptor(rewriter, loc, adaptor.getB(), op.getB(),
                                      /*kMajor=*/bT, k0);
       bool accumulate = op.getAcc() || k0 > 0;
       if (aReg) {
-        acc = wgmmaRegisterA(
-            rewriter, loc, acc,
-            registerAWords(rewriter, loc, adaptor.getA(), elem, k0), descB,
-            accumulate, n, elem, /*transB=*/!bT);
+        acc = wgmmaRegisterA(rewriter, loc, acc, aWords[k0 / kStep], descB,
+                             accumulate, n, elem, /*transB=*/!bT);
         continue;
       }
       Value descA = matrixDescriptor(rewriter, loc, adaptor.getA(), op.getA(),
