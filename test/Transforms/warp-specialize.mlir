@@ -5,8 +5,10 @@
 // RUN: tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize -verify-diagnostics | FileCheck %s
 // RUN: tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize="producer-registers=24 group=0" -verify-diagnostics | FileCheck %s --check-prefix=OPT
 // RUN: not tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize="producer-registers=20" 2>&1 | FileCheck %s --check-prefix=BADREG
+// RUN: tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize="producer-registers=176" 2>&1 | FileCheck %s --check-prefix=BIGREG
 
 // BADREG: error: 'producer-registers' must be a multiple of 8 in [24, 256], got 20
+// BIGREG: remark: not warp-specialized: the register file leaves the consumers fewer registers than each thread starts with
 
 !view = !tile.gl<?x?xbf16>
 !acc = !tile.rt<128x256xf32, block>

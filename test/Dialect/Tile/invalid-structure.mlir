@@ -259,10 +259,33 @@ tile.kernel @k() {
 
 // -----
 
-tile.kernel @k() {
-  // expected-error @+1 {{'tile.warp_specialize' op register budgets need 69632 registers per block; a multiprocessor has 65536}}
+// The producer's budget can only go down from the registers each thread
+// starts with (384 threads: 168), the consumers' only up.
+tile.kernel @k() launch(warpgroups = 3) {
+  // expected-error @+1 {{'tile.warp_specialize' op producer register budget 176 is above the 168 registers each of the kernel's 384 threads starts with; setmaxnreg can only lower it}}
+  tile.warp_specialize producer(warpgroups = 1, registers = 176) {
+  } consumer(warpgroups = 2, registers = 168) {
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 2) {
+  // expected-error @+1 {{'tile.warp_specialize' op consumer register budget 240 is below the 248 registers each of the kernel's 256 threads starts with; setmaxnreg can only raise it}}
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 1, registers = 240) {
+  }
+}
+
+// -----
+
+// 32 + 2 x 240 per thread is 65536 registers, the whole register file, but
+// 384 threads start with 168 each (64512): the consumers' raise would wait
+// forever (it hung on an H100).
+tile.kernel @k() launch(warpgroups = 3) {
+  // expected-error @+1 {{'tile.warp_specialize' op register budgets need 65536 registers per block; its 384 threads hold 64512 (168 each)}}
   tile.warp_specialize producer(warpgroups = 1, registers = 32) {
-  } consumer(warpgroups = 2, registers = 256) {
+  } consumer(warpgroups = 2, registers = 240) {
   }
 }
 

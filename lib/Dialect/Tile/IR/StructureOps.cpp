@@ -449,13 +449,35 @@ LogicalResult WarpSpecializeOp::verify() {
                            << " register budget must be a multiple of 8 in "
                               "[24, 256], got "
                            << *regs;
-  if (producerRegs && consumerRegs) {
-    int64_t total = 4 * target.warpSize *
-                    (int64_t(*producerRegs) * producers +
-                     int64_t(*consumerRegs) * consumers);
-    if (total > 65536)
-      return emitOpError("register budgets need ")
-             << total << " registers per block; a multiprocessor has 65536";
+  // Each thread starts with its share of the register file (a multiple of
+  // 8, at most 248) and the block owns that many in all: setmaxnreg can
+  // only lower the producer's budget and raise the consumers', and the
+  // budgets must fit in what the block owns (a raise that cannot be served
+  // waits forever).
+  auto launched = kernel.getWarpgroups();
+  if (launched && *launched > 0) {
+    int64_t threads = 4 * target.warpSize * int64_t(*launched);
+    int64_t start = std::min<int64_t>(248, 65536 / threads / 8 * 8);
+    if (producerRegs && *producerRegs > start)
+      return emitOpError("producer register budget ")
+             << *producerRegs << " is above the " << start
+             << " registers each of the kernel's " << threads
+             << " threads starts with; setmaxnreg can only lower it";
+    if (consumerRegs && *consumerRegs < start)
+      return emitOpError("consumer register budget ")
+             << *consumerRegs << " is below the " << start
+             << " registers each of the kernel's " << threads
+             << " threads starts with; setmaxnreg can only raise it";
+    if (producerRegs && consumerRegs) {
+      int64_t total = 4 * target.warpSize *
+                      (int64_t(*producerRegs) * producers +
+                       int64_t(*consumerRegs) * consumers);
+      if (total > start * threads)
+        return emitOpError("register budgets need ")
+               << total << " registers per block; its " << threads
+               << " threads hold " << start * threads << " (" << start
+               << " each)";
+    }
   }
   return success();
 }

@@ -390,12 +390,18 @@ struct WarpSpecializePass
       signalPassFailure();
       return "";
     }
-    // The register file holds 64K 32-bit registers per block; with at most
-    // 7 consumers and a producer budget of at most 256 the consumers get at
-    // least 32.
-    int64_t perThread = 65536 / 128;
-    int64_t consumerRegisters = std::min<int64_t>(
-        256, (perThread - producerRegisters) / consumers / 8 * 8);
+    // The block owns what its threads start with (a multiple of 8 each, at
+    // most 248, of the 64K register file); the consumers get the most that
+    // leaves after the producer's budget (setmaxnreg waits forever for
+    // registers the block does not own).
+    int64_t threads = 128 * (consumers + 1);
+    int64_t start = std::min<int64_t>(248, 65536 / threads / 8 * 8);
+    int64_t consumerRegisters =
+        std::min<int64_t>(256, (start * threads - 128 * producerRegisters) /
+                                   (128 * consumers) / 8 * 8);
+    if (consumerRegisters < start)
+      return "the register file leaves the consumers fewer registers than "
+             "each thread starts with";
 
     MLIRContext *ctx = kernel.getContext();
     OpBuilder b(foreach);

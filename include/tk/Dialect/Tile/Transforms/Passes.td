@@ -112,7 +112,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::tk::tile::KernelOp"> {
       subtile, and loads and stores address the warpgroup's rows;
     - register budgets (`setmaxnreg`): `producer-registers` for the
       producer, and for the consumers the most (a multiple of 8, at most
-      256) that the register file leaves;
+      256) that the block's registers leave (each thread starts with a
+      multiple of 8 of the 64K register file, at most 248; the budgets
+      must fit in that total);
     - `grid = persistent` and `group G` on the tile loop (L2-friendly
       order; 2-d tile spaces).
 
