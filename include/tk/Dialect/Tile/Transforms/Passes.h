@@ -2,6 +2,8 @@
 #ifndef TK_DIALECT_TILE_TRANSFORMS_PASSES_H
 #define TK_DIALECT_TILE_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 #include "tk/Dialect/Tile/IR/TileOps.h"
 

@@ -89,6 +89,8 @@ def TilePipeline : Pass<"tile-pipeline", "::tk::tile::KernelOp"> {
     `tile-warp-specialize` recognizes the loop it produces
     (`tile.pipelined`) and moves the loads into a producer warpgroup.
   }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Ring stages when the loop has no tile.stages attribute "
@@ -124,6 +126,8 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::tk::tile::KernelOp"> {
     many warpgroups). Kernels that are already warp-specialized, or have
     nothing pipelined and no `tile.copy`, are left alone silently.
   }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
   let options = [
     Option<"producerRegisters", "producer-registers", "int64_t",
            /*default=*/"40", "Per-thread registers of the producer warpgroup">,
