@@ -50,7 +50,9 @@ def mutate(rng, text):
 def main():
     tk_opt, seed, count, files = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
     rng = random.Random(seed)
-    sources = [open(f).read() for f in files]
+    # Test files with several cases ("// -----") count case by case.
+    sources = [chunk for f in files for chunk in open(f).read().split("// -----")
+               if "tile.kernel" in chunk]
     failures = 0
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as tmp:
         path = tmp.name
