@@ -6,13 +6,13 @@ including row counts that are not a multiple of the 64-row tile.
 usage: softmax_scores.py --manifest build/artifacts/softmax_scores/softmax_scores.json
 """
 import argparse
-import json
 import os
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
 
 TOLERANCE = 2e-2  # bf16 output, ex2.approx
@@ -39,12 +39,7 @@ def main():
         rows.append({"n": n, "scale": scale, "rel_err": err, "ok": ok})
         print(f"softmax_scores n={n:>5} scale={scale}: rel err {err:.2e} "
               f"{'ok' if ok else 'FAIL'}", flush=True)
-    with open(os.path.join(args.out, "softmax_scores.json"), "w") as f:
-        json.dump({"device": torch.cuda.get_device_name(), "check": rows}, f,
-                  indent=2)
-    failed = sum(not r["ok"] for r in rows)
-    print(f"{len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish(args.out, "softmax_scores.json", {"check": rows})
 
 
 if __name__ == "__main__":

@@ -6,13 +6,13 @@ for row counts that are and are not multiples of the 64-row tile.
 usage: tile_paths.py --manifest build/artifacts/tile_paths/tile_paths.json
 """
 import argparse
-import json
 import os
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
 
 
@@ -33,15 +33,11 @@ def main():
         want = x * 2
         for name, got, w in zip("YZWUV", outs, widths):
             exact = torch.equal(got, want[:, :w])
-            rows.append({"n": n, "output": name, "exact": exact})
+            rows.append({"n": n, "output": name, "exact": exact,
+                         "ok": exact})
             print(f"tile_paths n={n:>5} {name}: "
                   f"{'exact' if exact else 'MISMATCH'}", flush=True)
-    with open(os.path.join(args.out, "tile_paths.json"), "w") as f:
-        json.dump({"device": torch.cuda.get_device_name(), "check": rows}, f,
-                  indent=2)
-    failed = sum(not r["exact"] for r in rows)
-    print(f"{len(rows) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return finish(args.out, "tile_paths.json", {"check": rows})
 
 
 if __name__ == "__main__":
