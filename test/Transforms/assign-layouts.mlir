@@ -134,13 +134,42 @@ tile.kernel @vectors() launch(warpgroups = 1) {
 
 // -----
 
-// AMD targets: left open, with a remark.
+// AMD targets: MFMA fragments. The mma takes the first of the chip's MFMA
+// shapes that tiles it (gfx942: 32x32x8), its register operands the `a` and
+// `b` fragments, values it feeds and tiles nothing else fixes its
+// accumulator, vectors follow; shared swizzles stay open (LDS swizzles are
+// the AMD lowering's), with a remark.
 // CHECK-LABEL: tile.kernel @amd
 // CHECK: tile.alloc : !tile.st<64x64xbf16>{{$}}
+// CHECK: tile.load {{.*}} -> !tile.rt<32x16xbf16, warp, #tile.mfma<32x32x8, a>>
+// CHECK: tile.load {{.*}} -> !tile.rt<16x64xbf16, warp, #tile.mfma<32x32x8, b>>
+// CHECK: tile.mma AB {{.*}} -> !tile.rt<32x64xf32, warp, #tile.mfma<32x32x8, acc>>
+// CHECK: tile.exp {{.*}} : !tile.rt<32x64xf32, warp, #tile.mfma<32x32x8, acc>>
+// CHECK: tile.row_max {{.*}} -> !tile.rv<32xf32, warp, #tile.vec<row, #tile.mfma<32x32x8, acc>>>
+// CHECK: tile.fill 0.000000e+00 : !tile.rt<64x64xf32, warp, #tile.mfma<32x32x8, acc>>
 module attributes {tile.target = "gfx942"} {
-  // expected-remark @+1 {{layouts left open: tile-assign-layouts chooses NVIDIA layouts only so far}}
-  tile.kernel @amd() launch(warpgroups = 1) {
-    %a = tile.alloc : !tile.st<64x64xbf16>
+  // expected-remark @+1 {{shared swizzles left open: tile-assign-layouts chooses LDS swizzles on AMD targets not yet}}
+  tile.kernel @amd(%A: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1) {
+    %s = tile.alloc : !tile.st<64x64xbf16>
+    %a = tile.load %A[%i, %i] : !tile.gl<?x?xbf16> -> !tile.rt<32x16xbf16, warp>
+    %b = tile.load %A[%i, %i] : !tile.gl<?x?xbf16> -> !tile.rt<16x64xbf16, warp>
+    %d = tile.mma AB %a, %b : !tile.rt<32x16xbf16, warp>, !tile.rt<16x64xbf16, warp> -> !tile.rt<32x64xf32, warp>
+    %e = tile.exp %d : !tile.rt<32x64xf32, warp>
+    %m = tile.row_max %e : !tile.rt<32x64xf32, warp> -> !tile.rv<32xf32, warp>
+    %z = tile.fill 0.0 : !tile.rt<64x64xf32, warp>
+  }
+}
+
+// -----
+
+// gfx950 without an mma: nothing fixes the register tile and wave64 has no
+// default layout, so it stays open.
+// CHECK-LABEL: tile.kernel @amd_no_mma
+// CHECK: tile.fill 0.000000e+00 : !tile.rt<64x64xf32, warp>{{$}}
+module attributes {tile.target = "gfx950"} {
+  // expected-remark @+1 {{shared swizzles left open}}
+  tile.kernel @amd_no_mma() launch(warpgroups = 1) {
+    %z = tile.fill 0.0 : !tile.rt<64x64xf32, warp>
   }
 }
 

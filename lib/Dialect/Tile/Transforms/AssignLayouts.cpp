@@ -15,6 +15,8 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <functional>
+
 namespace tk::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
 #include "tk/Dialect/Tile/Transforms/Passes.h.inc"
@@ -156,22 +158,88 @@ void joinStructure(KernelOp kernel, LayoutClasses &classes) {
   });
 }
 
-/// The register layout an NVIDIA mma operand needs (see the mma verifier).
-Attribute operandLayout(MLIRContext *ctx, MmaForm form, bool isA) {
-  bool transposed = isA ? (form == MmaForm::AtB || form == MmaForm::AtBt)
-                        : (form == MmaForm::ABt || form == MmaForm::AtBt);
-  bool alongRows = isA ? transposed : !transposed;
-  return alongRows ? Attribute(ColLayoutAttr::get(ctx))
-                   : Attribute(RowLayoutAttr::get(ctx));
+/// The layouts a target's MMAs fix: an mma's accumulator, a register
+/// operand's need (null: none), and the layout of tiles nothing fixes (null:
+/// left open).
+struct MmaLayouts {
+  std::function<Attribute(Operation *)> acc;
+  std::function<Attribute(Operation *, bool isA)> operand;
+  Attribute fallback;
+};
+
+MmaForm formOf(Operation *op) {
+  if (auto mma = dyn_cast<MmaOp>(op))
+    return mma.getForm();
+  return cast<MmaAsyncOp>(op).getForm();
 }
 
-template <typename MmaLike>
-void requireMmaOperands(MmaLike mma, LayoutClasses &classes) {
-  MLIRContext *ctx = mma.getContext();
-  if (isa<RegTileType>(mma.getA().getType()))
-    classes.require(mma, 0, operandLayout(ctx, mma.getForm(), true));
-  if (isa<RegTileType>(mma.getB().getType()))
-    classes.require(mma, 1, operandLayout(ctx, mma.getForm(), false));
+/// NVIDIA: the wgmma accumulator, `#tile.row` / `#tile.col` register
+/// operands (as the mma verifier requires), `#tile.row` elsewhere.
+MmaLayouts nvidiaLayouts(MLIRContext *ctx) {
+  MmaLayouts layouts;
+  layouts.acc = [ctx](Operation *) { return MmaAccLayoutAttr::get(ctx); };
+  layouts.operand = [ctx](Operation *op, bool isA) -> Attribute {
+    MmaForm form = formOf(op);
+    bool transposed = isA ? (form == MmaForm::AtB || form == MmaForm::AtBt)
+                          : (form == MmaForm::ABt || form == MmaForm::AtBt);
+    bool alongRows = isA ? transposed : !transposed;
+    return alongRows ? Attribute(ColLayoutAttr::get(ctx))
+                     : Attribute(RowLayoutAttr::get(ctx));
+  };
+  layouts.fallback = RowLayoutAttr::get(ctx);
+  return layouts;
+}
+
+/// AMD: the first of the target's MFMA shapes that tiles the mma (M, N, K),
+/// its `acc` / `a` / `b` fragments (operands in form AB; A also in ABt), and
+/// the first mma's accumulator for tiles nothing fixes (wave64 has no other
+/// register layout), or none without an mma.
+MmaLayouts amdLayouts(KernelOp kernel, const tk::TargetInfo &target) {
+  MLIRContext *ctx = kernel.getContext();
+  auto shapeOf = [&target](Operation *op) -> std::optional<tk::MmaShape> {
+    auto d = cast<RegTileType>(op->getResult(0).getType());
+    auto a = cast<RegisterType>(op->getOperand(0).getType());
+    MmaForm form = formOf(op);
+    if (form != MmaForm::AB && form != MmaForm::ABt)
+      return std::nullopt;
+    int64_t m = d.getShape()[0], n = d.getShape()[1], k = a.getShape()[1];
+    for (const tk::MmaShape &shape : target.matrixShapes)
+      if (m % shape.m == 0 && n % shape.n == 0 && k % shape.k == 0)
+        return shape;
+    return std::nullopt;
+  };
+  auto fragment = [ctx](tk::MmaShape shape, MfmaOperand operand) {
+    return Attribute(
+        MfmaLayoutAttr::get(ctx, shape.m, shape.n, shape.k, operand));
+  };
+  MmaLayouts layouts;
+  layouts.acc = [=](Operation *op) -> Attribute {
+    if (auto shape = shapeOf(op))
+      return fragment(*shape, MfmaOperand::acc);
+    return {};
+  };
+  layouts.operand = [=](Operation *op, bool isA) -> Attribute {
+    auto shape = shapeOf(op);
+    if (!shape || (!isA && formOf(op) != MmaForm::AB))
+      return {};
+    return fragment(*shape, isA ? MfmaOperand::a : MfmaOperand::b);
+  };
+  kernel.walk([&](Operation *op) {
+    if (!layouts.fallback && isa<MmaOp, MmaAsyncOp>(op))
+      layouts.fallback = layouts.acc(op);
+  });
+  return layouts;
+}
+
+void requireMmaOperands(Operation *mma, const MmaLayouts &layouts,
+                        LayoutClasses &classes) {
+  for (bool isA : {true, false}) {
+    unsigned index = isA ? 0 : 1;
+    if (!isa<RegTileType>(mma->getOperand(index).getType()))
+      continue;
+    if (Attribute layout = layouts.operand(mma, isA))
+      classes.require(mma, index, layout);
+  }
 }
 
 /// Why a register value of `type` in `kernel` cannot hold its layout, or "".
@@ -201,6 +269,8 @@ bool apply(KernelOp kernel, LayoutClasses &classes, Attribute fallback) {
       return;
     Attribute layout = classes.layoutOf(v);
     if (!layout) {
+      if (!fallback)
+        return; // nothing fixes it and the target has no default: open
       classes.pin(v, fallback);
       layout = fallback;
     }
@@ -243,46 +313,52 @@ bool apply(KernelOp kernel, LayoutClasses &classes, Attribute fallback) {
   return true;
 }
 
-bool assignTileLayouts(KernelOp kernel) {
-  MLIRContext *ctx = kernel.getContext();
+bool assignTileLayouts(KernelOp kernel, const MmaLayouts &layouts) {
   LayoutClasses tiles(/*vectors=*/false);
   kernel.walk([&](Operation *op) {
     if (isa<MmaOp, MmaAsyncOp>(op) &&
         isa<RegTileType>(op->getResult(0).getType()))
-      tiles.pin(op->getResult(0), MmaAccLayoutAttr::get(ctx));
+      if (Attribute acc = layouts.acc(op))
+        tiles.pin(op->getResult(0), acc);
   });
   joinStructure(kernel, tiles);
   kernel.walk([&](Operation *op) {
-    if (auto mma = dyn_cast<MmaOp>(op))
-      requireMmaOperands(mma, tiles);
-    else if (auto mma = dyn_cast<MmaAsyncOp>(op))
-      requireMmaOperands(mma, tiles);
+    if (isa<MmaOp, MmaAsyncOp>(op))
+      requireMmaOperands(op, layouts, tiles);
   });
-  return apply(kernel, tiles, RowLayoutAttr::get(ctx));
+  return apply(kernel, tiles, layouts.fallback);
 }
 
-/// `#tile.vec<axis, L>` of `tile`'s layout.
+/// `#tile.vec<axis, L>` of `tile`'s layout, or null while it is open.
 Attribute vecOf(Value tile, Axis axis) {
-  auto layout =
-      cast<LayoutAttrInterface>(cast<RegTileType>(tile.getType()).getLayout());
+  auto layout = dyn_cast_or_null<LayoutAttrInterface>(
+      cast<RegTileType>(tile.getType()).getLayout());
+  if (!layout)
+    return {};
   return VecLayoutAttr::get(tile.getContext(), axis, layout);
 }
 
-void assignVectorLayouts(KernelOp kernel) {
+void assignVectorLayouts(KernelOp kernel, Attribute tileFallback) {
   MLIRContext *ctx = kernel.getContext();
   LayoutClasses vectors(/*vectors=*/true);
   kernel.walk([&](Operation *op) {
+    Attribute layout;
     if (isa<RowMaxOp, RowSumOp>(op))
-      vectors.pin(op->getResult(0), vecOf(op->getOperand(0), Axis::row));
+      layout = vecOf(op->getOperand(0), Axis::row);
     else if (isa<ColMaxOp, ColSumOp>(op))
-      vectors.pin(op->getResult(0), vecOf(op->getOperand(0), Axis::col));
+      layout = vecOf(op->getOperand(0), Axis::col);
+    if (layout)
+      vectors.pin(op->getResult(0), layout);
   });
   joinStructure(kernel, vectors);
   kernel.walk([&](BroadcastOp op) {
-    vectors.require(op, 0, vecOf(op.getResult(), op.getAxis()));
+    if (Attribute layout = vecOf(op.getResult(), op.getAxis()))
+      vectors.require(op, 0, layout);
   });
-  apply(kernel, vectors,
-        VecLayoutAttr::get(ctx, Axis::row, RowLayoutAttr::get(ctx)));
+  Attribute fallback;
+  if (auto parent = dyn_cast_or_null<LayoutAttrInterface>(tileFallback))
+    fallback = VecLayoutAttr::get(ctx, Axis::row, parent);
+  apply(kernel, vectors, fallback);
 }
 
 /// The widest swizzle a tile of this shape takes, else none.
@@ -331,15 +407,19 @@ struct AssignLayoutsPass
     : public tk::tile::impl::TileAssignLayoutsBase<AssignLayoutsPass> {
   void runOnOperation() override {
     KernelOp kernel = getOperation();
-    if (getTargetInfo(kernel).vendor != tk::Vendor::nvidia) {
-      kernel.emitRemark("layouts left open: tile-assign-layouts chooses "
-                        "NVIDIA layouts only so far");
-      return;
+    const tk::TargetInfo &target = getTargetInfo(kernel);
+    MmaLayouts layouts;
+    if (target.vendor == tk::Vendor::nvidia) {
+      assignSwizzles(kernel);
+      layouts = nvidiaLayouts(kernel.getContext());
+    } else {
+      kernel.emitRemark("shared swizzles left open: tile-assign-layouts "
+                        "chooses LDS swizzles on AMD targets not yet");
+      layouts = amdLayouts(kernel, target);
     }
-    assignSwizzles(kernel);
     // Vectors follow their tiles' layouts, so only once those are set.
-    if (assignTileLayouts(kernel))
-      assignVectorLayouts(kernel);
+    if (assignTileLayouts(kernel, layouts))
+      assignVectorLayouts(kernel, layouts.fallback);
   }
 };
 } // namespace

@@ -45,6 +45,12 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::tk::tile::KernelOp"> {
     subtiles follow their allocation. The result is deterministic: the same
     input always gives the same output.
 
+    On AMD targets the MMA layouts are MFMA fragments: each mma takes the
+    first of the chip's MFMA shapes that tiles it, `#tile.mfma<..., acc>`
+    for its result and `a` / `b` for register operands; tiles nothing fixes
+    take the first mma's accumulator fragment (or stay open without one);
+    shared swizzles stay open, with a remark.
+
     ```mlir
     // before
     %acc = tile.fill 0.0 : !tile.rt<64x256xf32, warpgroup>
