@@ -18,6 +18,13 @@ def Tile_Dialect : Dialect {
     Register layouts, shared swizzles, pipeline stages and warp roles may be
     left open by the author and filled in by passes, or given explicitly and
     then kept.
+
+    Discardable attributes the dialect verifies: `tile.target = "sm_90a"`
+    (module: the target; also `gfx942`, `gfx950`); `tile.stages = N` (on an
+    `scf.for`: the ring depth tile-pipeline should use, N >= 1); and the
+    hand-off marks tile-pipeline writes for tile-warp-specialize:
+    `tile.pipelined = N` (`scf.for`), `tile.pipeline_prologue`,
+    `tile.pipeline_refill`, `tile.pipeline_copy` (unit, `scf.if`).
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
