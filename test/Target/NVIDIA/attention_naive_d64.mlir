@@ -1,10 +1,13 @@
-// Head dim 64: the same naive program with 64-column Q, K, V and O; the
-// output MMA is m64n64 and each K/V stage is two 16 KB tiles.
+// Head dim 64: the naive program with 64-column Q, K, V and O and 192-query
+// tiles: a producer and three consumer warpgroups (512 threads, 24 / 160
+// registers); the output MMA is m64n64 and each K/V stage is two 16 KB
+// tiles.
 // RUN: rm -rf %t && tk-opt %kernels/attention_naive_d64.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s < %t/attention_naive_d64.ptx
 
 // CHECK: .entry attention_naive_d64
-// CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 240
+// CHECK: .maxntid 512, 1, 1
+// CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 160
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK-DAG: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
