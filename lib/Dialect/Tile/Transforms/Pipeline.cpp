@@ -110,16 +110,10 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan) {
   if (isa<KernelOp>(parent))
     return "";
   plan.foreach = dyn_cast<ForeachTileOp>(parent);
-  auto outside = [&](Value v) {
-    return !plan.foreach->isAncestor(v.getParentBlock()->getParentOp());
-  };
   // With one tile per block the position restarts at 0 for every tile.
   bool oneTilePerBlock = kernel.getGrid() == GridPolicy::tiles;
   if (!plan.foreach ||
-      !(oneTilePerBlock ||
-        llvm::all_of(ValueRange{loop.getLowerBound(), loop.getUpperBound(),
-                                loop.getStep()},
-                     outside)))
+      !(oneTilePerBlock || sameTripsPerTile(loop, plan.foreach)))
     return "the ring position across executions of the loop is unknown: the "
            "loop must be in the kernel body, or directly in a "
            "'tile.foreach_tile' with bounds defined outside it (or in a "

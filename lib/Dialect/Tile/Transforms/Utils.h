@@ -27,6 +27,17 @@ inline mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc,
   return arith::SelectOp::create(b, loc, positive, count, zero);
 }
 
+/// Whether every tile of `tiles` runs `loop` the same number of times: its
+/// bounds and step are defined outside the tile loop.
+inline bool sameTripsPerTile(mlir::scf::ForOp loop, mlir::Operation *tiles) {
+  return llvm::all_of(mlir::ValueRange{loop.getLowerBound(),
+                                       loop.getUpperBound(), loop.getStep()},
+                      [&](mlir::Value v) {
+                        return !tiles->isAncestor(
+                            v.getParentBlock()->getParentOp());
+                      });
+}
+
 } // namespace tk::tile
 
 #endif // TK_LIB_DIALECT_TILE_TRANSFORMS_UTILS_H

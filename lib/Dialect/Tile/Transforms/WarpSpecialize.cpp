@@ -483,12 +483,7 @@ struct WarpSpecializePass
     // A persistent grid keeps the ring's phases across tiles only when every
     // tile runs the same number of k-steps (bounds from outside the tile
     // loop); otherwise each block keeps its one tile.
-    auto outside = [&](Value v) {
-      return !foreach->isAncestor(v.getParentBlock()->getParentOp());
-    };
-    bool sameTrips = llvm::all_of(
-        ValueRange{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()},
-        outside);
+    bool sameTrips = sameTripsPerTile(loop, foreach);
     foreach
       .erase();
     kernel.setWarpgroupsAttr(b.getI32IntegerAttr(consumers + 1));
