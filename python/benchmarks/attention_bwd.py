@@ -26,6 +26,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
 from tk_mlir.attention import attention_backward, attention_forward  # noqa: E402
@@ -49,15 +50,7 @@ TOLERANCE = 3e-2
 
 def reference_grads(q, k, v, g, scale, causal):
     qf, kf, vf = (t.detach().float().requires_grad_(True) for t in (q, k, v))
-    group = q.shape[1] // k.shape[1]
-    kr = kf.repeat_interleave(group, dim=1)
-    vr = vf.repeat_interleave(group, dim=1)
-    s = (qf @ kr.transpose(-1, -2)) * scale
-    if causal:
-        n = q.shape[2]
-        s = s.masked_fill(torch.ones(n, n, device=q.device,
-                                     dtype=torch.bool).triu(1), float("-inf"))
-    o = torch.softmax(s, dim=-1) @ vr
+    o, _ = attention_reference(qf, kf, vf, scale, causal)
     (o * g.float()).sum().backward()
     return qf.grad, kf.grad, vf.grad
 

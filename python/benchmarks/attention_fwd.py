@@ -28,6 +28,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
 from timing import time_ms  # noqa: E402
@@ -46,18 +47,6 @@ GQA_CHECKS = [  # batch, heads, kv heads, seq, causal
 SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 
 
-def reference(q, k, v, scale, causal):
-    group = q.shape[1] // k.shape[1]
-    k = k.repeat_interleave(group, dim=1)
-    v = v.repeat_interleave(group, dim=1)
-    s = (q.float() @ k.float().transpose(-1, -2)) * scale
-    if causal:
-        n = q.shape[2]
-        mask = torch.ones(n, n, device=q.device, dtype=torch.bool).triu(1)
-        s = s.masked_fill(mask, float("-inf"))
-    return torch.softmax(s, dim=-1) @ v.float(), torch.logsumexp(s, dim=-1)
-
-
 def run(kernel, q, k, v, scale, causal):
     b, h, n, _ = q.shape
     o = torch.full_like(q, float("nan"))
@@ -74,7 +63,7 @@ def check(kernel, result, b, h, hk, n, causal, scale):
             for _ in range(2))
     o, lse = run(kernel, q, k, v, scale, causal)
     torch.cuda.synchronize()
-    ref_o, ref_lse = reference(q, k, v, scale, causal)
+    ref_o, ref_lse = attention_reference(q, k, v, scale, causal)
     err = ((o.float() - ref_o).norm() / ref_o.norm()).item()
     lse_err = (lse - ref_lse).abs().max().item()
     ok = (err < 2e-2 and lse_err < 2e-2 and not o.isnan().any().item()

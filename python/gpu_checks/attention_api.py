@@ -15,6 +15,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
 
@@ -24,18 +25,6 @@ CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
     (1, 2, 2, 300, 128, True, "bshd"), (2, 6, 3, 513, 128, False, "bshd"),
     (1, 4, 4, 128, 64, False, "bshd"), (1, 3, 1, 257, 128, True, "bhsd"),
 ]
-
-
-def reference(q, k, v, scale, causal):
-    group = q.shape[1] // k.shape[1]
-    k = k.float().repeat_interleave(group, dim=1)
-    v = v.float().repeat_interleave(group, dim=1)
-    s = (q.float() @ k.transpose(-1, -2)) * scale
-    if causal:
-        n = q.shape[2]
-        s = s.masked_fill(torch.ones(n, n, device=q.device,
-                                     dtype=torch.bool).triu(1), float("-inf"))
-    return torch.softmax(s, dim=-1) @ v, torch.logsumexp(s, dim=-1)
 
 
 def main():
@@ -55,7 +44,7 @@ def main():
         torch.cuda.synchronize()
         if layout == "bshd":
             o = o.transpose(1, 2)
-        ref_o, ref_lse = reference(q, k, v, scale, causal)
+        ref_o, ref_lse = attention_reference(q, k, v, scale, causal)
         err = ((o.float() - ref_o).norm() / ref_o.norm()).item()
         lse_err = (lse - ref_lse).abs().max().item()
         ok = err < 2e-2 and lse_err < 2e-2
