@@ -137,10 +137,10 @@ tile.kernel @vectors() launch(warpgroups = 1) {
 // AMD targets: MFMA fragments. The mma takes the first of the chip's MFMA
 // shapes that tiles it (gfx942: 32x32x8), its register operands the `a` and
 // `b` fragments, values it feeds and tiles nothing else fixes its
-// accumulator, vectors follow; shared swizzles stay open (LDS swizzles are
-// the AMD lowering's), with a remark.
+// accumulator, vectors follow; shared tiles get the XOR swizzles as on
+// NVIDIA. Warp scope: no wave grid.
 // CHECK-LABEL: tile.kernel @amd
-// CHECK: tile.alloc : !tile.st<64x64xbf16>{{$}}
+// CHECK: tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
 // CHECK: tile.load {{.*}} -> !tile.rt<32x16xbf16, warp, #tile.mfma<32x32x8, a>>
 // CHECK: tile.load {{.*}} -> !tile.rt<16x64xbf16, warp, #tile.mfma<32x32x8, b>>
 // CHECK: tile.mma AB {{.*}} -> !tile.rt<32x64xf32, warp, #tile.mfma<32x32x8, acc>>
@@ -148,7 +148,6 @@ tile.kernel @vectors() launch(warpgroups = 1) {
 // CHECK: tile.row_max {{.*}} -> !tile.rv<32xf32, warp, #tile.vec<row, #tile.mfma<32x32x8, acc>>>
 // CHECK: tile.fill 0.000000e+00 : !tile.rt<64x64xf32, warp, #tile.mfma<32x32x8, acc>>
 module attributes {tile.target = "gfx942"} {
-  // expected-remark @+1 {{shared swizzles left open: tile-assign-layouts chooses LDS swizzles on AMD targets not yet}}
   tile.kernel @amd(%A: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1) {
     %s = tile.alloc : !tile.st<64x64xbf16>
     %a = tile.load %A[%i, %i] : !tile.gl<?x?xbf16> -> !tile.rt<32x16xbf16, warp>
@@ -162,12 +161,47 @@ module attributes {tile.target = "gfx942"} {
 
 // -----
 
+// A block-scope mma on AMD spreads over the kernel's waves as the grid with
+// the smallest per-wave rows + columns: 128x256 over 8 waves is 2x4 (64x64
+// per wave), the 32x32x8 shape tiles it.
+// CHECK-LABEL: tile.kernel @amd_block_grid
+// CHECK: tile.mma AB {{.*}} -> !tile.rt<128x256xf32, block, #tile.mfma<32x32x8, acc, waves = 2x4>>
+// CHECK: tile.cast {{.*}} to !tile.rt<128x256xbf16, block, #tile.mfma<32x32x8, acc, waves = 2x4>>
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @amd_block_grid(%C: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 2) {
+    %a = tile.alloc : !tile.st<128x64xbf16>
+    %b = tile.alloc : !tile.st<64x256xbf16>
+    %z = tile.fill 0.0 : !tile.rt<128x256xf32, block>
+    %d = tile.mma AB %a, %b, %z : !tile.st<128x64xbf16>, !tile.st<64x256xbf16> -> !tile.rt<128x256xf32, block>
+    %c = tile.cast %d : !tile.rt<128x256xf32, block> to !tile.rt<128x256xbf16, block>
+    tile.store %c, %C[%i, %i] : !tile.rt<128x256xbf16, block>, !tile.gl<?x?xbf16>
+  }
+}
+
+// -----
+
+// With a row reduction the waves split rows only (R x 1), so reductions
+// stay inside a wave: 128 rows over 8 waves is 16 per wave, which only the
+// 16x16x16 shape fits.
+// CHECK-LABEL: tile.kernel @amd_block_bands
+// CHECK: tile.mma ABt {{.*}} -> !tile.rt<128x128xf32, block, #tile.mfma<16x16x16, acc, waves = 8x1>>
+// CHECK: tile.row_max {{.*}} -> !tile.rv<128xf32, block, #tile.vec<row, #tile.mfma<16x16x16, acc, waves = 8x1>>>
+module attributes {tile.target = "gfx950"} {
+  tile.kernel @amd_block_bands(%i: index) launch(warpgroups = 2) {
+    %q = tile.alloc : !tile.st<128x64xbf16>
+    %k = tile.alloc : !tile.st<128x64xbf16>
+    %s = tile.mma ABt %q, %k : !tile.st<128x64xbf16>, !tile.st<128x64xbf16> -> !tile.rt<128x128xf32, block>
+    %m = tile.row_max %s : !tile.rt<128x128xf32, block> -> !tile.rv<128xf32, block>
+  }
+}
+
+// -----
+
 // gfx950 without an mma: nothing fixes the register tile and wave64 has no
 // default layout, so it stays open.
 // CHECK-LABEL: tile.kernel @amd_no_mma
 // CHECK: tile.fill 0.000000e+00 : !tile.rt<64x64xf32, warp>{{$}}
 module attributes {tile.target = "gfx950"} {
-  // expected-remark @+1 {{shared swizzles left open}}
   tile.kernel @amd_no_mma() launch(warpgroups = 1) {
     %z = tile.fill 0.0 : !tile.rt<64x64xf32, warp>
   }

@@ -182,10 +182,21 @@ tile.kernel @k() {
 
 module attributes {tile.target = "gfx942"} {
   tile.kernel @k() {
+    %a = "test.source"() : () -> !tile.rt<32x32xbf16, warp, #tile.mfma<32x32x8, b>>
+    %b = "test.source"() : () -> !tile.rt<32x32xbf16, warp>
+    // expected-error @+1 {{'tile.mma' op A layout must be the MFMA 'a' fragment on gfx942, got #tile.mfma<32x32x8, b>}}
+    %d = tile.mma AB %a, %b : !tile.rt<32x32xbf16, warp, #tile.mfma<32x32x8, b>>, !tile.rt<32x32xbf16, warp> -> !tile.rt<32x32xf32, warp>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @k() {
     %a = tile.alloc : !tile.st<32x32xbf16>
-    %b = tile.alloc : !tile.st<32x32xbf16>
-    // expected-error @+1 {{'tile.mma' op on gfx942 MFMA operands come from registers; load A and B with 'tile.load' first}}
-    %d = tile.mma AB %a, %b : !tile.st<32x32xbf16>, !tile.st<32x32xbf16> -> !tile.rt<32x32xf32, warp>
+    %b = "test.source"() : () -> !tile.rt<32x32xbf16, warp, #tile.mfma<16x16x16, b>>
+    // expected-error @+1 {{'tile.mma' op B fragment #tile.mfma<16x16x16, b> does not match the result's #tile.mfma<32x32x8, acc> (same instruction shape and wave grid)}}
+    %d = tile.mma AB %a, %b : !tile.st<32x32xbf16>, !tile.rt<32x32xbf16, warp, #tile.mfma<16x16x16, b>> -> !tile.rt<32x32xf32, warp, #tile.mfma<32x32x8, acc>>
   }
 }
 

@@ -152,6 +152,15 @@ tile.kernel @k() launch(warpgroups = 2) {
 
 // -----
 
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @k() launch(warpgroups = 2) {
+    // expected-error @+1 {{'tile.fill' op result layout #tile.mfma<32x32x8, acc, waves = 2x2> does not fit the block's 8 warps: layout #tile.mfma<32x32x8, acc, waves = 2x2> needs 4 waves, the value has 8}}
+    %x = tile.fill 0.0 : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+  }
+}
+
+// -----
+
 %n = "test.source"() : () -> index
 // expected-error @+1 {{'tile.foreach_tile' op must be inside a 'tile.kernel'}}
 tile.foreach_tile (%i) in (%n) {

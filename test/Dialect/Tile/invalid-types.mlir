@@ -96,6 +96,31 @@
 
 // -----
 
+// expected-error @+1 {{expected a wave grid RxC}}
+"test.source"() : () -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2>>
+
+// -----
+
+// expected-error @+1 {{MFMA wave grid 0x4 must have both sides positive}}
+"test.source"() : () -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 0x4>>
+
+// -----
+
+// expected-error @+1 {{MFMA wave grid 8x4 has more than 16 waves (1024 threads)}}
+"test.source"() : () -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 8x4>>
+
+// -----
+
+// expected-error @+1 {{layout #tile.mfma<32x32x8, acc, waves = 2x2> does not fit this block-scope register tile: a 32x64 tile does not split into 2x2 wave parts of whole 32x32 atoms for #tile.mfma<32x32x8, acc, waves = 2x2>}}
+"test.source"() : () -> !tile.rt<32x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+
+// -----
+
+// expected-error @+1 {{layout #tile.mfma<32x32x8, acc, waves = 2x2> does not fit this warp-scope register tile: layout #tile.mfma<32x32x8, acc, waves = 2x2> needs 4 waves, the value has 1}}
+"test.source"() : () -> !tile.rt<64x64xf32, warp, #tile.mfma<32x32x8, acc, waves = 2x2>>
+
+// -----
+
 // expected-error @+1 {{shared tile must have rank 2 to 3, got rank 1}}
 "test.source"() : () -> !tile.st<64xbf16>
 

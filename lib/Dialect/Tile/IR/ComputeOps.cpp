@@ -297,14 +297,30 @@ template <typename OpTy> static LogicalResult verifyMma(OpTy op) {
                            << stringifyScope(d.getScope()) << "'";
 
   if (target.vendor == tk::Vendor::amd) {
-    if (a.shared || b.shared)
-      return emitOpError("on ")
-             << target.name << " MFMA operands come from registers; load A "
-             << "and B with 'tile.load' first";
+    // Shared (LDS) operands are read into MFMA fragments by the lowering;
+    // register operands must already hold the matching fragments.
     auto mfma = dyn_cast_or_null<MfmaLayoutAttr>(d.getLayout());
     if (d.getLayout() && !(mfma && mfma.getOperand() == MfmaOperand::acc))
       return emitOpError("result layout must be an MFMA accumulator layout on ")
              << target.name << ", got " << d.getLayout();
+    for (auto [name, v, want] : {std::tuple{"A", op.getA(), MfmaOperand::a},
+                                 std::tuple{"B", op.getB(), MfmaOperand::b}}) {
+      auto tile = dyn_cast<RegTileType>(v.getType());
+      if (!tile || !tile.getLayout())
+        continue;
+      auto frag = dyn_cast<MfmaLayoutAttr>(tile.getLayout());
+      if (!frag || frag.getOperand() != want)
+        return emitOpError() << name << " layout must be the MFMA '"
+                             << stringifyMfmaOperand(want) << "' fragment on "
+                             << target.name << ", got " << tile.getLayout();
+      if (mfma && (frag.getM() != mfma.getM() || frag.getN() != mfma.getN() ||
+                   frag.getK() != mfma.getK() ||
+                   frag.getWaveRows() != mfma.getWaveRows() ||
+                   frag.getWaveCols() != mfma.getWaveCols()))
+        return emitOpError() << name << " fragment " << tile.getLayout()
+                             << " does not match the result's " << d.getLayout()
+                             << " (same instruction shape and wave grid)";
+    }
     return success();
   }
 

@@ -83,6 +83,50 @@ static LogicalResult tileAtom(llvm::StringRef name, const Atom &atom,
   return success();
 }
 
+/// Repeats `atom` over a `shape` tile owned by an R x C grid of warps (warp
+/// w at grid row w / C, column w % C). Rows are split over grid rows when
+/// `splitRows`, else every grid row holds all of them (copies); likewise
+/// columns over grid columns.
+static LogicalResult tileAtomGrid(llvm::StringRef name, const Atom &atom,
+                                  int64_t gridRows, int64_t gridCols,
+                                  bool splitRows, bool splitCols,
+                                  ArrayRef<int64_t> shape, unsigned numWarps,
+                                  FragmentMap &map, std::string &why) {
+  if (shape.size() != 2) {
+    why = "layout " + name.str() + " is for rank-2 tiles";
+    return failure();
+  }
+  if (numWarps && numWarps != gridRows * gridCols) {
+    why = "layout " + name.str() + " needs " +
+          std::to_string(gridRows * gridCols) + " waves, the value has " +
+          std::to_string(numWarps);
+    return failure();
+  }
+  int64_t rows = shape[0], cols = shape[1];
+  int64_t rowParts = splitRows ? gridRows : 1;
+  int64_t colParts = splitCols ? gridCols : 1;
+  if (rows % (atom.rows * rowParts) != 0 ||
+      cols % (atom.cols * colParts) != 0) {
+    why = "a " + std::to_string(rows) + "x" + std::to_string(cols) +
+          " tile does not split into " + std::to_string(rowParts) + "x" +
+          std::to_string(colParts) + " wave parts of whole " +
+          std::to_string(atom.rows) + "x" + std::to_string(atom.cols) +
+          " atoms for " + name.str();
+    return failure();
+  }
+  int64_t waveRowsHeld = rows / rowParts, waveColsHeld = cols / colParts;
+  map = FragmentMap(rows, cols, /*isVector=*/false);
+  for (const FragmentMode &mode : atom.regs)
+    map.addMode(Index::reg, mode.size, mode.rowStride, mode.colStride);
+  for (const FragmentMode &mode : atom.lanes)
+    map.addMode(Index::lane, mode.size, mode.rowStride, mode.colStride);
+  map.addMode(Index::reg, waveColsHeld / atom.cols, 0, atom.cols);
+  map.addMode(Index::reg, waveRowsHeld / atom.rows, atom.rows, 0);
+  map.addMode(Index::warp, gridCols, 0, splitCols ? waveColsHeld : 0);
+  map.addMode(Index::warp, gridRows, splitRows ? waveRowsHeld : 0, 0);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // NVIDIA layouts
 //===----------------------------------------------------------------------===//
@@ -156,12 +200,24 @@ LogicalResult MfmaLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
   }
   std::string name;
   llvm::raw_string_ostream(name) << Attribute(*this);
+  if (getWaveRows())
+    return tileAtomGrid(name, atom, getWaveRows(), getWaveCols(),
+                        getOperand() != MfmaOperand::b,
+                        getOperand() != MfmaOperand::a, shape, numWarps, map,
+                        why);
   return tileAtom(name, atom, WarpSplit::bands, shape, numWarps, map, why);
 }
 
 LogicalResult
 MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned m,
-                       unsigned n, unsigned k, MfmaOperand) {
+                       unsigned n, unsigned k, MfmaOperand, unsigned waveRows,
+                       unsigned waveCols) {
+  if ((waveRows == 0) != (waveCols == 0))
+    return emitError() << "MFMA wave grid " << waveRows << "x" << waveCols
+                       << " must have both sides positive";
+  if (waveRows * waveCols > 16)
+    return emitError() << "MFMA wave grid " << waveRows << "x" << waveCols
+                       << " has more than 16 waves (1024 threads)";
   bool known = (m == 32 && n == 32 && (k == 8 || k == 16)) ||
                (m == 16 && n == 16 && (k == 16 || k == 32));
   if (!known)
@@ -177,8 +233,22 @@ Attribute MfmaLayoutAttr::parse(AsmParser &parser, Type) {
   if (parser.parseLess() ||
       parser.parseDimensionList(dims, /*allowDynamic=*/false,
                                 /*withTrailingX=*/false) ||
-      parser.parseComma() || parser.parseKeyword(&operand) ||
-      parser.parseGreater())
+      parser.parseComma() || parser.parseKeyword(&operand))
+    return {};
+  SmallVector<int64_t, 2> grid = {0, 0};
+  if (succeeded(parser.parseOptionalComma())) {
+    SMLoc gridLoc = parser.getCurrentLocation();
+    grid.clear();
+    if (parser.parseKeyword("waves") || parser.parseEqual() ||
+        parser.parseDimensionList(grid, /*allowDynamic=*/false,
+                                  /*withTrailingX=*/false))
+      return {};
+    if (grid.size() != 2) {
+      parser.emitError(gridLoc, "expected a wave grid RxC");
+      return {};
+    }
+  }
+  if (parser.parseGreater())
     return {};
   if (dims.size() != 3) {
     parser.emitError(loc, "expected an MxNxK instruction shape");
@@ -191,12 +261,15 @@ Attribute MfmaLayoutAttr::parse(AsmParser &parser, Type) {
     return {};
   }
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                    dims[0], dims[1], dims[2], *kind);
+                    dims[0], dims[1], dims[2], *kind, grid[0], grid[1]);
 }
 
 void MfmaLayoutAttr::print(AsmPrinter &printer) const {
   printer << "<" << getM() << "x" << getN() << "x" << getK() << ", "
-          << stringifyMfmaOperand(getOperand()) << ">";
+          << stringifyMfmaOperand(getOperand());
+  if (getWaveRows())
+    printer << ", waves = " << getWaveRows() << "x" << getWaveCols();
+  printer << ">";
 }
 
 //===----------------------------------------------------------------------===//

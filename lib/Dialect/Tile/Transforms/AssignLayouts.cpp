@@ -193,36 +193,65 @@ MmaLayouts nvidiaLayouts(MLIRContext *ctx) {
 /// AMD: the first of the target's MFMA shapes that tiles the mma (M, N, K),
 /// its `acc` / `a` / `b` fragments (operands in form AB; A also in ABt), and
 /// the first mma's accumulator for tiles nothing fixes (wave64 has no other
-/// register layout), or none without an mma.
+/// register layout), or none without an mma. Block-scope mmas spread over
+/// the kernel's waves as a grid: R x 1 (row bands) when the kernel reduces
+/// or broadcasts along rows or columns, so those stay inside a wave; else
+/// the R x C grid with the smallest per-wave rows + columns (the LDS bytes
+/// each wave reads per k-step).
 MmaLayouts amdLayouts(KernelOp kernel, const tk::TargetInfo &target) {
   MLIRContext *ctx = kernel.getContext();
-  auto shapeOf = [&target](Operation *op) -> std::optional<tk::MmaShape> {
+  int64_t waves = kernel.getNumWarps();
+  bool bands = false;
+  kernel.walk([&](Operation *op) {
+    bands |= isa<RowMaxOp, RowSumOp, ColMaxOp, ColSumOp, BroadcastOp>(op);
+  });
+  struct Choice {
+    tk::MmaShape shape;
+    int64_t gridRows = 0, gridCols = 0;
+  };
+  auto choose = [=, &target](Operation *op) -> std::optional<Choice> {
     auto d = cast<RegTileType>(op->getResult(0).getType());
-    auto a = cast<RegisterType>(op->getOperand(0).getType());
+    Type a = op->getOperand(0).getType();
     MmaForm form = formOf(op);
     if (form != MmaForm::AB && form != MmaForm::ABt)
       return std::nullopt;
-    int64_t m = d.getShape()[0], n = d.getShape()[1], k = a.getShape()[1];
-    for (const tk::MmaShape &shape : target.matrixShapes)
-      if (m % shape.m == 0 && n % shape.n == 0 && k % shape.k == 0)
-        return shape;
+    int64_t m = d.getShape()[0], n = d.getShape()[1];
+    int64_t k = isa<SharedTileType>(a) ? cast<SharedTileType>(a).getCols()
+                                       : cast<RegisterType>(a).getShape()[1];
+    for (const tk::MmaShape &shape : target.matrixShapes) {
+      if (m % shape.m || n % shape.n || k % shape.k)
+        continue;
+      if (d.getScope() != Scope::block)
+        return Choice{shape};
+      std::optional<Choice> best;
+      for (int64_t r = 1; r <= waves; r *= 2) {
+        int64_t c = waves / r;
+        if (r * c != waves || (bands && c != 1) || m % (shape.m * r) ||
+            n % (shape.n * c))
+          continue;
+        if (!best || m / r + n / c < m / best->gridRows + n / best->gridCols)
+          best = Choice{shape, r, c};
+      }
+      if (best)
+        return best;
+    }
     return std::nullopt;
   };
-  auto fragment = [ctx](tk::MmaShape shape, MfmaOperand operand) {
-    return Attribute(
-        MfmaLayoutAttr::get(ctx, shape.m, shape.n, shape.k, operand));
+  auto fragment = [ctx](const Choice &c, MfmaOperand operand) {
+    return Attribute(MfmaLayoutAttr::get(ctx, c.shape.m, c.shape.n, c.shape.k,
+                                         operand, c.gridRows, c.gridCols));
   };
   MmaLayouts layouts;
   layouts.acc = [=](Operation *op) -> Attribute {
-    if (auto shape = shapeOf(op))
-      return fragment(*shape, MfmaOperand::acc);
+    if (auto choice = choose(op))
+      return fragment(*choice, MfmaOperand::acc);
     return {};
   };
   layouts.operand = [=](Operation *op, bool isA) -> Attribute {
-    auto shape = shapeOf(op);
-    if (!shape || (!isA && formOf(op) != MmaForm::AB))
+    auto choice = choose(op);
+    if (!choice || (!isA && formOf(op) != MmaForm::AB))
       return {};
-    return fragment(*shape, isA ? MfmaOperand::a : MfmaOperand::b);
+    return fragment(*choice, isA ? MfmaOperand::a : MfmaOperand::b);
   };
   kernel.walk([&](Operation *op) {
     if (!layouts.fallback && isa<MmaOp, MmaAsyncOp>(op))
@@ -408,15 +437,13 @@ struct AssignLayoutsPass
   void runOnOperation() override {
     KernelOp kernel = getOperation();
     const tk::TargetInfo &target = getTargetInfo(kernel);
-    MmaLayouts layouts;
-    if (target.vendor == tk::Vendor::nvidia) {
-      assignSwizzles(kernel);
-      layouts = nvidiaLayouts(kernel.getContext());
-    } else {
-      kernel.emitRemark("shared swizzles left open: tile-assign-layouts "
-                        "chooses LDS swizzles on AMD targets not yet");
-      layouts = amdLayouts(kernel, target);
-    }
+    // The XOR swizzles serve both targets: on NVIDIA they are what TMA and
+    // wgmma expect; on AMD they spread one MFMA operand read (a column of
+    // 16-byte chunks down consecutive rows) over the LDS banks.
+    assignSwizzles(kernel);
+    MmaLayouts layouts = target.vendor == tk::Vendor::nvidia
+                             ? nvidiaLayouts(kernel.getContext())
+                             : amdLayouts(kernel, target);
     // Vectors follow their tiles' layouts, so only once those are set.
     if (assignTileLayouts(kernel, layouts))
       assignVectorLayouts(kernel, layouts.fallback);

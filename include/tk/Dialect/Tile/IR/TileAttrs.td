@@ -62,15 +62,25 @@ def Tile_MfmaLayoutAttr : Tile_LayoutAttr<"MfmaLayout", "mfma"> {
     The register fragment of AMD CDNA `v_mfma_f32_MxNxK` for operand `a`
     (M x K), `b` (K x N) or the accumulator `acc` (M x N). Supported shapes:
     32x32x8 and 16x16x16 (gfx942 and gfx950), 32x32x16 and 16x16x32
-    (gfx950). Atoms repeat along columns first, then rows; warps (waves)
-    split rows into bands.
+    (gfx950). Atoms repeat along columns first, then rows.
+
+    Without `waves`, the owning waves split rows into equal bands (row
+    reductions stay inside a wave). `waves = R x C` arranges the waves as an
+    R x C grid, wave `w` at grid row `w / C`, column `w % C`: an accumulator
+    is split both ways, an `a` operand by rows (copies across grid columns),
+    a `b` operand by columns (copies across grid rows). A grid needs exactly
+    R·C waves; it is how block-scope GEMM tiles keep each wave's LDS reads
+    small.
 
     ```mlir
     !tile.rt<32x32xf32, warp, #tile.mfma<32x32x8, acc>>
+    !tile.rt<128x256xf32, block, #tile.mfma<32x32x8, acc, waves = 2x4>>
     ```
   }];
   let parameters = (ins "unsigned":$m, "unsigned":$n, "unsigned":$k,
-                        EnumParameter<Tile_MfmaOperand>:$operand);
+                        EnumParameter<Tile_MfmaOperand>:$operand,
+                        DefaultValuedParameter<"unsigned", "0">:$waveRows,
+                        DefaultValuedParameter<"unsigned", "0">:$waveCols);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
