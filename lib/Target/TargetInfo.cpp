@@ -7,16 +7,32 @@
 using namespace tk;
 
 static const MmaShape kCdna3Shapes[] = {{32, 32, 8}, {16, 16, 16}};
+// Preferred first: gfx950's doubled-k forms do twice the work per
+// instruction.
 static const MmaShape kCdna4Shapes[] = {
-    {32, 32, 8}, {16, 16, 16}, {32, 32, 16}, {16, 16, 32}};
+    {32, 32, 16}, {16, 16, 32}, {32, 32, 8}, {16, 16, 16}};
 
 // sm_90a: 227 KiB of shared memory per block (228 KiB per SM less 1 KiB the
-// hardware reserves). gfx942: 64 KiB LDS per workgroup; gfx950: 160 KiB.
+// hardware reserves). gfx942 (MI300X): 64 KiB LDS per workgroup, 8 XCDs;
+// gfx950 (MI355X): 160 KiB, 8 XCDs. Both: 512 VGPRs per lane (256
+// architectural + 256 accumulation) and 102 SGPRs per wave for a kernel.
 static const TargetInfo kTargets[] = {
-    {"sm_90a", Vendor::nvidia, 32, 1024, 232448, true, true, true, {}},
-    {"gfx942", Vendor::amd, 64, 1024, 65536, false, false, false, kCdna3Shapes},
-    {"gfx950", Vendor::amd, 64, 1024, 163840, false, false, false,
-     kCdna4Shapes},
+    {"sm_90a",
+     Vendor::nvidia,
+     32,
+     1024,
+     232448,
+     true,
+     true,
+     true,
+     {},
+     1,
+     255,
+     0},
+    {"gfx942", Vendor::amd, 64, 1024, 65536, false, false, false, kCdna3Shapes,
+     8, 512, 102},
+    {"gfx950", Vendor::amd, 64, 1024, 163840, false, false, false, kCdna4Shapes,
+     8, 512, 102},
 };
 
 bool TargetInfo::hasMatrixShape(unsigned m, unsigned n, unsigned k) const {

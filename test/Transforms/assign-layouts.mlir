@@ -182,10 +182,10 @@ module attributes {tile.target = "gfx942"} {
 
 // With a row reduction the waves split rows only (R x 1), so reductions
 // stay inside a wave: 128 rows over 8 waves is 16 per wave, which only the
-// 16x16x16 shape fits.
+// 16-row shapes fit; gfx950 prefers its doubled-k 16x16x32.
 // CHECK-LABEL: tile.kernel @amd_block_bands
-// CHECK: tile.mma ABt {{.*}} -> !tile.rt<128x128xf32, block, #tile.mfma<16x16x16, acc, waves = 8x1>>
-// CHECK: tile.row_max {{.*}} -> !tile.rv<128xf32, block, #tile.vec<row, #tile.mfma<16x16x16, acc, waves = 8x1>>>
+// CHECK: tile.mma ABt {{.*}} -> !tile.rt<128x128xf32, block, #tile.mfma<16x16x32, acc, waves = 8x1>>
+// CHECK: tile.row_max {{.*}} -> !tile.rv<128xf32, block, #tile.vec<row, #tile.mfma<16x16x32, acc, waves = 8x1>>>
 module attributes {tile.target = "gfx950"} {
   tile.kernel @amd_block_bands(%i: index) launch(warpgroups = 2) {
     %q = tile.alloc : !tile.st<128x64xbf16>

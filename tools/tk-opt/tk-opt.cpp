@@ -14,14 +14,17 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVM/ROCDL/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -45,12 +48,15 @@ int main(int argc, char **argv) {
   registry.insert<tk::tile::TileDialect, mlir::arith::ArithDialect,
                   mlir::cf::ControlFlowDialect, mlir::gpu::GPUDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
-                  mlir::math::MathDialect, mlir::scf::SCFDialect>();
+                  mlir::ROCDL::ROCDLDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerGPUDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  mlir::registerROCDLDialectTranslation(registry);
+  mlir::ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
 
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();

@@ -47,4 +47,53 @@ def TileEmitNVIDIA : Pass<"tile-emit-nvidia", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertTileToROCDL : Pass<"convert-tile-to-rocdl", "::mlir::ModuleOp"> {
+  let summary = "Lower tile kernels to LLVM + ROCDL for gfx942 / gfx950";
+  let description = [{
+    The AMD counterpart of `convert-tile-to-nvvm`, with the same kernel ABI
+    (minus TMA descriptors) recorded as `tile.abi`: each kernel becomes an
+    `llvm.func` with `rocdl.kernel` and its workgroup size (256 threads per
+    warpgroup of four wave64 waves) in `gpu.module @tk_kernels`.
+
+    - register tiles are structs in the order of their `#tile.mfma`
+      FragmentMap; block-scope tiles use the layout's wave grid;
+    - `tile.copy` moves 16-byte chunks global → LDS with buffer loads (the
+      hardware range check zero-fills rows past the view; columns past it
+      are masked) and block barriers before and after;
+    - `tile.mma` reads MFMA fragments from LDS (or registers) and issues
+      `v_mfma_f32_{32x32x8,16x16x16}` (gfx942) and the k-doubled forms
+      (gfx950) per atom and k-step;
+    - `tile.foreach_tile` deals tiles so each XCD runs a contiguous run of
+      the tile order (blocks go to XCDs round-robin);
+    - fills, casts, elementwise ops, masks, row/column reductions (lane
+      exchanges with `ds_bpermute`) and register → global stores are the
+      FragmentMap patterns shared with NVIDIA.
+
+    Ops it does not handle are reported with their location and a reason.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::ROCDL::ROCDLDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def TileEmitAMDGPU : Pass<"tile-emit-amdgpu", "::mlir::ModuleOp"> {
+  let summary = "Write the AMDGPU ISA, an HSACO code object and a manifest";
+  let description = [{
+    Serializes `gpu.module @tk_kernels` (fully lowered to LLVM + ROCDL) for
+    the kernels' chip with the LLVM AMDGPU back end and writes, for each
+    kernel `K`, `K.s` (the ISA), `K.hsaco` (the code object, linked with
+    `ld.lld`; no ROCm installation needed) and `K.json`, the manifest. The
+    manifest adds the code object's register and LDS use (`resources`), and
+    the pass fails when they exceed the chip's limits.
+  }];
+  let options = [
+    Option<"outputDir", "out", "std::string", "\".\"",
+           "Folder the artifacts are written to">,
+    Option<"lld", "lld", "std::string", "\"\"",
+           "ld.lld to link the code object with (default: LLVM's, then PATH)">,
+  ];
+}
+
 #endif // TK_CONVERSION_PASSES_TD

@@ -29,6 +29,9 @@ struct TargetInfo {
   bool hasWarpgroupMma;                  // wgmma from shared-memory descriptors
   bool hasRegisterBudgets;               // setmaxnreg
   llvm::ArrayRef<MmaShape> matrixShapes; // MFMA shapes (bf16/f16), AMD only
+  unsigned chiplets; // dies blocks are dealt to round-robin (AMD XCDs)
+  unsigned maxVgprs; // vector registers per lane (AMD: arch + acc VGPRs)
+  unsigned maxSgprs; // scalar registers per wave (AMD)
 
   unsigned maxWarpgroups() const { return maxThreadsPerBlock / (4 * warpSize); }
   bool hasMatrixShape(unsigned m, unsigned n, unsigned k) const;

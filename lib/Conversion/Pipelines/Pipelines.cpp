@@ -72,9 +72,50 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   emit.emitCubin = options.cubin;
   pm.addPass(tk::createTileEmitNVIDIA(emit));
 }
+struct AMDPipelineOptions : public PassPipelineOptions<AMDPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("The AMD chip: gfx942 or gfx950"),
+                           llvm::cl::init("gfx942")};
+  Option<std::string> out{*this, "out",
+                          llvm::cl::desc("Folder for ISA, HSACO and manifest"),
+                          llvm::cl::init(".")};
+  Option<std::string> lld{
+      *this, "lld",
+      llvm::cl::desc("ld.lld for the code object (default: LLVM's, then PATH)"),
+      llvm::cl::init("")};
+};
+
+void buildAMDPipeline(OpPassManager &pm, const AMDPipelineOptions &options) {
+  tk::tile::TileSetTargetOptions target;
+  target.chip = options.chip;
+  pm.addPass(tk::tile::createTileSetTarget(target));
+  // Layouts (MFMA fragments, wave grids) and LDS swizzles; the copies stay
+  // synchronous (tile-pipeline's rings are TMA + mbarriers, NVIDIA's).
+  OpPassManager &kernels = pm.nest<tk::tile::KernelOp>();
+  kernels.addPass(tk::tile::createTileAssignLayouts());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  pm.addPass(tk::createConvertTileToROCDL());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  tk::TileEmitAMDGPUOptions emit;
+  emit.outputDir = options.out;
+  emit.lld = options.lld;
+  pm.addPass(tk::createTileEmitAMDGPU(emit));
+}
 } // namespace
 
 void tk::registerTilePipelines() {
+  PassPipelineRegistration<AMDPipelineOptions>(
+      "tile-to-amdgpu",
+      "Lower tile kernels for an AMD chip (gfx942, gfx950) and write the "
+      "ISA, the HSACO code object and the JSON manifest",
+      buildAMDPipeline);
   PassPipelineRegistration<NVIDIAPipelineOptions>(
       "tile-to-nvidia",
       "Lower tile kernels for sm_90a and write PTX, cubin (when ptxas is "

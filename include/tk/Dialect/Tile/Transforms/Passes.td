@@ -21,6 +21,21 @@ def TilePrintLayouts : Pass<"tile-print-layouts", "::tk::tile::KernelOp"> {
   }];
 }
 
+def TileSetTarget : Pass<"tile-set-target", "::mlir::ModuleOp"> {
+  let summary = "Select the chip a module's kernels are compiled for";
+  let description = [{
+    Sets the module attribute `tile.target` to `chip` (`sm_90a`, `gfx942`,
+    `gfx950`) so that verifiers and passes consult that chip. A module that
+    already names another chip is an error: the program was written for it.
+    The target pipelines run it first, so `tk-opt` picks the target by chip
+    name.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"\"",
+           "The chip: sm_90a, gfx942 or gfx950">,
+  ];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::tk::tile::KernelOp"> {
   let summary = "Choose open register layouts and shared swizzles from their uses";
   let description = [{

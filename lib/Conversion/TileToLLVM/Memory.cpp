@@ -6,16 +6,17 @@
 
 using namespace mlir;
 using namespace tk::tile;
-using namespace tk::nvvm;
-
-namespace {
+using namespace tk::lower;
 
 /// The start of dynamic shared memory, rounded up to 1024 bytes (the
 /// manifest asks for that much more), plus `offset`.
-Value sharedAt(OpBuilder &b, Location loc, int64_t offset) {
+Value tk::lower::sharedAt(OpBuilder &b, Location loc, int64_t offset) {
   MLIRContext *ctx = b.getContext();
   auto ptr = LLVM::LLVMPointerType::get(ctx, 3);
   Value base = LLVM::AddressOfOp::create(b, loc, ptr, kSmemSymbol);
+  // AMD's dynamic LDS symbol is placed aligned; no rounding needed.
+  if (targetsAMD(b))
+    return offsetPtr(b, loc, base, constI64(b, loc, offset));
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
   Value rounded = arith::AndIOp::create(
       b, loc, arith::AddIOp::create(b, loc, addr, constI64(b, loc, 1023)),
@@ -25,6 +26,64 @@ Value sharedAt(OpBuilder &b, Location loc, int64_t offset) {
       b, loc, base,
       arith::AddIOp::create(b, loc, delta, constI64(b, loc, offset)));
 }
+
+/// The dimensions of the view `op` writes, from its kernel parameters.
+SmallVector<Value> tk::lower::viewDims(OpBuilder &b, Location loc,
+                                       Operation *op, size_t rank) {
+  int64_t viewParam = op->getAttrOfType<IntegerAttr>(kViewParam).getInt();
+  SmallVector<Value> dims;
+  for (size_t d = 0; d < rank; ++d)
+    dims.push_back(toIndex(b, loc, kernelParam(op, viewParam + 1 + d)));
+  return dims;
+}
+
+/// Row-major element offset of the first `count` coordinates, scaled by the
+/// extent of the next dimension: where (coords[0..count), 0, ...) starts,
+/// in units of dimension `count`.
+Value tk::lower::leadingOffset(OpBuilder &b, Location loc, ValueRange coords,
+                               ArrayRef<Value> dims, size_t count) {
+  Value base = constIndex(b, loc, 0);
+  for (size_t d = 0; d < count; ++d)
+    base = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, base, dims[d]), coords[d]);
+  return arith::MulIOp::create(b, loc, base, dims[count]);
+}
+
+/// Byte offset of element (row, col) of `tile` under its swizzle: the
+/// runtime form of SwizzleAttr::getByteOffset.
+Value tk::lower::swizzledOffset(OpBuilder &b, Location loc, SharedTileType tile,
+                                int64_t blockRows, Value row, Value col) {
+  int64_t eb = elementBytes(tile.getElementType());
+  int64_t swizzle = tile.getSwizzle().getBytes();
+  if (!swizzle)
+    return arith::MulIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, row,
+                                  constIndex(b, loc, tile.getCols())),
+            col),
+        constIndex(b, loc, eb));
+  int64_t width = swizzle / eb;
+  Value block = arith::DivUIOp::create(b, loc, col, constIndex(b, loc, width));
+  Value inner = arith::RemUIOp::create(b, loc, col, constIndex(b, loc, width));
+  Value offset = arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, block,
+                                constIndex(b, loc, blockRows * swizzle)),
+          arith::MulIOp::create(b, loc, row, constIndex(b, loc, swizzle))),
+      arith::MulIOp::create(b, loc, inner, constIndex(b, loc, eb)));
+  Value line = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, offset, constIndex(b, loc, 7)),
+      constIndex(b, loc, swizzle / 16 - 1));
+  return arith::XOrIOp::create(
+      b, loc, offset,
+      arith::ShLIOp::create(b, loc, line, constIndex(b, loc, 4)));
+}
+
+namespace {
 
 struct AllocLowering : OpConversionPattern<AllocOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -195,28 +254,6 @@ struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
     return success();
   }
 };
-
-/// The dimensions of the view `op` writes, from its kernel parameters.
-SmallVector<Value> viewDims(OpBuilder &b, Location loc, Operation *op,
-                            size_t rank) {
-  int64_t viewParam = op->getAttrOfType<IntegerAttr>(kViewParam).getInt();
-  SmallVector<Value> dims;
-  for (size_t d = 0; d < rank; ++d)
-    dims.push_back(toIndex(b, loc, kernelParam(op, viewParam + 1 + d)));
-  return dims;
-}
-
-/// Row-major element offset of the first `count` coordinates, scaled by the
-/// extent of the next dimension: where (coords[0..count), 0, ...) starts,
-/// in units of dimension `count`.
-Value leadingOffset(OpBuilder &b, Location loc, ValueRange coords,
-                    ArrayRef<Value> dims, size_t count) {
-  Value base = constIndex(b, loc, 0);
-  for (size_t d = 0; d < count; ++d)
-    base = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, base, dims[d]), coords[d]);
-  return arith::MulIOp::create(b, loc, base, dims[count]);
-}
 
 /// Where a register vector sits in a global view it is loaded from or
 /// stored to (along the view's last dimension).
@@ -596,39 +633,6 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
     return success();
   }
 };
-/// Byte offset of element (row, col) of `tile` under its swizzle: the
-/// runtime form of SwizzleAttr::getByteOffset.
-Value swizzledOffset(OpBuilder &b, Location loc, SharedTileType tile,
-                     int64_t blockRows, Value row, Value col) {
-  int64_t eb = elementBytes(tile.getElementType());
-  int64_t swizzle = tile.getSwizzle().getBytes();
-  if (!swizzle)
-    return arith::MulIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, row,
-                                  constIndex(b, loc, tile.getCols())),
-            col),
-        constIndex(b, loc, eb));
-  int64_t width = swizzle / eb;
-  Value block = arith::DivUIOp::create(b, loc, col, constIndex(b, loc, width));
-  Value inner = arith::RemUIOp::create(b, loc, col, constIndex(b, loc, width));
-  Value offset = arith::AddIOp::create(
-      b, loc,
-      arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, block,
-                                constIndex(b, loc, blockRows * swizzle)),
-          arith::MulIOp::create(b, loc, row, constIndex(b, loc, swizzle))),
-      arith::MulIOp::create(b, loc, inner, constIndex(b, loc, eb)));
-  Value line = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, offset, constIndex(b, loc, 7)),
-      constIndex(b, loc, swizzle / 16 - 1));
-  return arith::XOrIOp::create(
-      b, loc, offset,
-      arith::ShLIOp::create(b, loc, line, constIndex(b, loc, 4)));
-}
 
 /// Whether 8 consecutive registers of `map` form one stmatrix.x4: their bits
 /// move (col + 1, row + 8, col + 8) and the lanes are the NVIDIA quad
@@ -921,11 +925,15 @@ struct StoreAsyncWaitLowering : OpConversionPattern<StoreAsyncWaitOp> {
 };
 } // namespace
 
-void tk::nvvm::populateMemoryPatterns(TypeConverter &converter,
-                                      RewritePatternSet &patterns) {
-  patterns.add<AllocLowering, SlotLowering, SubtileLowering, LoadAsyncLowering,
-               StoreGlobalLowering, StoreGlobalVectorLowering,
-               LoadGlobalVectorLowering, StoreSharedLowering,
-               LoadSharedLowering, StoreAsyncLowering, StoreAsyncWaitLowering>(
-      converter, patterns.getContext());
+void tk::lower::populateMemoryPatterns(TypeConverter &converter,
+                                       RewritePatternSet &patterns,
+                                       bool nvidia) {
+  patterns
+      .add<AllocLowering, SlotLowering, SubtileLowering, StoreGlobalLowering,
+           StoreGlobalVectorLowering, LoadGlobalVectorLowering>(
+          converter, patterns.getContext());
+  if (nvidia)
+    patterns.add<LoadAsyncLowering, StoreSharedLowering, LoadSharedLowering,
+                 StoreAsyncLowering, StoreAsyncWaitLowering>(
+        converter, patterns.getContext());
 }

@@ -5,6 +5,7 @@
 // that convert-tile-to-nvvm recorded in the module attribute `tile.abi`.
 //
 //===----------------------------------------------------------------------===//
+#include "Manifest.h"
 #include "tk/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
@@ -41,39 +42,6 @@ std::optional<std::string> findCudaToolkit() {
     return llvm::sys::path::parent_path(llvm::sys::path::parent_path(*ptxas))
         .str();
   return std::nullopt;
-}
-
-llvm::json::Value toJson(Attribute attr) {
-  if (auto s = dyn_cast<StringAttr>(attr))
-    return s.getValue().str();
-  if (auto i = dyn_cast<IntegerAttr>(attr))
-    return i.getInt();
-  if (auto a = dyn_cast<DenseI64ArrayAttr>(attr))
-    return llvm::json::Array(a.asArrayRef());
-  if (auto a = dyn_cast<DenseI32ArrayAttr>(attr))
-    return llvm::json::Array(a.asArrayRef());
-  if (auto a = dyn_cast<ArrayAttr>(attr)) {
-    llvm::json::Array array;
-    for (Attribute e : a)
-      array.push_back(toJson(e));
-    return array;
-  }
-  if (auto d = dyn_cast<DictionaryAttr>(attr)) {
-    llvm::json::Object object;
-    for (NamedAttribute e : d)
-      object[e.getName().getValue()] = toJson(e.getValue());
-    return object;
-  }
-  return nullptr;
-}
-
-LogicalResult writeFile(Operation *op, StringRef path, StringRef contents) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec)
-    return op->emitError("cannot write '") << path << "': " << ec.message();
-  os << contents;
-  return success();
 }
 
 struct TileEmitNVIDIAPass
@@ -118,7 +86,7 @@ struct TileEmitNVIDIAPass
     }
     StringRef ptxText(ptx->data(), ptx->size());
     ptxText = ptxText.rtrim('\0');
-    if (failed(writeFile(module, path(".ptx"), ptxText)))
+    if (failed(tk::writeFile(module, path(".ptx"), ptxText)))
       return signalPassFailure();
 
     std::optional<std::string> cubinFile;
@@ -133,8 +101,8 @@ struct TileEmitNVIDIAPass
           return signalPassFailure();
         }
         cubinFile = path(".cubin");
-        if (failed(writeFile(module, *cubinFile,
-                             StringRef(cubin->data(), cubin->size()))))
+        if (failed(tk::writeFile(module, *cubinFile,
+                                 StringRef(cubin->data(), cubin->size()))))
           return signalPassFailure();
       } else {
         module.emitRemark("ptxas not found (set CUDA_ROOT): wrote PTX only");
@@ -142,19 +110,11 @@ struct TileEmitNVIDIAPass
     }
 
     llvm::json::Object manifest;
-    manifest["format"] = "tk-mlir-manifest-1";
     manifest["ptx"] = llvm::sys::path::filename(path(".ptx")).str();
     if (cubinFile)
       manifest["cubin"] = llvm::sys::path::filename(*cubinFile).str();
-    llvm::json::Object kernels;
-    for (NamedAttribute kernel : abi)
-      kernels[kernel.getName().getValue()] = toJson(kernel.getValue());
-    manifest["kernels"] = std::move(kernels);
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)))
-       << "\n";
-    if (failed(writeFile(module, path(".json"), text)))
+    if (failed(tk::writeManifest(module, path(".json"), abi,
+                                 std::move(manifest), {})))
       return signalPassFailure();
   }
 };

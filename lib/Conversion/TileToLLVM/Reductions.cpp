@@ -13,7 +13,7 @@
 
 using namespace mlir;
 using namespace tk::tile;
-using namespace tk::nvvm;
+using namespace tk::lower;
 
 namespace {
 
@@ -72,11 +72,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       if ((AlongRows ? mode.colStride : mode.rowStride) != 0)
         for (int64_t bit = 1; bit < mode.size; bit *= 2)
           for (Value &p : partial) {
-            Value other = NVVM::ShflOp::create(
-                rewriter, loc, p.getType(), constI32(rewriter, loc, -1), p,
-                constI32(rewriter, loc, bit * laneStride),
-                constI32(rewriter, loc, 0x1f), NVVM::ShflKind::bfly,
-                UnitAttr{});
+            Value other = shuffleXor(rewriter, loc, p, bit * laneStride);
             p = combine(rewriter, loc, IsMax, p, other);
           }
       laneStride *= mode.size;
@@ -117,8 +113,8 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
 };
 } // namespace
 
-std::string tk::nvvm::reductionUnsupportedReason(RegTileType tile,
-                                                 bool alongRows) {
+std::string tk::lower::reductionUnsupportedReason(RegTileType tile,
+                                                  bool alongRows) {
   FailureOr<FragmentMap> map = getScopeFragmentMap(tile);
   if (failed(map))
     return "has a tile without a fragment map";
@@ -137,8 +133,8 @@ std::string tk::nvvm::reductionUnsupportedReason(RegTileType tile,
   return "";
 }
 
-void tk::nvvm::populateReductionPatterns(TypeConverter &converter,
-                                         RewritePatternSet &patterns) {
+void tk::lower::populateReductionPatterns(TypeConverter &converter,
+                                          RewritePatternSet &patterns) {
   patterns.add<ReduceLowering<RowMaxOp, true, true>,
                ReduceLowering<RowSumOp, true, false>,
                ReduceLowering<ColMaxOp, false, true>,

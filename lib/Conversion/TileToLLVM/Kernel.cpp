@@ -1,56 +1,64 @@
-//===- TileToNVVM.cpp - The tile → LLVM + NVVM lowering pass --------------===//
+//===- Kernel.cpp - Helpers and the kernel ABI, for both targets ----------===//
 //
-// Fixes each kernel's launch ABI, moves its body into an llvm.func inside
-// `gpu.module @tk_kernels`, records the ABI for the manifest, then runs one
-// dialect conversion over the tile ops (see Common.h).
+// What both lowerings share: the small builders of Common.h (dispatching on
+// the target where the hardware differs), the check that a kernel is within
+// what a lowering handles, and the kernel ABI: parameters, the llvm.func in
+// `gpu.module @tk_kernels` and the manifest's description of the launch.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 
-#include "tk/Conversion/Passes.h"
 #include "tk/Target/TargetInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/IRMapping.h"
-
-namespace tk {
-#define GEN_PASS_DEF_CONVERTTILETONVVM
-#include "tk/Conversion/Passes.h.inc"
-} // namespace tk
 
 using namespace mlir;
 using namespace tk::tile;
-using namespace tk::nvvm;
+using namespace tk::lower;
 
 //===----------------------------------------------------------------------===//
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
-FailureOr<int64_t> tk::nvvm::getElementsPerThread(RegisterType type,
-                                                  std::string &why) {
-  if (type.getScope() == Scope::block) {
-    why = "block-scope register values are not lowered yet; use warpgroup "
+unsigned tk::lower::valueWarps(RegisterType type) {
+  if (type.getScope() != Scope::block)
+    return getScopeWarps(type.getScope());
+  Attribute layout = type.getLayout();
+  if (auto vec = dyn_cast_or_null<VecLayoutAttr>(layout))
+    layout = vec.getParent();
+  if (auto mfma = dyn_cast_or_null<MfmaLayoutAttr>(layout))
+    return mfma.getWaveRows() * mfma.getWaveCols();
+  return 0;
+}
+
+FailureOr<int64_t> tk::lower::getElementsPerThread(RegisterType type,
+                                                   std::string &why) {
+  unsigned warps = valueWarps(type);
+  if (!warps) {
+    why = "block-scope register values are lowered only with an MFMA wave "
+          "grid (AMD); on NVIDIA run tile-warp-specialize or use warpgroup "
           "or warp scope";
     return failure();
   }
   FragmentMap map;
-  if (failed(getFragmentMap(type, getScopeWarps(type.getScope()), map, why)))
+  if (failed(getFragmentMap(type, warps, map, why)))
     return failure();
   return map.numRegs();
 }
 
-FailureOr<FragmentMap> tk::nvvm::getScopeFragmentMap(RegisterType type) {
+FailureOr<FragmentMap> tk::lower::getScopeFragmentMap(RegisterType type) {
+  unsigned warps = valueWarps(type);
   FragmentMap map;
   std::string why;
-  if (failed(getFragmentMap(type, getScopeWarps(type.getScope()), map, why)))
+  if (!warps || failed(getFragmentMap(type, warps, map, why)))
     return failure();
   return map;
 }
 
-void tk::nvvm::addModeOffsets(OpBuilder &b, Location loc,
-                              ArrayRef<FragmentMode> modes, Value id,
-                              Value &row, Value &col) {
+void tk::lower::addModeOffsets(OpBuilder &b, Location loc,
+                               ArrayRef<FragmentMode> modes, Value id,
+                               Value &row, Value &col) {
   int64_t stride = 1;
   for (const FragmentMode &mode : modes) {
     Value digit = arith::RemUIOp::create(
@@ -70,13 +78,14 @@ void tk::nvvm::addModeOffsets(OpBuilder &b, Location loc,
   }
 }
 
-std::pair<Value, Value> tk::nvvm::threadOrigin(OpBuilder &b, Location loc,
-                                               const FragmentMap &map,
-                                               Value row0, Value col0) {
+std::pair<Value, Value> tk::lower::threadOrigin(OpBuilder &b, Location loc,
+                                                const FragmentMap &map,
+                                                Value row0, Value col0) {
   Value tid = threadIndex(b, loc);
-  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 32));
+  int64_t lanes = map.numLanes();
+  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, lanes));
   Value warp = arith::RemUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 32)),
+      b, loc, arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, lanes)),
       constIndex(b, loc, map.numWarps()));
   Value row = row0, col = col0;
   addModeOffsets(b, loc, map.modes(FragmentMap::Index::lane), lane, row, col);
@@ -110,46 +119,106 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   addTargetMaterialization(cast);
 }
 
-Value tk::nvvm::constI32(OpBuilder &b, Location loc, int64_t value) {
+Value tk::lower::constI32(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
 }
-Value tk::nvvm::constI64(OpBuilder &b, Location loc, int64_t value) {
+Value tk::lower::constI64(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 64);
 }
-Value tk::nvvm::constIndex(OpBuilder &b, Location loc, int64_t value) {
+Value tk::lower::constIndex(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
-Value tk::nvvm::toI32(OpBuilder &b, Location loc, Value v) {
+Value tk::lower::toI32(OpBuilder &b, Location loc, Value v) {
   if (v.getType().isInteger(32))
     return v;
   if (v.getType().isIndex())
     return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
   return arith::TruncIOp::create(b, loc, b.getI32Type(), v);
 }
-Value tk::nvvm::toI64(OpBuilder &b, Location loc, Value v) {
+Value tk::lower::toI64(OpBuilder &b, Location loc, Value v) {
   if (v.getType().isInteger(64))
     return v;
   if (v.getType().isIndex())
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
   return arith::ExtUIOp::create(b, loc, b.getI64Type(), v);
 }
-Value tk::nvvm::toIndex(OpBuilder &b, Location loc, Value v) {
+Value tk::lower::toIndex(OpBuilder &b, Location loc, Value v) {
   if (v.getType().isIndex())
     return v;
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
 }
-Value tk::nvvm::threadIndex(OpBuilder &b, Location loc) {
-  return toIndex(b, loc, NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()));
+bool tk::lower::targetsAMD(OpBuilder &b) {
+  Operation *op = b.getInsertionBlock()->getParentOp();
+  auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+  if (!func)
+    func = op->getParentOfType<LLVM::LLVMFuncOp>();
+  return func && func->hasAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName());
 }
-Value tk::nvvm::offsetPtr(OpBuilder &b, Location loc, Value ptr, Value offset) {
+int64_t tk::lower::warpSize(OpBuilder &b) { return targetsAMD(b) ? 64 : 32; }
+Value tk::lower::threadIndex(OpBuilder &b, Location loc) {
+  Type i32 = b.getI32Type();
+  if (targetsAMD(b))
+    return toIndex(b, loc, ROCDL::ThreadIdXOp::create(b, loc, i32));
+  return toIndex(b, loc, NVVM::ThreadIdXOp::create(b, loc, i32));
+}
+Value tk::lower::blockIndex(OpBuilder &b, Location loc) {
+  Type i32 = b.getI32Type();
+  if (targetsAMD(b))
+    return toIndex(b, loc, ROCDL::BlockIdXOp::create(b, loc, i32));
+  return toIndex(b, loc, NVVM::BlockIdXOp::create(b, loc, i32));
+}
+Value tk::lower::gridSize(OpBuilder &b, Location loc) {
+  Type i32 = b.getI32Type();
+  if (targetsAMD(b))
+    return toIndex(b, loc, ROCDL::GridDimXOp::create(b, loc, i32));
+  return toIndex(b, loc, NVVM::GridDimXOp::create(b, loc, i32));
+}
+Value tk::lower::shuffleXor(OpBuilder &b, Location loc, Value value,
+                            int64_t mask) {
+  Type type = value.getType();
+  Type i32 = b.getI32Type();
+  if (!targetsAMD(b))
+    return NVVM::ShflOp::create(b, loc, type, constI32(b, loc, -1), value,
+                                constI32(b, loc, mask), constI32(b, loc, 0x1f),
+                                NVVM::ShflKind::bfly, UnitAttr{});
+  // ds_bpermute takes the source lane's byte address (lane * 4).
+  Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
+                                      constIndex(b, loc, 64));
+  Value from = arith::XOrIOp::create(b, loc, lane, constIndex(b, loc, mask));
+  Value address =
+      toI32(b, loc, arith::ShLIOp::create(b, loc, from, constIndex(b, loc, 2)));
+  Value bits =
+      type == i32 ? value : LLVM::BitcastOp::create(b, loc, i32, value);
+  Value got = ROCDL::DsBpermuteOp::create(b, loc, i32, address, bits);
+  return type == i32 ? got : LLVM::BitcastOp::create(b, loc, type, got);
+}
+static Value callF32(OpBuilder &b, Location loc, StringRef name, Value x) {
+  return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
+                                       b.getStringAttr(name), ValueRange{x})
+      .getResult(0);
+}
+Value tk::lower::fastExp2(OpBuilder &b, Location loc, Value x) {
+  // Both are one special-function instruction without subnormal fix-ups:
+  // MUFU.EX2 (flush-to-zero form) and v_exp_f32.
+  return callF32(
+      b, loc,
+      targetsAMD(b) ? "llvm.amdgcn.exp2.f32" : "llvm.nvvm.ex2.approx.ftz.f", x);
+}
+Value tk::lower::fastLog2(OpBuilder &b, Location loc, Value x) {
+  return callF32(
+      b, loc, targetsAMD(b) ? "llvm.amdgcn.log.f32" : "llvm.nvvm.lg2.approx.f",
+      x);
+}
+Value tk::lower::offsetPtr(OpBuilder &b, Location loc, Value ptr,
+                           Value offset) {
   return LLVM::GEPOp::create(b, loc, ptr.getType(), b.getI8Type(), ptr,
                              ValueRange{toI64(b, loc, offset)});
 }
-Value tk::nvvm::kernelParam(Operation *op, int64_t index) {
+Value tk::lower::kernelParam(Operation *op, int64_t index) {
   auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
   return func.getArgument(index);
 }
-void tk::nvvm::emitOncePerWarpgroup(
+void tk::lower::emitOncePerWarpgroup(
     OpBuilder &b, Location loc, llvm::function_ref<void(OpBuilder &)> body) {
   Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
                                       constIndex(b, loc, 128));
@@ -160,7 +229,7 @@ void tk::nvvm::emitOncePerWarpgroup(
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   body(b);
 }
-void tk::nvvm::warpgroupSync(OpBuilder &b, Location loc) {
+void tk::lower::warpgroupSync(OpBuilder &b, Location loc) {
   Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
                                     constIndex(b, loc, 128));
   Value id =
@@ -169,12 +238,12 @@ void tk::nvvm::warpgroupSync(OpBuilder &b, Location loc) {
                           /*reductionOp=*/NVVM::BarrierReductionAttr{},
                           /*reductionPredicate=*/Value{});
 }
-int64_t tk::nvvm::allocationRows(Value tile) {
+int64_t tk::lower::allocationRows(Value tile) {
   while (auto subtile = tile.getDefiningOp<SubtileOp>())
     tile = subtile.getSource();
   return cast<SharedTileType>(tile.getType()).getRows();
 }
-int64_t tk::nvvm::elementBytes(Type type) {
+int64_t tk::lower::elementBytes(Type type) {
   return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
 }
 
@@ -262,79 +331,11 @@ FailureOr<Attribute> describeBound(Value bound, Builder &b) {
   return failure();
 }
 
-/// Why the lowering cannot handle `op` yet, or "" when it can.
-template <typename OpTy> std::string mmaUnsupportedReason(OpTy mma) {
-  if (!isa<SharedTileType>(mma.getB().getType()))
-    return "with a register B operand is not lowered yet; keep B in shared "
-           "memory";
-  if (auto a = dyn_cast<RegTileType>(mma.getA().getType());
-      a && (!isa_and_nonnull<RowLayoutAttr>(a.getLayout()) ||
-            a.getScope() != Scope::warpgroup ||
-            !(a.getElementType().isBF16() || a.getElementType().isF16())))
-    return "with a register A operand is lowered for bf16/f16 warpgroup "
-           "tiles in #tile.row layout only";
-  if (mma.getType().getScope() == Scope::block)
-    return "at block scope is split over warpgroups by tile-warp-specialize; "
-           "run it (or write warpgroup tiles) before lowering";
-  ArrayRef<int64_t> d = mma.getType().getShape();
-  if (d[0] != 64 || d[1] > 256)
-    return "is lowered for 64 x N (N <= 256) warpgroup results only, got " +
-           std::to_string(d[0]) + "x" + std::to_string(d[1]);
-  return "";
-}
+} // namespace
 
-std::string unsupportedReason(Operation *op) {
-  if (auto mma = dyn_cast<MmaOp>(op))
-    return mmaUnsupportedReason(mma);
-  if (auto mma = dyn_cast<MmaAsyncOp>(op))
-    return mmaUnsupportedReason(mma);
-  if (isa<RowMaxOp, RowSumOp>(op))
-    return reductionUnsupportedReason(
-        cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/true);
-  if (isa<ColMaxOp, ColSumOp>(op))
-    return reductionUnsupportedReason(
-        cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/false);
-  if (isa<CopyOp>(op))
-    return "is the synchronous naive form; run tile-pipeline (stages = 1 "
-           "for a plain synchronous copy) before lowering";
-  if (auto store = dyn_cast<StoreAsyncOp>(op))
-    return store.getReduce() ? "with 'reduce add' is not lowered yet" : "";
-  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
-    return sameFragments(convert)
-               ? ""
-               : "between layouts that move data is not lowered yet";
-  if (auto load = dyn_cast<LoadOp>(op)) {
-    Type src = load.getSrc().getType(), value = load.getType();
-    if ((isa<SharedTileType>(src) && isa<RegTileType>(value)) ||
-        (isa<GlobalType>(src) && isa<RegVecType>(value)))
-      return "";
-    return "is lowered for shared tiles to register tiles and global views "
-           "to register vectors only";
-  }
-  if (auto store = dyn_cast<StoreOp>(op)) {
-    Type value = store.getValue().getType(), dst = store.getDst().getType();
-    if (isa<RegTileType>(value) && isa<GlobalType, SharedTileType>(dst))
-      return "";
-    if (isa<RegVecType>(value) && isa<GlobalType>(dst))
-      return "";
-    return "is lowered for register tiles to global or shared memory and "
-           "register vectors to global memory only";
-  }
-  if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpSpecializeOp,
-          WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
-          SubtileOp, LoadAsyncOp, StoreAsyncWaitOp, SemInitOp, SemArriveOp,
-          SemExpectOp, SemWaitOp, BarrierOp, FenceOp, FillOp, CastOp, AddOp,
-          SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
-          BroadcastOp, MmaWaitOp, CausalMaskOp, BoundMaskOp>(op))
-    return "";
-  if (isa_and_nonnull<TileDialect>(op->getDialect()))
-    return "is not lowered to NVVM yet";
-  return "";
-}
-
-/// Checks the kernel is within what the lowering handles, with diagnostics
-/// that say what to do.
-LogicalResult checkLowerable(KernelOp kernel) {
+LogicalResult
+tk::lower::checkLowerable(KernelOp kernel,
+                          llvm::function_ref<std::string(Operation *)> reason) {
   if (!kernel.getWarpgroups())
     return kernel.emitOpError("needs launch(warpgroups = N) to be lowered; "
                               "set it or run tile-warp-specialize");
@@ -345,7 +346,7 @@ LogicalResult checkLowerable(KernelOp kernel) {
             "cluster shapes other than [N, 1, 1] are not lowered yet: blocks "
             "are launched along x");
   WalkResult walk = kernel.walk([&](Operation *op) {
-    if (std::string why = unsupportedReason(op); !why.empty()) {
+    if (std::string why = reason(op); !why.empty()) {
       op->emitOpError() << why;
       return WalkResult::interrupt();
     }
@@ -375,8 +376,8 @@ LogicalResult checkLowerable(KernelOp kernel) {
 
 /// Moves `kernel` into `gpuModule` as an llvm.func with the launch ABI and
 /// returns the ABI description for the manifest.
-FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
-                                               gpu::GPUModuleOp gpuModule) {
+FailureOr<DictionaryAttr>
+tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
   MLIRContext *ctx = kernel.getContext();
   Builder b(ctx);
   Location loc = kernel.getLoc();
@@ -562,11 +563,22 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
   auto func =
       LLVM::LLVMFuncOp::create(builder, loc, kernel.getSymName(), funcType);
   unsigned threads = 4 * target.warpSize * *kernel.getWarpgroups();
-  func->setAttr("nvvm.kernel", b.getUnitAttr());
-  func->setAttr("nvvm.maxntid",
-                b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-  // setmaxnreg needs a register cap at entry: one block per multiprocessor.
-  func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  bool amd = target.vendor == tk::Vendor::amd;
+  if (amd) {
+    func->setAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName(),
+                  b.getUnitAttr());
+    func->setAttr(ROCDL::ROCDLDialect::getFlatWorkGroupSizeAttrName(),
+                  b.getStringAttr(std::to_string(threads) + "," +
+                                  std::to_string(threads)));
+    func->setAttr(ROCDL::ROCDLDialect::getReqdWorkGroupSizeAttrName(),
+                  b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  } else {
+    func->setAttr("nvvm.kernel", b.getUnitAttr());
+    func->setAttr("nvvm.maxntid",
+                  b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+    // setmaxnreg needs a register cap at entry: one block per multiprocessor.
+    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+  }
   if (clusterSize > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   b.getDenseI32ArrayAttr({int32_t(clusterSize), 1, 1}));
@@ -617,7 +629,7 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
       b.getNamedAttr("target", b.getStringAttr(target.name)),
       b.getNamedAttr("threads", b.getI64IntegerAttr(threads)),
       b.getNamedAttr("shared_memory_bytes",
-                     b.getI64IntegerAttr(smem ? smem + kSmemAlignSlack : 0)),
+                     b.getI64IntegerAttr(smem ? smem + smemSlack(amd) : 0)),
       b.getNamedAttr("grid_policy",
                      b.getStringAttr(stringifyGridPolicy(kernel.getGrid()))),
       b.getNamedAttr("tiles", b.getArrayAttr(tiles)),
@@ -629,69 +641,42 @@ FailureOr<DictionaryAttr> lowerKernelSignature(KernelOp kernel,
   return desc;
 }
 
-struct ConvertTileToNVVMPass
-    : public tk::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-    SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
-    if (kernels.empty())
-      return;
-    for (KernelOp kernel : kernels)
-      if (getTargetInfo(kernel).vendor != tk::Vendor::nvidia) {
-        kernel.emitOpError("targets ")
-            << getTargetInfo(kernel).name
-            << "; convert-tile-to-nvvm lowers NVIDIA targets only";
-        return signalPassFailure();
-      }
-    if (failed(checkAll(kernels)))
-      return signalPassFailure();
+FailureOr<gpu::GPUModuleOp>
+tk::lower::lowerKernels(ModuleOp module, tk::Vendor vendor, StringRef pass,
+                        llvm::function_ref<std::string(Operation *)> reason) {
+  SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+  if (kernels.empty())
+    return gpu::GPUModuleOp();
+  for (KernelOp kernel : kernels)
+    if (getTargetInfo(kernel).vendor != vendor)
+      return kernel.emitOpError("targets ")
+             << getTargetInfo(kernel).name << "; " << pass << " lowers "
+             << (vendor == tk::Vendor::nvidia ? "NVIDIA" : "AMD")
+             << " targets only";
+  for (KernelOp kernel : kernels)
+    if (failed(checkLowerable(kernel, reason)))
+      return failure();
 
-    OpBuilder builder(module.getBody(), module.getBody()->end());
-    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                    builder.getUnitAttr());
-    auto gpuModule =
-        gpu::GPUModuleOp::create(builder, module.getLoc(), "tk_kernels");
-    builder.setInsertionPointToStart(gpuModule.getBody());
-    auto smemType = LLVM::LLVMArrayType::get(builder.getI8Type(), 0);
-    LLVM::GlobalOp::create(builder, module.getLoc(), smemType,
-                           /*isConstant=*/false, LLVM::Linkage::External,
-                           kSmemSymbol, Attribute(), /*alignment=*/1024,
-                           /*addrSpace=*/3);
+  OpBuilder builder(module.getBody(), module.getBody()->end());
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  builder.getUnitAttr());
+  auto gpuModule =
+      gpu::GPUModuleOp::create(builder, module.getLoc(), "tk_kernels");
+  builder.setInsertionPointToStart(gpuModule.getBody());
+  auto smemType = LLVM::LLVMArrayType::get(builder.getI8Type(), 0);
+  LLVM::GlobalOp::create(builder, module.getLoc(), smemType,
+                         /*isConstant=*/false, LLVM::Linkage::External,
+                         kSmemSymbol, Attribute(), /*alignment=*/1024,
+                         /*addrSpace=*/3);
 
-    SmallVector<NamedAttribute> abis;
-    for (KernelOp kernel : kernels) {
-      std::string name = kernel.getSymName().str();
-      FailureOr<DictionaryAttr> abi = lowerKernelSignature(kernel, gpuModule);
-      if (failed(abi))
-        return signalPassFailure();
-      abis.push_back(builder.getNamedAttr(name, *abi));
-    }
-    module->setAttr("tile.abi", builder.getDictionaryAttr(abis));
-
-    TileTypeConverter converter(ctx);
-    RewritePatternSet patterns(ctx);
-    ConversionTarget target(*ctx);
-    target.addIllegalDialect<TileDialect>();
-    target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect,
-                           arith::ArithDialect, gpu::GPUDialect>();
-    target.addLegalOp<UnrealizedConversionCastOp>();
-    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
-                                                         target);
-    populateStructurePatterns(converter, patterns);
-    populateMemoryPatterns(converter, patterns);
-    populateSyncPatterns(converter, patterns);
-    populateComputePatterns(converter, patterns);
-    populateReductionPatterns(converter, patterns);
-    if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
-      return signalPassFailure();
+  SmallVector<NamedAttribute> abis;
+  for (KernelOp kernel : kernels) {
+    std::string name = kernel.getSymName().str();
+    FailureOr<DictionaryAttr> abi = lowerKernelSignature(kernel, gpuModule);
+    if (failed(abi))
+      return failure();
+    abis.push_back(builder.getNamedAttr(name, *abi));
   }
-
-  LogicalResult checkAll(ArrayRef<KernelOp> kernels) {
-    for (KernelOp kernel : kernels)
-      if (failed(checkLowerable(kernel)))
-        return failure();
-    return success();
-  }
-};
-} // namespace
+  module->setAttr("tile.abi", builder.getDictionaryAttr(abis));
+  return gpuModule;
+}

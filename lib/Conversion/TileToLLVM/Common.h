@@ -18,18 +18,21 @@
 // Structure.cpp, Memory.cpp, Sync.cpp and Compute.cpp.
 //
 //===----------------------------------------------------------------------===//
-#ifndef TK_LIB_CONVERSION_TILETONVVM_COMMON_H
-#define TK_LIB_CONVERSION_TILETONVVM_COMMON_H
+#ifndef TK_LIB_CONVERSION_TILETOLLVM_COMMON_H
+#define TK_LIB_CONVERSION_TILETOLLVM_COMMON_H
 
 #include "tk/Dialect/Tile/IR/TileOps.h"
+#include "tk/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
 
-namespace tk::nvvm {
+namespace tk::lower {
 
 inline constexpr llvm::StringLiteral kSmemOffset = "tk.smem_offset";
 inline constexpr llvm::StringLiteral kViewParam = "tk.view_param";
@@ -43,8 +46,13 @@ inline constexpr llvm::StringLiteral kPerWarp = "tk.per_warp_arrivals";
 /// tile.
 inline constexpr llvm::StringLiteral kClusterBlocks = "tk.cluster_blocks";
 inline constexpr llvm::StringLiteral kSmemSymbol = "__tk_smem";
-/// Extra bytes requested so the dynamic buffer can be aligned to 1024 bytes.
-inline constexpr int64_t kSmemAlignSlack = 1024;
+/// AMD: on tile.copy, the threads of the block, which share the copy.
+inline constexpr llvm::StringLiteral kThreads = "tk.threads";
+/// AMD: on foreach_tile, the chiplets (XCDs) blocks are dealt to round-robin.
+inline constexpr llvm::StringLiteral kChiplets = "tk.chiplets";
+/// Extra bytes requested so the dynamic buffer can be aligned to 1024 bytes
+/// (NVIDIA; AMD places its dynamic LDS symbol aligned).
+inline int64_t smemSlack(bool amd) { return amd ? 0 : 1024; }
 
 /// Register tiles and vectors become LLVM structs with one field per element
 /// a thread holds; shared buffers and semaphores shared pointers; global
@@ -80,8 +88,27 @@ mlir::Value constIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 mlir::Value toI32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);
 mlir::Value toI64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);
 mlir::Value toIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+/// Whether the kernel being built targets AMD (its llvm.func carries
+/// `rocdl.kernel`): the few target-specific builders below dispatch on it, so
+/// the patterns written against FragmentMap serve both lowerings.
+bool targetsAMD(mlir::OpBuilder &b);
+/// Lanes per warp (wave): 32 on NVIDIA, 64 on AMD.
+int64_t warpSize(mlir::OpBuilder &b);
 /// threadIdx.x as an index.
 mlir::Value threadIndex(mlir::OpBuilder &b, mlir::Location loc);
+/// blockIdx.x and gridDim.x as indices.
+mlir::Value blockIndex(mlir::OpBuilder &b, mlir::Location loc);
+mlir::Value gridSize(mlir::OpBuilder &b, mlir::Location loc);
+/// The 32-bit `value` of the lane whose index is this lane's XOR `mask`
+/// (shfl.sync.bfly on NVIDIA, ds_bpermute on AMD).
+mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value value, int64_t mask);
+/// Named intrinsics of the special-function unit: 2^x and log2 x in f32.
+mlir::Value fastExp2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+mlir::Value fastLog2(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+/// The number of warps a register value of `type` is spread over: its
+/// scope's, or for block scope the wave grid of an MFMA layout (0: unknown).
+unsigned valueWarps(tile::RegisterType type);
 /// Byte-offset a shared pointer: `ptr + offset` (offset an index or i64).
 mlir::Value offsetPtr(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
                       mlir::Value offset);
@@ -101,21 +128,67 @@ int64_t allocationRows(mlir::Value tile);
 /// Bytes of one element of a tile element type.
 int64_t elementBytes(mlir::Type type);
 
+/// The start of the kernel's dynamic shared memory (aligned to 1024 bytes)
+/// plus `offset` bytes.
+mlir::Value sharedAt(mlir::OpBuilder &b, mlir::Location loc, int64_t offset);
+/// The dimensions of the view `op` reads or writes, from its kernel
+/// parameters (`op` carries kViewParam).
+llvm::SmallVector<mlir::Value> viewDims(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Operation *op, size_t rank);
+/// Row-major element offset of the first `count` coordinates, in units of
+/// dimension `count`.
+mlir::Value leadingOffset(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::ValueRange coords,
+                          llvm::ArrayRef<mlir::Value> dims, size_t count);
+/// Byte offset of element (row, col) of `tile` under its swizzle, in an
+/// allocation of `blockRows` rows.
+mlir::Value swizzledOffset(mlir::OpBuilder &b, mlir::Location loc,
+                           tile::SharedTileType tile, int64_t blockRows,
+                           mlir::Value row, mlir::Value col);
+
+/// Checks `kernel` is within what a lowering handles: `reason(op)` says why
+/// an op is not (or ""), and every register value and shared tile must have
+/// its layout and swizzle set.
+mlir::LogicalResult
+checkLowerable(tile::KernelOp kernel,
+               llvm::function_ref<std::string(mlir::Operation *)> reason);
+/// Moves `kernel` into `gpuModule` as an llvm.func with the launch ABI of
+/// its target and returns the ABI description for the manifest.
+llvm::FailureOr<mlir::DictionaryAttr>
+lowerKernelSignature(tile::KernelOp kernel, mlir::gpu::GPUModuleOp gpuModule);
+/// Creates `gpu.module @tk_kernels` (with the dynamic shared-memory symbol)
+/// in `module`, lowers every kernel's signature into it and records the ABIs
+/// as the module attribute `tile.abi`.
+/// Fails (with diagnostics) when a kernel targets another vendor than
+/// `vendor` (named in messages as `pass`) or `reason` rejects one of its
+/// ops; returns a null module when `module` has no kernels.
+llvm::FailureOr<mlir::gpu::GPUModuleOp>
+lowerKernels(mlir::ModuleOp module, tk::Vendor vendor, llvm::StringRef pass,
+             llvm::function_ref<std::string(mlir::Operation *)> reason);
+
+/// Patterns shared by both targets, plus NVIDIA's own when `nvidia`.
 void populateStructurePatterns(mlir::TypeConverter &converter,
-                               mlir::RewritePatternSet &patterns);
+                               mlir::RewritePatternSet &patterns, bool nvidia);
+/// Patterns shared by both targets, plus NVIDIA's own when `nvidia`.
 void populateMemoryPatterns(mlir::TypeConverter &converter,
-                            mlir::RewritePatternSet &patterns);
+                            mlir::RewritePatternSet &patterns, bool nvidia);
+/// NVIDIA only (mbarriers, fences, named barriers).
 void populateSyncPatterns(mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
+/// Patterns shared by both targets, plus NVIDIA's own when `nvidia`.
 void populateComputePatterns(mlir::TypeConverter &converter,
-                             mlir::RewritePatternSet &patterns);
+                             mlir::RewritePatternSet &patterns, bool nvidia);
+/// Both targets.
 void populateReductionPatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
+/// AMD only: copies into LDS, MFMA, barriers (AMD.cpp).
+void populateAMDPatterns(mlir::TypeConverter &converter,
+                         mlir::RewritePatternSet &patterns);
 /// Whether a layout conversion is between identical fragment maps.
 bool sameFragments(tile::ConvertLayoutOp op);
 /// Why a reduction of `tile` along rows (or columns) cannot be lowered, or "".
 std::string reductionUnsupportedReason(tile::RegTileType tile, bool alongRows);
 
-} // namespace tk::nvvm
+} // namespace tk::lower
 
-#endif // TK_LIB_CONVERSION_TILETONVVM_COMMON_H
+#endif // TK_LIB_CONVERSION_TILETOLLVM_COMMON_H

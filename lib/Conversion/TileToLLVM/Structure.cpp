@@ -3,7 +3,7 @@
 
 using namespace mlir;
 using namespace tk::tile;
-using namespace tk::nvvm;
+using namespace tk::lower;
 
 namespace {
 
@@ -32,8 +32,9 @@ struct WarpgroupIdLowering : OpConversionPattern<WarpgroupIdOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t base = op->getAttrOfType<IntegerAttr>(kRoleBase).getInt();
-    Value wg = arith::DivUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
-                                      constIndex(rewriter, loc, 128));
+    Value wg = arith::DivUIOp::create(
+        rewriter, loc, threadIndex(rewriter, loc),
+        constIndex(rewriter, loc, 4 * warpSize(rewriter)));
     rewriter.replaceOpWithNewOp<arith::SubIOp>(op, wg,
                                                constIndex(rewriter, loc, base));
     return success();
@@ -86,21 +87,34 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     Value total = constIndex(rewriter, loc, 1);
     for (Value bound : bounds)
       total = arith::MulIOp::create(rewriter, loc, total, bound);
-    Value block =
-        toIndex(rewriter, loc,
-                NVVM::BlockIdXOp::create(rewriter, loc, rewriter.getI32Type()));
+    Value block = blockIndex(rewriter, loc);
     // In cluster kernels the worker is the cluster: its blocks are
     // consecutive along x and share every tile.
     auto cluster = op->getAttrOfType<IntegerAttr>(kClusterBlocks);
     if (cluster)
       block = arith::DivUIOp::create(
           rewriter, loc, block, constIndex(rewriter, loc, cluster.getInt()));
+    // AMD deals consecutive blocks to its chiplets (XCDs) round-robin, each
+    // with its own L2: renumber so each chiplet runs a contiguous run of the
+    // tile order (chiplet x gets blocks x, x + X, ... and the tiles
+    // x * (total / X) + min(x, total % X) onwards).
+    Value dealt = block;
+    if (auto chiplets = op->getAttrOfType<IntegerAttr>(kChiplets);
+        chiplets && !op->hasAttr("tk.persistent")) {
+      Value x = constIndex(rewriter, loc, chiplets.getInt());
+      Value xcd = arith::RemUIOp::create(rewriter, loc, block, x);
+      Value local = arith::DivUIOp::create(rewriter, loc, block, x);
+      Value full = arith::DivUIOp::create(rewriter, loc, total, x);
+      Value extra = arith::RemUIOp::create(rewriter, loc, total, x);
+      Value first = arith::AddIOp::create(
+          rewriter, loc, arith::MulIOp::create(rewriter, loc, xcd, full),
+          arith::MinUIOp::create(rewriter, loc, xcd, extra));
+      block = arith::AddIOp::create(rewriter, loc, first, local);
+    }
     Operation *insertBefore;
     Value linear, iteration;
     if (op->hasAttr("tk.persistent")) {
-      Value grid = toIndex(
-          rewriter, loc,
-          NVVM::GridDimXOp::create(rewriter, loc, rewriter.getI32Type()));
+      Value grid = gridSize(rewriter, loc);
       if (cluster)
         grid = arith::DivUIOp::create(
             rewriter, loc, grid, constIndex(rewriter, loc, cluster.getInt()));
@@ -113,7 +127,7 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
           grid);
     } else {
       Value inRange = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::ult, block, total);
+          rewriter, loc, arith::CmpIPredicate::ult, dealt, total);
       auto guard = scf::IfOp::create(rewriter, loc, inRange,
                                      /*withElseRegion=*/false);
       insertBefore = guard.thenBlock()->getTerminator();
@@ -180,9 +194,12 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
 };
 } // namespace
 
-void tk::nvvm::populateStructurePatterns(TypeConverter &converter,
-                                         RewritePatternSet &patterns) {
-  patterns.add<DimLowering, WarpgroupIdLowering, ClusterRankLowering,
-               ForeachTileLowering, WarpSpecializeLowering>(
+void tk::lower::populateStructurePatterns(TypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          bool nvidia) {
+  patterns.add<DimLowering, WarpgroupIdLowering, ForeachTileLowering>(
       converter, patterns.getContext());
+  if (nvidia)
+    patterns.add<ClusterRankLowering, WarpSpecializeLowering>(
+        converter, patterns.getContext());
 }

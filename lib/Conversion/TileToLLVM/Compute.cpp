@@ -10,7 +10,7 @@
 
 using namespace mlir;
 using namespace tk::tile;
-using namespace tk::nvvm;
+using namespace tk::lower;
 
 namespace {
 
@@ -138,12 +138,6 @@ struct ExpLogLowering : OpConversionPattern<TileOp> {
     Type structType = this->getTypeConverter()->convertType(op.getType());
     Type element = cast<RegisterType>(op.getType()).getElementType();
     Type f32 = rewriter.getF32Type();
-    auto intrinsic = [&](StringRef name, Value x) {
-      return LLVM::CallIntrinsicOp::create(rewriter, loc, f32,
-                                           rewriter.getStringAttr(name),
-                                           ValueRange{x})
-          .getResult(0);
-    };
     auto constant = [&](double value) {
       return LLVM::ConstantOp::create(rewriter, loc, f32,
                                       rewriter.getF32FloatAttr(value));
@@ -155,16 +149,15 @@ struct ExpLogLowering : OpConversionPattern<TileOp> {
           Value y;
           switch (Kind) {
           case Transcendental::exp2:
-            y = intrinsic("llvm.nvvm.ex2.approx.ftz.f", x);
+            y = fastExp2(rewriter, loc, x);
             break;
           case Transcendental::exp:
-            y = intrinsic("llvm.nvvm.ex2.approx.ftz.f",
-                          LLVM::FMulOp::create(rewriter, loc, x,
-                                               constant(1.4426950408889634)));
+            y = fastExp2(rewriter, loc,
+                         LLVM::FMulOp::create(rewriter, loc, x,
+                                              constant(1.4426950408889634)));
             break;
           case Transcendental::log:
-            y = LLVM::FMulOp::create(rewriter, loc,
-                                     intrinsic("llvm.nvvm.lg2.approx.f", x),
+            y = LLVM::FMulOp::create(rewriter, loc, fastLog2(rewriter, loc, x),
                                      constant(0.6931471805599453));
             break;
           }
@@ -438,7 +431,7 @@ struct MmaWaitLowering : OpConversionPattern<MmaWaitOp> {
 };
 } // namespace
 
-bool tk::nvvm::sameFragments(ConvertLayoutOp op) {
+bool tk::lower::sameFragments(ConvertLayoutOp op) {
   FailureOr<FragmentMap> a =
       getScopeFragmentMap(cast<RegisterType>(op.getX().getType()));
   FailureOr<FragmentMap> b =
@@ -446,14 +439,14 @@ bool tk::nvvm::sameFragments(ConvertLayoutOp op) {
   return succeeded(a) && succeeded(b) && a->samePlacement(*b);
 }
 
-void tk::nvvm::populateComputePatterns(TypeConverter &converter,
-                                       RewritePatternSet &patterns) {
+void tk::lower::populateComputePatterns(TypeConverter &converter,
+                                        RewritePatternSet &patterns,
+                                        bool nvidia) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<
-      FillLowering, CastLowering, MmaLowering<MmaOp, true>,
-      MmaLowering<MmaAsyncOp, false>, MmaWaitLowering,
-      BinaryLowering<AddOp, LLVM::FAddOp>, BinaryLowering<SubOp, LLVM::FSubOp>,
-      BinaryLowering<MulOp, LLVM::FMulOp>, BinaryLowering<DivOp, LLVM::FDivOp>,
+      FillLowering, CastLowering, BinaryLowering<AddOp, LLVM::FAddOp>,
+      BinaryLowering<SubOp, LLVM::FSubOp>, BinaryLowering<MulOp, LLVM::FMulOp>,
+      BinaryLowering<DivOp, LLVM::FDivOp>,
       BinaryLowering<MaxOp, LLVM::MaxNumOp>,
       BinaryLowering<MinOp, LLVM::MinNumOp>, UnaryLowering<NegOp, LLVM::FNegOp>,
       UnaryLowering<AbsOp, LLVM::FAbsOp>,
@@ -461,4 +454,7 @@ void tk::nvvm::populateComputePatterns(TypeConverter &converter,
       ExpLogLowering<ExpOp, Transcendental::exp>,
       ExpLogLowering<LogOp, Transcendental::log>, MaskLowering<CausalMaskOp>,
       MaskLowering<BoundMaskOp>, ConvertLayoutLowering>(converter, ctx);
+  if (nvidia)
+    patterns.add<MmaLowering<MmaOp, true>, MmaLowering<MmaAsyncOp, false>,
+                 MmaWaitLowering>(converter, ctx);
 }

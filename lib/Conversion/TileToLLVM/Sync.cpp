@@ -3,7 +3,7 @@
 
 using namespace mlir;
 using namespace tk::tile;
-using namespace tk::nvvm;
+using namespace tk::lower;
 
 namespace {
 
@@ -198,8 +198,8 @@ struct FenceLowering : OpConversionPattern<FenceOp> {
 };
 } // namespace
 
-void tk::nvvm::populateSyncPatterns(TypeConverter &converter,
-                                    RewritePatternSet &patterns) {
+void tk::lower::populateSyncPatterns(TypeConverter &converter,
+                                     RewritePatternSet &patterns) {
   patterns
       .add<SemInitLowering, SemArriveLowering, ClusterSyncLowering,
            SemExpectLowering, SemWaitLowering, BarrierLowering, FenceLowering>(

@@ -1,0 +1,418 @@
+//===- AMD.cpp - Copies into LDS, MFMA and barriers for CDNA --------------===//
+//
+// The AMD-only patterns of the lowering (everything written against
+// FragmentMap -- fills, casts, elementwise ops, reductions, masks, register
+// stores -- is shared with NVIDIA):
+//
+// - `tile.copy` (global → LDS, the whole block): each thread moves 16-byte
+//   chunks with buffer loads, whose hardware range check returns zeros past
+//   the view's last row; a chunk past the last column gets an out-of-range
+//   offset (element by element where the row length is not a multiple of
+//   the chunk). Chunks land in LDS at their swizzled offsets. A block
+//   barrier before (earlier readers are done) and after (the data is
+//   visible) makes the copy synchronous, as the op promises.
+// - `tile.mma`: per wave, for each MFMA atom of its part of the
+//   accumulator (the result's FragmentMap), A and B fragments are read from
+//   LDS (or taken from registers holding the `a` / `b` fragments) and
+//   multiplied with one `v_mfma_f32_MxNxK` per k-step.
+// - `tile.barrier block`: `s_barrier` with workgroup-scope fences.
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+using namespace mlir;
+using namespace tk::tile;
+using namespace tk::lower;
+
+namespace {
+
+/// gfx9 buffer resource flags (word 3): 32-bit data format, no swizzle.
+constexpr int64_t kBufferFlags = 0x27000;
+/// A byte offset past any range we describe: loads there return zeros.
+constexpr int64_t kOutOfRange = 0x7ffffff0;
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return constIndex(b, loc, v);
+}
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value mul(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::MulIOp::create(b, loc, x, y);
+}
+Value ult(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+}
+
+/// A buffer resource for the bytes of a global view from element `start`
+/// on, `bytes` long (clamped to [0, kOutOfRange)).
+Value bufferResource(OpBuilder &b, Location loc, Value ptr, Type element,
+                     Value start, Value bytes) {
+  MLIRContext *ctx = b.getContext();
+  Value base = LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
+                                   ValueRange{toI64(b, loc, start)});
+  Value positive = arith::MaxSIOp::create(b, loc, bytes, index(b, loc, 0));
+  Value clamped =
+      arith::MinSIOp::create(b, loc, positive, index(b, loc, kOutOfRange));
+  return ROCDL::MakeBufferRsrcOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 8), base,
+      arith::ConstantIntOp::create(b, loc, 0, 16), toI64(b, loc, clamped),
+      constI32(b, loc, kBufferFlags));
+}
+
+Value bufferLoad(OpBuilder &b, Location loc, Type type, Value rsrc,
+                 Value offset) {
+  Value zero = constI32(b, loc, 0);
+  return ROCDL::RawPtrBufferLoadOp::create(b, loc, type, rsrc,
+                                           toI32(b, loc, offset), zero, zero,
+                                           /*alias_scopes=*/nullptr,
+                                           /*noalias_scopes=*/nullptr,
+                                           /*tbaa=*/nullptr);
+}
+
+struct CopyLowering : OpConversionPattern<CopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    auto tile = cast<SharedTileType>(op.getDst().getType());
+    auto view = cast<GlobalType>(op.getSrc().getType());
+    auto threads = op->getAttrOfType<IntegerAttr>(kThreads);
+    if (!threads)
+      return rewriter.notifyMatchFailure(op, "block size not recorded");
+    Type element = tile.getElementType();
+    int64_t eb = elementBytes(element);
+    int64_t perChunk = 16 / eb;
+    int64_t rowsT = tile.getRows(), colsT = tile.getCols();
+    int64_t chunksPerRow = colsT / perChunk;
+    int64_t chunks = rowsT * chunksPerRow;
+    int64_t rounds = llvm::divideCeil(chunks, threads.getInt());
+
+    size_t rank = view.getShape().size();
+    SmallVector<Value> dims = viewDims(b, loc, op, rank);
+    ValueRange coords = adaptor.getCoords();
+    Value rows = dims[rank - 2], cols = dims[rank - 1];
+    Value r0 = mul(b, loc, coords[rank - 2], index(b, loc, rowsT));
+    Value c0 = mul(b, loc, coords[rank - 1], index(b, loc, colsT));
+    Value lead = leadingOffset(b, loc, coords, dims, rank - 2);
+    // The resource starts at element (r0, c0) and ends with the view.
+    Value start = add(b, loc, mul(b, loc, add(b, loc, lead, r0), cols), c0);
+    Value left = arith::SubIOp::create(
+        b, loc,
+        mul(b, loc, arith::SubIOp::create(b, loc, rows, r0).getResult(), cols),
+        c0);
+    Value rsrc = bufferResource(b, loc, adaptor.getSrc(), element, start,
+                                mul(b, loc, left, index(b, loc, eb)));
+    Value dst = adaptor.getDst();
+    int64_t blockRows = allocationRows(op.getDst());
+    auto chunkType = VectorType::get({4}, b.getI32Type());
+    Value wholeChunks = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, cols, index(b, loc, perChunk)),
+        index(b, loc, 0));
+
+    ROCDL::BarrierOp::create(b, loc);
+    Value tid = threadIndex(b, loc);
+    for (int64_t round = 0; round < rounds; ++round) {
+      Value chunk = add(b, loc, tid, index(b, loc, round * threads.getInt()));
+      std::optional<scf::IfOp> guard;
+      if ((round + 1) * threads.getInt() > chunks) {
+        guard =
+            scf::IfOp::create(b, loc, ult(b, loc, chunk, index(b, loc, chunks)),
+                              /*withElseRegion=*/false);
+        b.setInsertionPoint(guard->thenBlock()->getTerminator());
+      }
+      Value r =
+          arith::DivUIOp::create(b, loc, chunk, index(b, loc, chunksPerRow));
+      Value c = mul(
+          b, loc,
+          arith::RemUIOp::create(b, loc, chunk, index(b, loc, chunksPerRow)),
+          index(b, loc, perChunk));
+      Value byte =
+          mul(b, loc, add(b, loc, mul(b, loc, r, cols), c), index(b, loc, eb));
+      auto select = [&](Value inside, Value offset) {
+        return arith::SelectOp::create(b, loc, inside, offset,
+                                       index(b, loc, kOutOfRange))
+            .getResult();
+      };
+      auto split = scf::IfOp::create(b, loc, chunkType, wholeChunks,
+                                     /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g(b);
+        // Rows of whole chunks: a chunk is in or out as a whole.
+        b.setInsertionPointToStart(split.thenBlock());
+        Value inside = ult(b, loc, add(b, loc, c0, c), cols);
+        Value v = bufferLoad(b, loc, chunkType, rsrc, select(inside, byte));
+        scf::YieldOp::create(b, loc, v);
+        // Otherwise element by element.
+        b.setInsertionPointToStart(split.elseBlock());
+        Type bits = b.getIntegerType(eb * 8);
+        auto elems = VectorType::get({perChunk}, bits);
+        Value e = LLVM::UndefOp::create(b, loc, elems);
+        for (int64_t i = 0; i < perChunk; ++i) {
+          Value in = ult(
+              b, loc, add(b, loc, add(b, loc, c0, c), index(b, loc, i)), cols);
+          Value off = add(b, loc, byte, index(b, loc, i * eb));
+          e = LLVM::InsertElementOp::create(
+              b, loc, e, bufferLoad(b, loc, bits, rsrc, select(in, off)),
+              constI32(b, loc, i));
+        }
+        scf::YieldOp::create(
+            b, loc, LLVM::BitcastOp::create(b, loc, chunkType, e).getResult());
+      }
+      Value at =
+          offsetPtr(b, loc, dst, swizzledOffset(b, loc, tile, blockRows, r, c));
+      LLVM::StoreOp::create(b, loc, split.getResult(0), at, /*alignment=*/16);
+      if (guard)
+        b.setInsertionPointAfter(*guard);
+    }
+    ROCDL::BarrierOp::create(b, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The MFMA instruction for an atom shape and input type.
+FailureOr<Operation *> createMfma(OpBuilder &b, Location loc, MfmaLayoutAttr f,
+                                  Type input, Value a, Value bv, Value c) {
+  Type res = c.getType();
+  Value zero = constI32(b, loc, 0);
+  SmallVector<Value> args = {a, bv, c, zero, zero, zero};
+  unsigned m = f.getM(), k = f.getK();
+  bool bf16 = input.isBF16();
+#define TK_MFMA(OP) OP::create(b, loc, res, args).getOperation()
+  if (m == 32 && k == 8)
+    return bf16 ? TK_MFMA(ROCDL::mfma_f32_32x32x8bf16_1k)
+                : TK_MFMA(ROCDL::mfma_f32_32x32x8f16);
+  if (m == 16 && k == 16)
+    return bf16 ? TK_MFMA(ROCDL::mfma_f32_16x16x16bf16_1k)
+                : TK_MFMA(ROCDL::mfma_f32_16x16x16f16);
+  if (m == 32 && k == 16)
+    return bf16 ? TK_MFMA(ROCDL::mfma_f32_32x32x16_bf16)
+                : TK_MFMA(ROCDL::mfma_f32_32x32x16_f16);
+  if (m == 16 && k == 32)
+    return bf16 ? TK_MFMA(ROCDL::mfma_f32_16x16x32_bf16)
+                : TK_MFMA(ROCDL::mfma_f32_16x16x32_f16);
+#undef TK_MFMA
+  return failure();
+}
+
+/// Operand fragments of one wave, as MFMA input vectors.
+class OperandReader {
+public:
+  OperandReader(OpBuilder &b, Location loc, Value tile, Value lowered,
+                MfmaLayoutAttr frag, bool isA, bool transposed)
+      : b(b), loc(loc), tile(tile), lowered(lowered), frag(frag), isA(isA),
+        transposed(transposed) {
+    int64_t m = isA ? frag.getM() : frag.getN();
+    perLane = m * frag.getK() / 64;
+    Type element = elementOf(tile);
+    // gfx942's k = 8 / 16 forms take i16 (bf16) or f16 lanes; gfx950's
+    // doubled k forms take bf16 / f16 vectors.
+    bool wide = perLane == 8;
+    Type lane = element.isBF16() && !wide ? Type(b.getI16Type()) : element;
+    vectorType = VectorType::get({perLane}, lane);
+    if (auto reg = dyn_cast<RegTileType>(tile.getType())) {
+      FailureOr<FragmentMap> map = getScopeFragmentMap(reg);
+      if (succeeded(map))
+        regMap = *map;
+    }
+  }
+
+  static Type elementOf(Value tile) {
+    if (auto s = dyn_cast<SharedTileType>(tile.getType()))
+      return s.getElementType();
+    return cast<RegTileType>(tile.getType()).getElementType();
+  }
+
+  /// The fragment of the atom at (`outer` = row of A / column of B, `k0`):
+  /// `outer` is the wave's origin plus the atom's offset, `lane` the lane.
+  FailureOr<Value> read(Value outer, int64_t outerInWave, int64_t k0,
+                        Value lane) {
+    int64_t size = isA ? frag.getM() : frag.getN();
+    if (auto shared = dyn_cast<SharedTileType>(tile.getType())) {
+      Value o = add(b, loc, outer,
+                    arith::RemUIOp::create(b, loc, lane, index(b, loc, size)));
+      Value k = add(
+          b, loc, index(b, loc, k0),
+          mul(b, loc, arith::DivUIOp::create(b, loc, lane, index(b, loc, size)),
+              index(b, loc, perLane)));
+      int64_t rows = allocationRows(tile);
+      // A (M x K) and Bᵀ (N x K) hold a lane's k run contiguously.
+      if (isA || transposed) {
+        Value at = offsetPtr(b, loc, lowered,
+                             swizzledOffset(b, loc, shared, rows, o, k));
+        Value v = LLVM::LoadOp::create(
+            b, loc, vectorType, at,
+            perLane * elementBytes(shared.getElementType()));
+        return v;
+      }
+      // B (K x N): one element per k.
+      Value v = LLVM::UndefOp::create(b, loc, vectorType);
+      for (int64_t j = 0; j < perLane; ++j) {
+        Value at =
+            offsetPtr(b, loc, lowered,
+                      swizzledOffset(b, loc, shared, rows,
+                                     add(b, loc, k, index(b, loc, j)), o));
+        Value e = LLVM::LoadOp::create(b, loc, vectorType.getElementType(), at,
+                                       elementBytes(shared.getElementType()));
+        v = LLVM::InsertElementOp::create(b, loc, v, e, constI32(b, loc, j));
+      }
+      return v;
+    }
+    // Registers holding the fragment: find the atom's first register.
+    int64_t row = isA ? outerInWave : k0, col = isA ? k0 : outerInWave;
+    std::optional<int64_t> first;
+    for (int64_t r = 0; r < regMap.numRegs() && !first; ++r)
+      if (regMap.elementAt({r, 0, 0}) == std::pair<int64_t, int64_t>(row, col))
+        first = r;
+    if (!first)
+      return failure();
+    Value v = LLVM::UndefOp::create(b, loc, vectorType);
+    for (int64_t j = 0; j < perLane; ++j) {
+      Value e = LLVM::ExtractValueOp::create(b, loc, lowered, *first + j);
+      if (e.getType() != vectorType.getElementType())
+        e = LLVM::BitcastOp::create(b, loc, vectorType.getElementType(), e);
+      v = LLVM::InsertElementOp::create(b, loc, v, e, constI32(b, loc, j));
+    }
+    return v;
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Value tile, lowered;
+  MfmaLayoutAttr frag;
+  bool isA, transposed;
+  int64_t perLane;
+  VectorType vectorType;
+  FragmentMap regMap;
+};
+
+struct MfmaLowering : OpConversionPattern<MmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    RegTileType d = op.getType();
+    auto frag = dyn_cast_or_null<MfmaLayoutAttr>(d.getLayout());
+    FailureOr<FragmentMap> map = getScopeFragmentMap(d);
+    if (!frag || failed(map))
+      return rewriter.notifyMatchFailure(op, "no MFMA accumulator");
+    bool transposed = op.getForm() == MmaForm::ABt;
+    Type input = OperandReader::elementOf(op.getA());
+    int64_t kTotal = isa<SharedTileType>(op.getA().getType())
+                         ? cast<SharedTileType>(op.getA().getType()).getCols()
+                         : cast<RegTileType>(op.getA().getType()).getShape()[1];
+    int64_t m = frag.getM(), n = frag.getN(), k = frag.getK();
+    int64_t perAtom = m * n / 64;
+
+    Value tid = threadIndex(b, loc);
+    Value lane = arith::RemUIOp::create(b, loc, tid, index(b, loc, 64));
+    Value wave = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, tid, index(b, loc, 64)),
+        index(b, loc, map->numWarps()));
+    Value row0 = index(b, loc, 0), col0 = index(b, loc, 0);
+    addModeOffsets(b, loc, map->modes(FragmentMap::Index::warp), wave, row0,
+                   col0);
+
+    // The wave's atoms, in register order: (row offset, col offset).
+    SmallVector<std::pair<int64_t, int64_t>> atoms;
+    for (int64_t r = 0; r < map->numRegs(); r += perAtom)
+      atoms.push_back(map->elementAt({r, 0, 0}));
+    SmallVector<int64_t> atomRows, atomCols;
+    for (auto [r, c] : atoms) {
+      if (!llvm::is_contained(atomRows, r))
+        atomRows.push_back(r);
+      if (!llvm::is_contained(atomCols, c))
+        atomCols.push_back(c);
+    }
+
+    auto frag2 = [&](MfmaOperand which) {
+      return MfmaLayoutAttr::get(frag.getContext(), m, n, k, which,
+                                 frag.getWaveRows(), frag.getWaveCols());
+    };
+    OperandReader readA(b, loc, op.getA(), adaptor.getA(),
+                        frag2(MfmaOperand::a), /*isA=*/true, false);
+    OperandReader readB(b, loc, op.getB(), adaptor.getB(),
+                        frag2(MfmaOperand::b), /*isA=*/false, transposed);
+
+    // Accumulators per atom, from the input accumulator or zeros.
+    auto accType = VectorType::get({perAtom}, b.getF32Type());
+    SmallVector<Value> acc;
+    Value zero =
+        LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0));
+    for (size_t a = 0; a < atoms.size(); ++a) {
+      Value v = LLVM::UndefOp::create(b, loc, accType);
+      for (int64_t j = 0; j < perAtom; ++j) {
+        Value e = adaptor.getAcc()
+                      ? LLVM::ExtractValueOp::create(b, loc, adaptor.getAcc(),
+                                                     a * perAtom + j)
+                            .getResult()
+                      : zero;
+        v = LLVM::InsertElementOp::create(b, loc, v, e, constI32(b, loc, j));
+      }
+      acc.push_back(v);
+    }
+
+    for (int64_t k0 = 0; k0 < kTotal; k0 += k) {
+      DenseMap<int64_t, Value> aFrags, bFrags;
+      for (int64_t r : atomRows) {
+        FailureOr<Value> v =
+            readA.read(add(b, loc, row0, index(b, loc, r)), r, k0, lane);
+        if (failed(v))
+          return rewriter.notifyMatchFailure(op, "A fragment not in registers");
+        aFrags[r] = *v;
+      }
+      for (int64_t c : atomCols) {
+        FailureOr<Value> v =
+            readB.read(add(b, loc, col0, index(b, loc, c)), c, k0, lane);
+        if (failed(v))
+          return rewriter.notifyMatchFailure(op, "B fragment not in registers");
+        bFrags[c] = *v;
+      }
+      for (auto [a, atom] : llvm::enumerate(atoms)) {
+        FailureOr<Operation *> mfma =
+            createMfma(b, loc, frag, input, aFrags[atom.first],
+                       bFrags[atom.second], acc[a]);
+        if (failed(mfma))
+          return rewriter.notifyMatchFailure(op, "no MFMA for this shape");
+        acc[a] = (*mfma)->getResult(0);
+      }
+    }
+
+    Type structType = getTypeConverter()->convertType(d);
+    Value result = LLVM::UndefOp::create(b, loc, structType);
+    for (auto [a, v] : llvm::enumerate(acc))
+      for (int64_t j = 0; j < perAtom; ++j)
+        result = LLVM::InsertValueOp::create(
+            b, loc, result,
+            LLVM::ExtractElementOp::create(b, loc, v, constI32(b, loc, j)),
+            a * perAtom + j);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BarrierLowering : OpConversionPattern<BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getScope() != Scope::block)
+      return rewriter.notifyMatchFailure(op, "block scope only");
+    rewriter.replaceOpWithNewOp<ROCDL::BarrierOp>(op);
+    return success();
+  }
+};
+} // namespace
+
+void tk::lower::populateAMDPatterns(TypeConverter &converter,
+                                    RewritePatternSet &patterns) {
+  patterns.add<CopyLowering, MfmaLowering, BarrierLowering>(
+      converter, patterns.getContext());
+}

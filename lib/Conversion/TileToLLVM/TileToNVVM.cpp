@@ -1,0 +1,128 @@
+//===- TileToNVVM.cpp - The tile → LLVM + NVVM lowering pass --------------===//
+//
+// Fixes each kernel's launch ABI, moves its body into an llvm.func inside
+// `gpu.module @tk_kernels`, records the ABI for the manifest, then runs one
+// dialect conversion over the tile ops (see Common.h).
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+#include "tk/Conversion/Passes.h"
+#include "tk/Target/TargetInfo.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace tk {
+#define GEN_PASS_DEF_CONVERTTILETONVVM
+#include "tk/Conversion/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+using namespace tk::tile;
+using namespace tk::lower;
+
+namespace {
+
+/// Why the lowering cannot handle `op` yet, or "" when it can.
+template <typename OpTy> std::string mmaUnsupportedReason(OpTy mma) {
+  if (!isa<SharedTileType>(mma.getB().getType()))
+    return "with a register B operand is not lowered yet; keep B in shared "
+           "memory";
+  if (auto a = dyn_cast<RegTileType>(mma.getA().getType());
+      a && (!isa_and_nonnull<RowLayoutAttr>(a.getLayout()) ||
+            a.getScope() != Scope::warpgroup ||
+            !(a.getElementType().isBF16() || a.getElementType().isF16())))
+    return "with a register A operand is lowered for bf16/f16 warpgroup "
+           "tiles in #tile.row layout only";
+  if (mma.getType().getScope() == Scope::block)
+    return "at block scope is split over warpgroups by tile-warp-specialize; "
+           "run it (or write warpgroup tiles) before lowering";
+  ArrayRef<int64_t> d = mma.getType().getShape();
+  if (d[0] != 64 || d[1] > 256)
+    return "is lowered for 64 x N (N <= 256) warpgroup results only, got " +
+           std::to_string(d[0]) + "x" + std::to_string(d[1]);
+  return "";
+}
+
+std::string unsupportedReason(Operation *op) {
+  if (auto mma = dyn_cast<MmaOp>(op))
+    return mmaUnsupportedReason(mma);
+  if (auto mma = dyn_cast<MmaAsyncOp>(op))
+    return mmaUnsupportedReason(mma);
+  if (isa<RowMaxOp, RowSumOp>(op))
+    return reductionUnsupportedReason(
+        cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/true);
+  if (isa<ColMaxOp, ColSumOp>(op))
+    return reductionUnsupportedReason(
+        cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/false);
+  if (isa<CopyOp>(op))
+    return "is the synchronous naive form; run tile-pipeline (stages = 1 "
+           "for a plain synchronous copy) before lowering";
+  if (auto store = dyn_cast<StoreAsyncOp>(op))
+    return store.getReduce() ? "with 'reduce add' is not lowered yet" : "";
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
+    return sameFragments(convert)
+               ? ""
+               : "between layouts that move data is not lowered yet";
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    Type src = load.getSrc().getType(), value = load.getType();
+    if ((isa<SharedTileType>(src) && isa<RegTileType>(value)) ||
+        (isa<GlobalType>(src) && isa<RegVecType>(value)))
+      return "";
+    return "is lowered for shared tiles to register tiles and global views "
+           "to register vectors only";
+  }
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    Type value = store.getValue().getType(), dst = store.getDst().getType();
+    if (isa<RegTileType>(value) && isa<GlobalType, SharedTileType>(dst))
+      return "";
+    if (isa<RegVecType>(value) && isa<GlobalType>(dst))
+      return "";
+    return "is lowered for register tiles to global or shared memory and "
+           "register vectors to global memory only";
+  }
+  if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpSpecializeOp,
+          WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
+          SubtileOp, LoadAsyncOp, StoreAsyncWaitOp, SemInitOp, SemArriveOp,
+          SemExpectOp, SemWaitOp, BarrierOp, FenceOp, FillOp, CastOp, AddOp,
+          SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
+          BroadcastOp, MmaWaitOp, CausalMaskOp, BoundMaskOp>(op))
+    return "";
+  if (isa_and_nonnull<TileDialect>(op->getDialect()))
+    return "is not lowered to NVVM yet";
+  return "";
+}
+
+struct ConvertTileToNVVMPass
+    : public tk::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    FailureOr<gpu::GPUModuleOp> gpuModule = lowerKernels(
+        module, tk::Vendor::nvidia, getArgument(), unsupportedReason);
+    if (failed(gpuModule))
+      return signalPassFailure();
+    if (!*gpuModule)
+      return;
+
+    TileTypeConverter converter(ctx);
+    RewritePatternSet patterns(ctx);
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<TileDialect>();
+    target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect,
+                           arith::ArithDialect, gpu::GPUDialect>();
+    target.addLegalOp<UnrealizedConversionCastOp>();
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    populateStructurePatterns(converter, patterns, /*nvidia=*/true);
+    populateMemoryPatterns(converter, patterns, /*nvidia=*/true);
+    populateSyncPatterns(converter, patterns);
+    populateComputePatterns(converter, patterns, /*nvidia=*/true);
+    populateReductionPatterns(converter, patterns);
+    if (failed(applyPartialConversion(*gpuModule, target, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+} // namespace

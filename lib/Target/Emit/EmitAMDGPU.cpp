@@ -1,0 +1,230 @@
+//===- EmitAMDGPU.cpp - ISA, HSACO and manifest for lowered AMD kernels ---===//
+//
+// Serializes `gpu.module @tk_kernels` with MLIR's ROCDL target to AMDGPU
+// assembly (LLVM's AMDGPU back end), assembles it into an object, links the
+// object into an HSA code object with ld.lld (no ROCm installation
+// involved), reads the code object's kernel metadata back and writes the
+// manifest with each kernel's register and LDS use.
+//
+//===----------------------------------------------------------------------===//
+#include "Manifest.h"
+#include "tk/Conversion/Passes.h"
+#include "tk/Target/TargetInfo.h"
+
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Target/LLVM/ROCDL/Utils.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+namespace tk {
+#define GEN_PASS_DEF_TILEEMITAMDGPU
+#include "tk/Conversion/Passes.h.inc"
+} // namespace tk
+
+using namespace mlir;
+
+#ifndef TK_LLVM_TOOLS_DIR
+#define TK_LLVM_TOOLS_DIR ""
+#endif
+
+namespace {
+
+constexpr llvm::StringLiteral kTriple = "amdgcn-amd-amdhsa";
+
+/// ld.lld: the option's, LLVM's own (the build's tools folder), then PATH.
+std::optional<std::string> findLld(StringRef option) {
+  if (!option.empty())
+    return llvm::sys::fs::can_execute(option) ? std::optional(option.str())
+                                              : std::nullopt;
+  for (StringRef name : {"ld.lld", "ld.lld-22"}) {
+    if (StringRef(TK_LLVM_TOOLS_DIR).size())
+      if (auto found = llvm::sys::findProgramByName(name, {TK_LLVM_TOOLS_DIR}))
+        return *found;
+    if (auto found = llvm::sys::findProgramByName(name))
+      return *found;
+  }
+  return std::nullopt;
+}
+
+/// A kernel's metadata entry (MLIR drops the leading '.' of the keys).
+std::optional<int64_t> metadataInt(const NamedAttrList &attrs, StringRef key) {
+  for (StringRef name : {key, key.drop_front()})
+    if (auto i = dyn_cast_or_null<IntegerAttr>(attrs.get(name)))
+      return i.getInt();
+  return std::nullopt;
+}
+
+struct TileEmitAMDGPUPass
+    : public tk::impl::TileEmitAMDGPUBase<TileEmitAMDGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("tk_kernels");
+    auto abi = module->getAttrOfType<DictionaryAttr>("tile.abi");
+    if (!gpuModule || !abi) {
+      module.emitError("no lowered kernels: run convert-tile-to-rocdl and the "
+                       "LLVM conversions first (or use -tile-to-amdgpu)");
+      return signalPassFailure();
+    }
+    if (abi.empty())
+      return;
+    auto first = cast<DictionaryAttr>(abi.begin()->getValue());
+    StringRef chip = cast<StringAttr>(first.get("target")).getValue();
+    const tk::TargetInfo *info = tk::lookupTarget(chip);
+    if (!info || info->vendor != tk::Vendor::amd) {
+      module.emitError("kernels target '")
+          << chip << "'; tile-emit-amdgpu writes AMD code objects only";
+      return signalPassFailure();
+    }
+    std::optional<std::string> lldPath = findLld(lld);
+    if (!lldPath) {
+      module.emitError("ld.lld not found (install lld, or pass lld=PATH): "
+                       "it links the HSA code object");
+      return signalPassFailure();
+    }
+
+    MLIRContext *ctx = &getContext();
+    auto target = ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/3, kTriple,
+                                              chip, /*features=*/"",
+                                              /*abiVersion=*/"600");
+    gpuModule.setTargetsAttr(ArrayAttr::get(ctx, {target}));
+    auto serializer = cast<gpu::TargetAttrInterface>(target);
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
+      module.emitError("cannot create '") << outputDir << "': " << ec.message();
+      return signalPassFailure();
+    }
+    std::string name = abi.begin()->getName().getValue().str();
+    auto path = [&](StringRef ext) {
+      SmallString<256> p(outputDir);
+      llvm::sys::path::append(p, name + ext);
+      return std::string(p);
+    };
+
+    gpu::TargetOptions isaOptions({}, {}, {}, {},
+                                  gpu::CompilationTarget::Assembly);
+    std::optional<SmallVector<char, 0>> isa =
+        serializer.serializeToObject(gpuModule, isaOptions);
+    if (!isa) {
+      gpuModule.emitError("AMDGPU code generation failed");
+      return signalPassFailure();
+    }
+    StringRef isaText = StringRef(isa->data(), isa->size()).rtrim('\0');
+    if (failed(tk::writeFile(module, path(".s"), isaText)))
+      return signalPassFailure();
+
+    FailureOr<SmallVector<char, 0>> object = ROCDL::assembleIsa(
+        isaText, kTriple, chip, "", [&] { return gpuModule.emitError(); });
+    if (failed(object))
+      return signalPassFailure();
+    std::optional<SmallVector<char, 0>> hsaco = link(*object, *lldPath);
+    if (!hsaco)
+      return signalPassFailure();
+    if (failed(tk::writeFile(module, path(".hsaco"),
+                             StringRef(hsaco->data(), hsaco->size()))))
+      return signalPassFailure();
+
+    // Each kernel's resources, from the code object's metadata, against the
+    // chip's limits.
+    Builder builder(ctx);
+    auto metadata = ROCDL::getAMDHSAKernelsELFMetadata(builder, *hsaco);
+    if (!metadata) {
+      module.emitError("the code object has no readable kernel metadata");
+      return signalPassFailure();
+    }
+    llvm::StringMap<llvm::json::Object> extras;
+    for (NamedAttribute kernel : abi) {
+      StringRef kernelName = kernel.getName().getValue();
+      auto it = metadata->find(builder.getStringAttr(kernelName));
+      if (it == metadata->end()) {
+        module.emitError("kernel '")
+            << kernelName << "' is missing from the code object's metadata";
+        return signalPassFailure();
+      }
+      const NamedAttrList &md = it->second;
+      std::optional<int64_t> vgprs = metadataInt(md, ".vgpr_count");
+      std::optional<int64_t> sgprs = metadataInt(md, ".sgpr_count");
+      if (!vgprs || !sgprs) {
+        module.emitError("kernel '")
+            << kernelName << "' has no register counts in its metadata";
+        return signalPassFailure();
+      }
+      int64_t agprs = metadataInt(md, ".agpr_count").value_or(0);
+      int64_t staticLds =
+          metadataInt(md, ".group_segment_fixed_size").value_or(0);
+      int64_t scratch =
+          metadataInt(md, ".private_segment_fixed_size").value_or(0);
+      int64_t dynamicLds =
+          cast<IntegerAttr>(cast<DictionaryAttr>(kernel.getValue())
+                                .get("shared_memory_bytes"))
+              .getInt();
+      llvm::json::Object resources;
+      resources["vgprs"] = *vgprs;
+      resources["agprs"] = agprs;
+      resources["sgprs"] = *sgprs;
+      resources["static_lds_bytes"] = staticLds;
+      resources["scratch_bytes_per_lane"] = scratch;
+      extras[kernelName]["resources"] = std::move(resources);
+      if (*vgprs + agprs > info->maxVgprs || *sgprs > info->maxSgprs ||
+          staticLds + dynamicLds > info->sharedMemoryBytes) {
+        module.emitError("kernel '")
+            << kernelName << "' exceeds " << chip << "'s limits: " << *vgprs
+            << " VGPRs + " << agprs << " AGPRs (at most " << info->maxVgprs
+            << "), " << *sgprs << " SGPRs (at most " << info->maxSgprs << "), "
+            << staticLds + dynamicLds << " bytes of LDS (at most "
+            << info->sharedMemoryBytes << ")";
+        return signalPassFailure();
+      }
+      if (scratch > 0)
+        module.emitRemark("kernel '") << kernelName << "' spills: " << scratch
+                                      << " bytes of scratch per lane";
+    }
+
+    llvm::json::Object fields;
+    fields["isa"] = llvm::sys::path::filename(path(".s")).str();
+    fields["hsaco"] = llvm::sys::path::filename(path(".hsaco")).str();
+    if (failed(tk::writeManifest(module, path(".json"), abi, std::move(fields),
+                                 std::move(extras))))
+      return signalPassFailure();
+  }
+
+  /// Links an AMDGPU object into a shared code object with ld.lld.
+  std::optional<SmallVector<char, 0>> link(ArrayRef<char> object,
+                                           StringRef lldPath) {
+    ModuleOp module = getOperation();
+    SmallString<128> objectPath, hsacoPath;
+    int fd;
+    if (llvm::sys::fs::createTemporaryFile("tk-amdgpu", "o", fd, objectPath) ||
+        llvm::sys::fs::createTemporaryFile("tk-amdgpu", "hsaco", hsacoPath)) {
+      module.emitError("cannot create temporary files for linking");
+      return std::nullopt;
+    }
+    llvm::FileRemover removeObject(objectPath), removeHsaco(hsacoPath);
+    {
+      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+      os.write(object.data(), object.size());
+    }
+    std::string message;
+    StringRef args[] = {lldPath,    "-flavor", "gnu",    "-shared",
+                        objectPath, "-o",      hsacoPath};
+    if (llvm::sys::ExecuteAndWait(lldPath, args, std::nullopt, {}, 0, 0,
+                                  &message) != 0) {
+      module.emitError("ld.lld failed to link the code object")
+          << (message.empty() ? "" : ": ") << message;
+      return std::nullopt;
+    }
+    auto buffer = llvm::MemoryBuffer::getFile(hsacoPath);
+    if (!buffer) {
+      module.emitError("cannot read the linked code object");
+      return std::nullopt;
+    }
+    StringRef bytes = (*buffer)->getBuffer();
+    return SmallVector<char, 0>(bytes.begin(), bytes.end());
+  }
+};
+} // namespace
