@@ -45,8 +45,8 @@ std::string amdUnsupportedReason(Operation *op) {
   }
   if (auto copy = dyn_cast<CopyOp>(op)) {
     auto tile = dyn_cast<SharedTileType>(copy.getDst().getType());
-    if (!tile || tile.isRing())
-      return "is lowered on AMD into single shared tiles only";
+    if (!tile)
+      return "is lowered on AMD into shared tiles only";
     if (tile.getCols() * elementBytes(tile.getElementType()) % 16 != 0)
       return "needs rows of a multiple of 16 bytes on AMD";
     return "";
@@ -113,11 +113,6 @@ struct ConvertTileToROCDLPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
-    for (KernelOp kernel : module.getOps<KernelOp>())
-      if (kernel.getCluster() && kernel.getClusterBlocks() > 1) {
-        kernel.emitOpError("clusters are NVIDIA's; AMD kernels run without");
-        return signalPassFailure();
-      }
     recordLaunch(module);
     FailureOr<gpu::GPUModuleOp> gpuModule = lowerKernels(
         module, tk::Vendor::amd, getArgument(), amdUnsupportedReason);

@@ -1,0 +1,130 @@
+// What convert-tile-to-rocdl does not lower is an error at the op, with the
+// reason; nothing is half-converted.
+// RUN: tk-opt %s -split-input-file -convert-tile-to-rocdl -verify-diagnostics
+
+module attributes {tile.target = "sm_90a"} {
+  // expected-error @+1 {{'tile.kernel' op targets sm_90a; convert-tile-to-rocdl lowers AMD targets only}}
+  tile.kernel @nvidia() launch(warpgroups = 1) {
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @form(%C: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<32x64xbf16, #tile.swizzle<64>>
+    // expected-error @+1 {{'tile.mma' op is lowered on AMD in forms AB and ABt only}}
+    %d = tile.mma AtB %a, %a : !tile.st<32x64xbf16, #tile.swizzle<64>>, !tile.st<32x64xbf16, #tile.swizzle<64>> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @open_acc() launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
+    // expected-error @+1 {{'tile.mma' op needs an MFMA accumulator layout on AMD}}
+    %d = tile.mma ABt %a, %a : !tile.st<64x32xbf16, #tile.swizzle<64>>, !tile.st<64x32xbf16, #tile.swizzle<64>> -> !tile.rt<64x64xf32, block>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @f16_acc() launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x32xf16, #tile.swizzle<64>>
+    // expected-error @+1 {{'tile.mma' op accumulates in f32 only on AMD}}
+    %d = tile.mma ABt %a, %a : !tile.st<64x32xf16, #tile.swizzle<64>>, !tile.st<64x32xf16, #tile.swizzle<64>> -> !tile.rt<64x64xf16, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @fp8() launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x32xf8E4M3FN, #tile.swizzle<32>>
+    // expected-error @+1 {{'tile.mma' op takes bf16 or f16 operands on AMD}}
+    %d = tile.mma ABt %a, %a : !tile.st<64x32xf8E4M3FN, #tile.swizzle<32>>, !tile.st<64x32xf8E4M3FN, #tile.swizzle<32>> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @copy_vector(%A: !tile.gl<?xf32>, %i: index) launch(warpgroups = 1) {
+    %v = tile.alloc : !tile.sv<64xf32>
+    // expected-error @+1 {{'tile.copy' op is lowered on AMD into shared tiles only}}
+    tile.copy %A[%i] -> %v : !tile.gl<?xf32>, !tile.sv<64xf32>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @copy_narrow(%A: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1) {
+    %s = tile.alloc : !tile.st<64x4xbf16, #tile.swizzle<0>>
+    // expected-error @+1 {{'tile.copy' op needs rows of a multiple of 16 bytes on AMD}}
+    tile.copy %A[%i, %i] -> %s : !tile.gl<?x?xbf16>, !tile.st<64x4xbf16, #tile.swizzle<0>>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @wg_barrier() launch(warpgroups = 2) {
+    // expected-error @+1 {{'tile.barrier' op is lowered on AMD at block scope only (CDNA has no barriers for part of a workgroup)}}
+    tile.barrier warpgroup
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @across_waves(%L: !tile.gl<?xf32>, %i: index) launch(warpgroups = 1) {
+    %s = tile.fill 1.0 : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    // expected-error @+1 {{'tile.row_max' op reduces across warps, which is not lowered yet}}
+    %m = tile.row_max %s : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>> -> !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @move_layout() launch(warpgroups = 1) {
+    %s = tile.fill 1.0 : !tile.rt<64x64xbf16, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    // expected-error @+1 {{'tile.convert_layout' op between layouts that move data is not lowered yet}}
+    %t = tile.convert_layout %s : !tile.rt<64x64xbf16, block, #tile.mfma<32x32x8, acc, waves = 2x2>> to !tile.rt<64x64xbf16, block, #tile.mfma<32x32x8, a, waves = 2x2>>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @to_shared() launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x64xf32, #tile.swizzle<0>>
+    %s = tile.fill 1.0 : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    // expected-error @+1 {{'tile.store' op is lowered on AMD for register values to global memory only}}
+    tile.store %s, %a : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.st<64x64xf32, #tile.swizzle<0>>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @from_shared() launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x64xf32, #tile.swizzle<0>>
+    // expected-error @+1 {{'tile.load' op is lowered on AMD for global views to register vectors only}}
+    %s = tile.load %a : !tile.st<64x64xf32, #tile.swizzle<0>> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @semaphores() launch(warpgroups = 1) {
+    %s = tile.alloc : !tile.sem
+    // expected-error @+1 {{'tile.sem_init' op is not lowered to ROCDL yet}}
+    tile.sem_init %s, 1 : !tile.sem
+  }
+}
+

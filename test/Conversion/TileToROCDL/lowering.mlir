@@ -1,0 +1,78 @@
+// convert-tile-to-rocdl: each kernel becomes an llvm.func with rocdl.kernel
+// and its workgroup size; tile.copy moves 16-byte chunks with buffer loads
+// into LDS between block barriers; tile.mma issues one MFMA per atom and
+// k-step; row reductions exchange lanes with ds_bpermute; foreach_tile deals
+// tiles to XCDs.
+// RUN: tk-opt %s -split-input-file -convert-tile-to-rocdl | FileCheck %s
+
+// CHECK-LABEL: llvm.func @copy_mma
+// CHECK-SAME: rocdl.flat_work_group_size = "256,256", rocdl.kernel
+// CHECK: rocdl.workgroup.id.x
+// CHECK: rocdl.make.buffer.rsrc
+// CHECK: rocdl.barrier
+// CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
+// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: rocdl.barrier
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi16>
+// CHECK: rocdl.mfma.f32.32x32x8bf16.1k {{.*}} : (vector<4xi16>, vector<4xi16>, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @copy_mma(%A: !tile.gl<?x?xbf16>, %C: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    tile.foreach_tile (%m, %n) in (%c2, %c1) {
+      tile.copy %A[%m, %c0] -> %a : !tile.gl<?x?xbf16>, !tile.st<64x32xbf16, #tile.swizzle<64>>
+      %d = tile.mma ABt %a, %a : !tile.st<64x32xbf16, #tile.swizzle<64>>, !tile.st<64x32xbf16, #tile.swizzle<64>> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+      tile.store %d, %C[%m, %n] : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.gl<?x?xf32>
+    }
+  }
+}
+
+// -----
+
+// gfx950's doubled-k MFMA takes 8 bf16 per lane.
+// CHECK-LABEL: llvm.func @mma950
+// CHECK: rocdl.mfma.f32.16x16x32.bf16 {{.*}} : (vector<8xbf16>, vector<8xbf16>, vector<4xf32>, i32, i32, i32) -> vector<4xf32>
+module attributes {tile.target = "gfx950"} {
+  tile.kernel @mma950(%C: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
+    %d = tile.mma ABt %a, %a : !tile.st<64x32xbf16, #tile.swizzle<64>>, !tile.st<64x32xbf16, #tile.swizzle<64>> -> !tile.rt<64x64xf32, block, #tile.mfma<16x16x32, acc, waves = 4x1>>
+    tile.store %d, %C[%i, %i] : !tile.rt<64x64xf32, block, #tile.mfma<16x16x32, acc, waves = 4x1>>, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+// A row reduction inside each wave: lanes holding other columns of a row
+// are combined through ds_bpermute; exp2 is v_exp_f32's intrinsic.
+// CHECK-LABEL: llvm.func @softmax_rows
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.exp2.f32"
+// CHECK: rocdl.ds_bpermute
+// CHECK: llvm.intr.maxnum
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @softmax_rows(%L: !tile.gl<?xf32>, %i: index) launch(warpgroups = 1) {
+    %s = tile.fill 1.0 : !tile.rt<64x32xf32, block, #tile.mfma<16x16x16, acc, waves = 4x1>>
+    %e = tile.exp2 %s : !tile.rt<64x32xf32, block, #tile.mfma<16x16x16, acc, waves = 4x1>>
+    %m = tile.row_max %e : !tile.rt<64x32xf32, block, #tile.mfma<16x16x16, acc, waves = 4x1>> -> !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<16x16x16, acc, waves = 4x1>>>
+    tile.store %m, %L[%i] : !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<16x16x16, acc, waves = 4x1>>>, !tile.gl<?xf32>
+  }
+}
+
+// -----
+
+// XCD-aware order: block b runs tile (b % 8) * (n / 8) + min(b % 8, n % 8)
+// + b / 8 of the n tiles.
+// CHECK-LABEL: llvm.func @xcd_order
+// CHECK: %[[B:.*]] = rocdl.workgroup.id.x
+// CHECK: %[[X:.*]] = arith.constant 8 : index
+// CHECK: %[[XCD:.*]] = arith.remui %{{.*}}, %[[X]] : index
+// CHECK: arith.divui %{{.*}}, %[[X]] : index
+// CHECK: arith.minui %[[XCD]]
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @xcd_order(%C: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 1) {
+    tile.foreach_tile (%t) in (%n) {
+      %z = tile.fill 0.0 : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    }
+  }
+}

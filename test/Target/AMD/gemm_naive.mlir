@@ -1,0 +1,41 @@
+// The naive GEMM program (the one -tile-to-nvidia compiles for H100), for
+// both AMD chips through -tile-to-amdgpu: the ISA has the chip's MFMA,
+// 16-byte buffer loads into LDS, LDS reads for the fragments and block
+// barriers; the code object is an AMDGPU HSA shared object whose registers
+// and LDS fit the chip, and the manifest states the launch.
+// RUN: rm -rf %t && tk-opt %kernels/gemm_naive.mlir -tile-to-amdgpu="chip=gfx942 out=%t/942" -o /dev/null
+// RUN: FileCheck %s --check-prefixes=ISA,ISA942 < %t/942/gemm_naive.s
+// RUN: %python %S/check_code_object.py %t/942 gemm_naive gfx942 | FileCheck %s --check-prefix=OBJ942
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/942/gemm_naive.json
+// RUN: tk-opt %kernels/gemm_naive.mlir -tile-to-amdgpu="chip=gfx950 out=%t/950" -o /dev/null
+// RUN: FileCheck %s --check-prefixes=ISA,ISA950 < %t/950/gemm_naive.s
+// RUN: %python %S/check_code_object.py %t/950 gemm_naive gfx950 | FileCheck %s --check-prefix=OBJ950
+// RUN: llvm-readelf -h %t/950/gemm_naive.hsaco | FileCheck %s --check-prefix=ELF
+
+// ISA: .amdgcn_target "amdgcn-amd-amdhsa--gfx9
+// ISA-LABEL: gemm_naive:
+// ISA-DAG: buffer_load_dwordx4
+// ISA-DAG: ds_write_b128
+// ISA-DAG: s_barrier
+// ISA942-DAG: ds_read_b64
+// ISA942-DAG: v_mfma_f32_32x32x8_bf16
+// ISA950-DAG: ds_read_b128
+// ISA950-DAG: v_mfma_f32_32x32x16_bf16
+// ISA: .amdhsa_next_free_vgpr
+
+// OBJ942: OK gemm_naive gfx942: {{[0-9]+}} VGPRs, 0 AGPRs, {{[0-9]+}} SGPRs, 49152 LDS bytes, 32 MFMAs
+// OBJ950: OK gemm_naive gfx950: {{[0-9]+}} VGPRs, 0 AGPRs, {{[0-9]+}} SGPRs, 49152 LDS bytes, 16 MFMAs
+
+// MANIFEST: "hsaco": "gemm_naive.hsaco"
+// MANIFEST: "isa": "gemm_naive.s"
+// MANIFEST: "resources": {
+// MANIFEST: "scratch_bytes_per_lane": 0,
+// MANIFEST: "shared_memory_bytes": 49152,
+// MANIFEST: "target": "gfx942",
+// MANIFEST: "threads": 512,
+
+// ELF: Class: ELF64
+// ELF: OS/ABI: AMDGPU - HSA
+// ELF: Type: DYN (Shared object file)
+// ELF: Machine: EM_AMDGPU
+// ELF: Flags: {{.*}}gfx950
