@@ -7,8 +7,11 @@
 // - `tile.copy` (global → LDS, the whole block): each thread moves 16-byte
 //   chunks with buffer loads, whose hardware range check returns zeros past
 //   the view's last row; a chunk past the last column gets an out-of-range
-//   offset (element by element where the row length is not a multiple of
-//   the chunk). Chunks land in LDS at their swizzled offsets. A block
+//   offset (rows are whole chunks: the manifest asks the launcher for row
+//   lengths of a multiple of 16 bytes, as TMA does on NVIDIA). Chunks land
+//   in LDS at their swizzled offsets -- transposed (N x K) for a tile that
+//   only feeds `AB` MFMAs as B, so its fragments are contiguous 8- or 16-byte
+//   reads like A's instead of one read per element. A block
 //   barrier before (earlier readers are done) and after (the data is
 //   visible) makes the copy synchronous, as the op promises.
 // - `tile.mma`: per wave, for each MFMA atom of its part of the
@@ -70,6 +73,19 @@ Value bufferLoad(OpBuilder &b, Location loc, Type type, Value rsrc,
                                            /*tbaa=*/nullptr);
 }
 
+/// How a shared tile read as the B operand of `AB` MFMAs is stored when the
+/// pass stores it transposed (N x K): the transposed shape, with the
+/// tile's swizzle where it fits that shape (else unswizzled).
+SharedTileType transposedStorage(SharedTileType tile) {
+  int64_t eb = elementBytes(tile.getElementType());
+  SwizzleAttr swizzle = tile.getSwizzle();
+  if (!swizzle.checkShape(tile.getCols(), tile.getRows(), eb).empty())
+    swizzle = SwizzleAttr::get(tile.getContext(), 0);
+  return SharedTileType::get(tile.getContext(),
+                             {tile.getCols(), tile.getRows()},
+                             tile.getElementType(), swizzle);
+}
+
 struct CopyLowering : OpConversionPattern<CopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -107,11 +123,8 @@ struct CopyLowering : OpConversionPattern<CopyOp> {
                                 mul(b, loc, left, index(b, loc, eb)));
     Value dst = adaptor.getDst();
     int64_t blockRows = allocationRows(op.getDst());
+    bool transposed = op->hasAttr(kLdsTransposed);
     auto chunkType = VectorType::get({4}, b.getI32Type());
-    Value wholeChunks = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, cols, index(b, loc, perChunk)),
-        index(b, loc, 0));
 
     ROCDL::BarrierOp::create(b, loc);
     Value tid = threadIndex(b, loc);
@@ -132,39 +145,32 @@ struct CopyLowering : OpConversionPattern<CopyOp> {
           index(b, loc, perChunk));
       Value byte =
           mul(b, loc, add(b, loc, mul(b, loc, r, cols), c), index(b, loc, eb));
-      auto select = [&](Value inside, Value offset) {
-        return arith::SelectOp::create(b, loc, inside, offset,
-                                       index(b, loc, kOutOfRange))
-            .getResult();
-      };
-      auto split = scf::IfOp::create(b, loc, chunkType, wholeChunks,
-                                     /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard g(b);
-        // Rows of whole chunks: a chunk is in or out as a whole.
-        b.setInsertionPointToStart(split.thenBlock());
-        Value inside = ult(b, loc, add(b, loc, c0, c), cols);
-        Value v = bufferLoad(b, loc, chunkType, rsrc, select(inside, byte));
-        scf::YieldOp::create(b, loc, v);
-        // Otherwise element by element.
-        b.setInsertionPointToStart(split.elseBlock());
-        Type bits = b.getIntegerType(eb * 8);
-        auto elems = VectorType::get({perChunk}, bits);
-        Value e = LLVM::UndefOp::create(b, loc, elems);
+      // Rows are whole chunks (the launcher checks the row length is a
+      // multiple of 16 bytes): a chunk is in or out as a whole.
+      Value inside = ult(b, loc, add(b, loc, c0, c), cols);
+      Value offset = arith::SelectOp::create(b, loc, inside, byte,
+                                             index(b, loc, kOutOfRange));
+      Value chunkValue = bufferLoad(b, loc, chunkType, rsrc, offset);
+      if (transposed) {
+        // Element (r, c + i) goes to row c + i, column r of the N x K form.
+        SharedTileType t = transposedStorage(tile);
+        auto elems = VectorType::get({perChunk}, element);
+        Value values = LLVM::BitcastOp::create(b, loc, elems, chunkValue);
         for (int64_t i = 0; i < perChunk; ++i) {
-          Value in = ult(
-              b, loc, add(b, loc, add(b, loc, c0, c), index(b, loc, i)), cols);
-          Value off = add(b, loc, byte, index(b, loc, i * eb));
-          e = LLVM::InsertElementOp::create(
-              b, loc, e, bufferLoad(b, loc, bits, rsrc, select(in, off)),
-              constI32(b, loc, i));
+          Value at =
+              offsetPtr(b, loc, dst,
+                        swizzledOffset(b, loc, t, t.getRows(),
+                                       add(b, loc, c, index(b, loc, i)), r));
+          LLVM::StoreOp::create(b, loc,
+                                LLVM::ExtractElementOp::create(
+                                    b, loc, values, constI32(b, loc, i)),
+                                at, eb);
         }
-        scf::YieldOp::create(
-            b, loc, LLVM::BitcastOp::create(b, loc, chunkType, e).getResult());
+      } else {
+        Value at = offsetPtr(b, loc, dst,
+                             swizzledOffset(b, loc, tile, blockRows, r, c));
+        LLVM::StoreOp::create(b, loc, chunkValue, at, /*alignment=*/16);
       }
-      Value at =
-          offsetPtr(b, loc, dst, swizzledOffset(b, loc, tile, blockRows, r, c));
-      LLVM::StoreOp::create(b, loc, split.getResult(0), at, /*alignment=*/16);
       if (guard)
         b.setInsertionPointAfter(*guard);
     }
@@ -202,10 +208,13 @@ FailureOr<Operation *> createMfma(OpBuilder &b, Location loc, MfmaLayoutAttr f,
 /// Operand fragments of one wave, as MFMA input vectors.
 class OperandReader {
 public:
+  /// `transposed`: B is given as Bᵀ (form ABt); `storedTransposed`: B of
+  /// form AB whose LDS copy the pass stored as Bᵀ.
   OperandReader(OpBuilder &b, Location loc, Value tile, Value lowered,
-                MfmaLayoutAttr frag, bool isA, bool transposed)
+                MfmaLayoutAttr frag, bool isA, bool transposed,
+                bool storedTransposed = false)
       : b(b), loc(loc), tile(tile), lowered(lowered), frag(frag), isA(isA),
-        transposed(transposed) {
+        transposed(transposed), storedTransposed(storedTransposed) {
     int64_t m = isA ? frag.getM() : frag.getN();
     perLane = m * frag.getK() / 64;
     Type element = elementOf(tile);
@@ -240,8 +249,12 @@ public:
           mul(b, loc, arith::DivUIOp::create(b, loc, lane, index(b, loc, size)),
               index(b, loc, perLane)));
       int64_t rows = allocationRows(tile);
+      if (storedTransposed) {
+        shared = transposedStorage(shared);
+        rows = shared.getRows();
+      }
       // A (M x K) and Bᵀ (N x K) hold a lane's k run contiguously.
-      if (isA || transposed) {
+      if (isA || transposed || storedTransposed) {
         Value at = offsetPtr(b, loc, lowered,
                              swizzledOffset(b, loc, shared, rows, o, k));
         Value v = LLVM::LoadOp::create(
@@ -285,7 +298,7 @@ private:
   Location loc;
   Value tile, lowered;
   MfmaLayoutAttr frag;
-  bool isA, transposed;
+  bool isA, transposed, storedTransposed;
   int64_t perLane;
   VectorType vectorType;
   FragmentMap regMap;
@@ -339,7 +352,8 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
     OperandReader readA(b, loc, op.getA(), adaptor.getA(),
                         frag2(MfmaOperand::a), /*isA=*/true, false);
     OperandReader readB(b, loc, op.getB(), adaptor.getB(),
-                        frag2(MfmaOperand::b), /*isA=*/false, transposed);
+                        frag2(MfmaOperand::b), /*isA=*/false, transposed,
+                        op->hasAttr(kLdsTransposed));
 
     // Accumulators per atom, from the input accumulator or zeros.
     auto accType = VectorType::get({perAtom}, b.getF32Type());
@@ -359,8 +373,11 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
       acc.push_back(v);
     }
 
+    // Per k-step: the A fragments of the wave's atom rows, then per atom
+    // column its B fragment and the MFMAs that use it (a B fragment is dead
+    // after its column, which keeps register pressure to one at a time).
     for (int64_t k0 = 0; k0 < kTotal; k0 += k) {
-      DenseMap<int64_t, Value> aFrags, bFrags;
+      DenseMap<int64_t, Value> aFrags;
       for (int64_t r : atomRows) {
         FailureOr<Value> v =
             readA.read(add(b, loc, row0, index(b, loc, r)), r, k0, lane);
@@ -369,19 +386,22 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
         aFrags[r] = *v;
       }
       for (int64_t c : atomCols) {
-        FailureOr<Value> v =
+        FailureOr<Value> bFrag =
             readB.read(add(b, loc, col0, index(b, loc, c)), c, k0, lane);
-        if (failed(v))
+        if (failed(bFrag))
           return rewriter.notifyMatchFailure(op, "B fragment not in registers");
-        bFrags[c] = *v;
-      }
-      for (auto [a, atom] : llvm::enumerate(atoms)) {
-        FailureOr<Operation *> mfma =
-            createMfma(b, loc, frag, input, aFrags[atom.first],
-                       bFrags[atom.second], acc[a]);
-        if (failed(mfma))
-          return rewriter.notifyMatchFailure(op, "no MFMA for this shape");
-        acc[a] = (*mfma)->getResult(0);
+        for (auto [a, atom] : llvm::enumerate(atoms)) {
+          if (atom.second != c)
+            continue;
+          FailureOr<Operation *> mfma = createMfma(
+              b, loc, frag, input, aFrags[atom.first], *bFrag, acc[a]);
+          if (failed(mfma))
+            return rewriter.notifyMatchFailure(op, "no MFMA for this shape");
+          acc[a] = (*mfma)->getResult(0);
+        }
+        // Keep the scheduler from hoisting every fragment read of the mma
+        // above the first MFMA (the register pressure spills on attention).
+        ROCDL::SchedBarrier::create(b, loc, /*mask=*/0);
       }
     }
 
@@ -393,6 +413,61 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
             b, loc, result,
             LLVM::ExtractElementOp::create(b, loc, v, constI32(b, loc, j)),
             a * perAtom + j);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// A layout conversion that moves data, through an LDS scratch tile (the
+/// pass reserved it and recorded its offset): every thread writes the
+/// elements it holds at their (row, col), the block synchronizes, every
+/// thread reads the elements its new layout gives it. A barrier first keeps
+/// the writes behind the previous conversion's reads of the same scratch.
+struct ConvertThroughLDS : OpConversionPattern<ConvertLayoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto offset = op->getAttrOfType<IntegerAttr>(kScratchOffset);
+    auto from = dyn_cast<RegTileType>(op.getX().getType());
+    auto to = dyn_cast<RegTileType>(op.getType());
+    if (!offset || !from || !to)
+      return rewriter.notifyMatchFailure(op, "no scratch");
+    FailureOr<FragmentMap> src = getScopeFragmentMap(from);
+    FailureOr<FragmentMap> dst = getScopeFragmentMap(to);
+    if (failed(src) || failed(dst))
+      return rewriter.notifyMatchFailure(op, "no fragment maps");
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Type element = from.getElementType();
+    int64_t eb = elementBytes(element), cols = from.getShape()[1];
+    Value scratch = sharedAt(b, loc, offset.getInt());
+    auto at = [&](Value row, Value col) {
+      Value at = add(b, loc, mul(b, loc, row, index(b, loc, cols)), col);
+      return offsetPtr(b, loc, scratch, mul(b, loc, at, index(b, loc, eb)));
+    };
+    ROCDL::BarrierOp::create(b, loc);
+    Value zero = index(b, loc, 0);
+    auto [srcRow, srcCol] = threadOrigin(b, loc, *src, zero, zero);
+    for (int64_t reg = 0; reg < src->numRegs(); ++reg) {
+      auto [dr, dc] = src->elementAt({reg, 0, 0});
+      LLVM::StoreOp::create(
+          b, loc, LLVM::ExtractValueOp::create(b, loc, adaptor.getX(), reg),
+          at(add(b, loc, srcRow, index(b, loc, dr)),
+             add(b, loc, srcCol, index(b, loc, dc))));
+    }
+    ROCDL::BarrierOp::create(b, loc);
+    auto [dstRow, dstCol] = threadOrigin(b, loc, *dst, zero, zero);
+    Type structType = getTypeConverter()->convertType(to);
+    Value result = LLVM::UndefOp::create(b, loc, structType);
+    for (int64_t reg = 0; reg < dst->numRegs(); ++reg) {
+      auto [dr, dc] = dst->elementAt({reg, 0, 0});
+      Value v =
+          LLVM::LoadOp::create(b, loc, element,
+                               at(add(b, loc, dstRow, index(b, loc, dr)),
+                                  add(b, loc, dstCol, index(b, loc, dc))));
+      result = LLVM::InsertValueOp::create(b, loc, result, v, reg);
+    }
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -413,6 +488,8 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
 
 void tk::lower::populateAMDPatterns(TypeConverter &converter,
                                     RewritePatternSet &patterns) {
-  patterns.add<CopyLowering, MfmaLowering, BarrierLowering>(
+  // Above the shared same-placement conversion, which it never overlaps
+  // (that one fails where data moves).
+  patterns.add<CopyLowering, MfmaLowering, ConvertThroughLDS, BarrierLowering>(
       converter, patterns.getContext());
 }

@@ -48,6 +48,15 @@ inline constexpr llvm::StringLiteral kClusterBlocks = "tk.cluster_blocks";
 inline constexpr llvm::StringLiteral kSmemSymbol = "__tk_smem";
 /// AMD: on tile.copy, the threads of the block, which share the copy.
 inline constexpr llvm::StringLiteral kThreads = "tk.threads";
+/// AMD: on a data-moving tile.convert_layout, the byte offset of its LDS
+/// scratch tile.
+inline constexpr llvm::StringLiteral kScratchOffset = "tk.scratch_offset";
+/// On a kernel: the parameters (views) whose rows must be a multiple of 16
+/// bytes long; the manifest says so to the launcher.
+inline constexpr llvm::StringLiteral kRowAligned = "tk.row_aligned_views";
+/// AMD: on the copies into, and the `AB` mmas reading as B, a shared tile
+/// that is stored transposed in LDS.
+inline constexpr llvm::StringLiteral kLdsTransposed = "tk.lds_transposed";
 /// AMD: on foreach_tile, the chiplets (XCDs) blocks are dealt to round-robin.
 inline constexpr llvm::StringLiteral kChiplets = "tk.chiplets";
 /// Extra bytes requested so the dynamic buffer can be aligned to 1024 bytes
@@ -160,11 +169,13 @@ lowerKernelSignature(tile::KernelOp kernel, mlir::gpu::GPUModuleOp gpuModule);
 /// in `module`, lowers every kernel's signature into it and records the ABIs
 /// as the module attribute `tile.abi`.
 /// Fails (with diagnostics) when a kernel targets another vendor than
-/// `vendor` (named in messages as `pass`) or `reason` rejects one of its
-/// ops; returns a null module when `module` has no kernels.
-llvm::FailureOr<mlir::gpu::GPUModuleOp>
-lowerKernels(mlir::ModuleOp module, tk::Vendor vendor, llvm::StringRef pass,
-             llvm::function_ref<std::string(mlir::Operation *)> reason);
+/// `vendor` (named in messages as `pass`), `reason` rejects one of its ops
+/// or `prepare` (run on each checked kernel before its signature is
+/// lowered) fails; returns a null module when `module` has no kernels.
+llvm::FailureOr<mlir::gpu::GPUModuleOp> lowerKernels(
+    mlir::ModuleOp module, tk::Vendor vendor, llvm::StringRef pass,
+    llvm::function_ref<std::string(mlir::Operation *)> reason,
+    llvm::function_ref<mlir::LogicalResult(tile::KernelOp)> prepare = {});
 
 /// Patterns shared by both targets, plus NVIDIA's own when `nvidia`.
 void populateStructurePatterns(mlir::TypeConverter &converter,

@@ -409,11 +409,16 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
       for (int64_t &dim : shape)
         if (ShapedType::isDynamic(dim))
           dim = -1;
-      params.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("kind", b.getStringAttr("view")),
-           b.getNamedAttr("dtype",
-                          b.getStringAttr(typeName(view.getElementType()))),
-           b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape))}));
+      SmallVector<NamedAttribute> desc = {
+          b.getNamedAttr("kind", b.getStringAttr("view")),
+          b.getNamedAttr("dtype",
+                         b.getStringAttr(typeName(view.getElementType()))),
+          b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape))};
+      if (auto aligned = kernel->getAttrOfType<DenseI64ArrayAttr>(kRowAligned);
+          aligned && llvm::is_contained(aligned.asArrayRef(), int64_t(i)))
+        desc.push_back(
+            b.getNamedAttr("row_alignment", b.getI64IntegerAttr(16)));
+      params.push_back(b.getDictionaryAttr(desc));
       continue;
     }
     Type type = arg.getType();
@@ -643,7 +648,8 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
 
 FailureOr<gpu::GPUModuleOp>
 tk::lower::lowerKernels(ModuleOp module, tk::Vendor vendor, StringRef pass,
-                        llvm::function_ref<std::string(Operation *)> reason) {
+                        llvm::function_ref<std::string(Operation *)> reason,
+                        llvm::function_ref<LogicalResult(KernelOp)> prepare) {
   SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
   if (kernels.empty())
     return gpu::GPUModuleOp();
@@ -654,7 +660,8 @@ tk::lower::lowerKernels(ModuleOp module, tk::Vendor vendor, StringRef pass,
              << (vendor == tk::Vendor::nvidia ? "NVIDIA" : "AMD")
              << " targets only";
   for (KernelOp kernel : kernels)
-    if (failed(checkLowerable(kernel, reason)))
+    if (failed(checkLowerable(kernel, reason)) ||
+        (prepare && failed(prepare(kernel))))
       return failure();
 
   OpBuilder builder(module.getBody(), module.getBody()->end());

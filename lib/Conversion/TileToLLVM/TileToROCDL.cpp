@@ -63,9 +63,9 @@ std::string amdUnsupportedReason(Operation *op) {
     return reductionUnsupportedReason(
         cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/false);
   if (auto convert = dyn_cast<ConvertLayoutOp>(op))
-    return sameFragments(convert)
+    return sameFragments(convert) || isa<RegTileType>(convert.getType())
                ? ""
-               : "between layouts that move data is not lowered yet";
+               : "between vector layouts that move data is not lowered yet";
   if (auto store = dyn_cast<StoreOp>(op)) {
     if (isa<RegTileType>(store.getValue().getType()) &&
         isa<GlobalType>(store.getDst().getType()))
@@ -91,6 +91,51 @@ std::string amdUnsupportedReason(Operation *op) {
   return "";
 }
 
+constexpr llvm::StringLiteral kScratchId = "tk.scratch_id";
+
+/// Reserves an LDS scratch tile (an alloc at the top of the kernel) for
+/// every tile layout conversion that moves data; both carry the same id.
+/// Fails when the scratch no longer fits the chip's LDS.
+LogicalResult reserveScratch(KernelOp kernel) {
+  int64_t scratch = 0;
+  kernel.walk([&](ConvertLayoutOp convert) {
+    auto tile = dyn_cast<RegTileType>(convert.getType());
+    if (!tile || sameFragments(convert))
+      return;
+    OpBuilder b(&kernel.getBody().front(), kernel.getBody().front().begin());
+    auto type = SharedTileType::get(b.getContext(), tile.getShape(),
+                                    tile.getElementType(),
+                                    SwizzleAttr::get(b.getContext(), 0));
+    auto alloc = AllocOp::create(b, convert.getLoc(), type);
+    scratch += type.getBytes();
+    int64_t id = scratch; // unique: grows with every reservation
+    alloc->setAttr(kScratchId, b.getI64IntegerAttr(id));
+    convert->setAttr(kScratchId, b.getI64IntegerAttr(id));
+  });
+  const tk::TargetInfo &target = getTargetInfo(kernel);
+  int64_t bytes = kernel.getSharedMemoryBytes();
+  if (scratch && bytes > target.sharedMemoryBytes)
+    return kernel.emitOpError("needs ")
+           << bytes << " bytes of LDS with the " << scratch
+           << " bytes its layout conversions move data through; " << target.name
+           << " has " << target.sharedMemoryBytes;
+  return success();
+}
+
+/// After the signature is lowered (allocs carry their offsets): each
+/// conversion learns its scratch's offset.
+void placeScratch(gpu::GPUModuleOp gpuModule) {
+  DenseMap<int64_t, IntegerAttr> offsets;
+  gpuModule.walk([&](AllocOp alloc) {
+    if (auto id = alloc->getAttrOfType<IntegerAttr>(kScratchId))
+      offsets[id.getInt()] = alloc->getAttrOfType<IntegerAttr>(kSmemOffset);
+  });
+  gpuModule.walk([&](ConvertLayoutOp convert) {
+    if (auto id = convert->getAttrOfType<IntegerAttr>(kScratchId))
+      convert->setAttr(kScratchOffset, offsets.lookup(id.getInt()));
+  });
+}
+
 /// What the patterns need to know from the kernel, recorded before its
 /// body moves into the llvm.func.
 void recordLaunch(ModuleOp module) {
@@ -98,9 +143,38 @@ void recordLaunch(ModuleOp module) {
   for (KernelOp kernel : module.getOps<KernelOp>()) {
     const tk::TargetInfo &target = getTargetInfo(kernel);
     int64_t threads = 4 * target.warpSize * kernel.getWarpgroups().value_or(1);
+    SmallVector<int64_t> aligned;
     kernel.walk([&](CopyOp copy) {
       copy->setAttr(kThreads, b.getI64IntegerAttr(threads));
+      if (auto arg = dyn_cast<BlockArgument>(copy.getSrc());
+          arg && !llvm::is_contained(aligned, arg.getArgNumber()))
+        aligned.push_back(arg.getArgNumber());
     });
+    if (!aligned.empty())
+      kernel->setAttr(kRowAligned, b.getDenseI64ArrayAttr(aligned));
+    // A shared tile that only copies write and only `AB` mmas read, as B,
+    // is stored transposed (the pass's choice of LDS orientation).
+    for (AllocOp alloc : kernel.getBody().getOps<AllocOp>()) {
+      auto tile = dyn_cast<SharedTileType>(alloc.getType());
+      if (!tile || tile.isRing())
+        continue;
+      bool asB = false, only = true;
+      for (OpOperand &use : alloc.getResult().getUses()) {
+        auto copy = dyn_cast<CopyOp>(use.getOwner());
+        auto mma = dyn_cast<MmaOp>(use.getOwner());
+        if (copy && copy.getDst() == alloc.getResult())
+          continue;
+        if (mma && mma.getForm() == MmaForm::AB &&
+            use.getOperandNumber() == 1 && mma.getA() != alloc.getResult()) {
+          asB = true;
+          continue;
+        }
+        only = false;
+      }
+      if (asB && only)
+        for (Operation *user : alloc.getResult().getUsers())
+          user->setAttr(kLdsTransposed, b.getUnitAttr());
+    }
     kernel.walk([&](ForeachTileOp foreach) {
       foreach
         ->setAttr(kChiplets, b.getI64IntegerAttr(target.chiplets));
@@ -114,12 +188,14 @@ struct ConvertTileToROCDLPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     recordLaunch(module);
-    FailureOr<gpu::GPUModuleOp> gpuModule = lowerKernels(
-        module, tk::Vendor::amd, getArgument(), amdUnsupportedReason);
+    FailureOr<gpu::GPUModuleOp> gpuModule =
+        lowerKernels(module, tk::Vendor::amd, getArgument(),
+                     amdUnsupportedReason, reserveScratch);
     if (failed(gpuModule))
       return signalPassFailure();
     if (!*gpuModule)
       return;
+    placeScratch(*gpuModule);
 
     TileTypeConverter converter(ctx);
     RewritePatternSet patterns(ctx);

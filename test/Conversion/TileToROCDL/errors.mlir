@@ -91,9 +91,9 @@ module attributes {tile.target = "gfx942"} {
 
 module attributes {tile.target = "gfx942"} {
   tile.kernel @move_layout() launch(warpgroups = 1) {
-    %s = tile.fill 1.0 : !tile.rt<64x64xbf16, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
-    // expected-error @+1 {{'tile.convert_layout' op between layouts that move data is not lowered yet}}
-    %t = tile.convert_layout %s : !tile.rt<64x64xbf16, block, #tile.mfma<32x32x8, acc, waves = 2x2>> to !tile.rt<64x64xbf16, block, #tile.mfma<32x32x8, a, waves = 2x2>>
+    %v = tile.fill 1.0 : !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>
+    // expected-error @+1 {{'tile.convert_layout' op between vector layouts that move data is not lowered yet}}
+    %w = tile.convert_layout %v : !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>> to !tile.rv<64xf32, block, #tile.vec<col, #tile.mfma<32x32x8, acc, waves = 2x2>>>
   }
 }
 

@@ -76,3 +76,42 @@ module attributes {tile.target = "gfx942"} {
     }
   }
 }
+
+// -----
+
+// A layout conversion that moves data goes through an LDS scratch tile the
+// pass reserves: barrier, every thread stores its elements, barrier, every
+// thread loads its new ones.
+// CHECK-LABEL: llvm.func @convert_through_lds
+// CHECK: rocdl.barrier
+// CHECK-COUNT-16: llvm.store {{.*}} : bf16, !llvm.ptr<3>
+// CHECK: rocdl.barrier
+// CHECK-COUNT-16: llvm.load {{.*}} : !llvm.ptr<3> -> bf16
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @convert_through_lds(%O: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1) {
+    %s = tile.fill 1.0 : !tile.rt<64x64xbf16, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    %t = tile.convert_layout %s : !tile.rt<64x64xbf16, block, #tile.mfma<32x32x8, acc, waves = 2x2>> to !tile.rt<64x64xbf16, block, #tile.mfma<32x32x8, a, waves = 2x2>>
+    tile.store %t, %O[%i, %i] : !tile.rt<64x64xbf16, block, #tile.mfma<32x32x8, a, waves = 2x2>>, !tile.gl<?x?xbf16>
+  }
+}
+
+// -----
+
+// A shared tile that copies fill and only `AB` mmas read as B is stored
+// transposed (N x K): the copy scatters each 16-byte chunk's elements, the
+// B fragments are then contiguous reads like A's.
+// CHECK-LABEL: llvm.func @b_transposed
+// CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
+// CHECK-COUNT-8: llvm.store {{.*}} : bf16, !llvm.ptr<3>
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi16>
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi16>
+// CHECK: rocdl.mfma.f32.32x32x8bf16.1k
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @b_transposed(%B: !tile.gl<?x?xbf16>, %C: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
+    %b = tile.alloc : !tile.st<32x64xbf16, #tile.swizzle<128>>
+    tile.copy %B[%i, %i] -> %b : !tile.gl<?x?xbf16>, !tile.st<32x64xbf16, #tile.swizzle<128>>
+    %d = tile.mma AB %a, %b : !tile.st<64x32xbf16, #tile.swizzle<64>>, !tile.st<32x64xbf16, #tile.swizzle<128>> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    tile.store %d, %C[%i, %i] : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.gl<?x?xf32>
+  }
+}

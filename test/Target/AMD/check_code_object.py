@@ -1,13 +1,14 @@
 """Checks an AMD code object the way a loader would, with LLVM's tools only.
 
-Usage: check_code_object.py KERNEL_DIR NAME CHIP
+Usage: check_code_object.py KERNEL_DIR NAME CHIP [--no-spills]
 
 Reads NAME.hsaco with llvm-readelf (ELF header, AMDGPU metadata note) and
 NAME.json (the manifest), and checks: an AMDGPU HSA shared object for CHIP;
 the kernel named NAME in the metadata with wave64; VGPRs + AGPRs, SGPRs and
-LDS (static + the manifest's dynamic bytes) within CHIP's limits; no spills;
-and llvm-objdump disassembles MFMA instructions from it. Prints one line
-with the numbers, or exits 1 naming what is wrong.
+LDS (static + the manifest's dynamic bytes) within CHIP's limits; with
+--no-spills, no scratch; and llvm-objdump disassembles MFMA instructions
+from it. Prints one line with the numbers (scratch bytes per lane
+included), or exits 1 naming what is wrong.
 """
 import json
 import os
@@ -30,6 +31,7 @@ def fail(message):
 
 def main():
     folder, name, chip = sys.argv[1:4]
+    no_spills = "--no-spills" in sys.argv[4:]
     hsaco = os.path.join(folder, name + ".hsaco")
     manifest = json.load(open(os.path.join(folder, name + ".json")))
     header = run("llvm-readelf", "-h", hsaco)
@@ -56,14 +58,15 @@ def main():
     max_v, max_s, max_lds = LIMITS[chip]
     if vgprs + agprs > max_v or sgprs > max_s or lds > max_lds:
         fail("over %s's limits: %d+%d VGPRs, %d SGPRs, %d LDS bytes" % (chip, vgprs, agprs, sgprs, lds))
-    if field("private_segment_fixed_size") or field("vgpr_spill_count") or field("sgpr_spill_count"):
+    scratch = field("private_segment_fixed_size")
+    if no_spills and (scratch or field("vgpr_spill_count") or field("sgpr_spill_count")):
         fail("spills to scratch")
     disassembly = run("llvm-objdump", "-d", "--mcpu=" + chip, hsaco)
     mfmas = len(re.findall(r"\bv_mfma_", disassembly))
     if not mfmas:
         fail("no MFMA instruction in the code object")
-    print("OK %s %s: %d VGPRs, %d AGPRs, %d SGPRs, %d LDS bytes, %d MFMAs"
-          % (name, chip, vgprs, agprs, sgprs, lds, mfmas))
+    print("OK %s %s: %d VGPRs, %d AGPRs, %d SGPRs, %d LDS bytes, %d MFMAs, "
+          "%d scratch bytes" % (name, chip, vgprs, agprs, sgprs, lds, mfmas, scratch))
 
 
 main()

@@ -1,21 +1,23 @@
 // The naive GEMM program (the one -tile-to-nvidia compiles for H100), for
 // both AMD chips through -tile-to-amdgpu: the ISA has the chip's MFMA,
-// 16-byte buffer loads into LDS, LDS reads for the fragments and block
+// 16-byte buffer loads into LDS (A as 16-byte writes, B scattered into its
+// transposed form), 8- or 16-byte LDS reads for the fragments and block
 // barriers; the code object is an AMDGPU HSA shared object whose registers
 // and LDS fit the chip, and the manifest states the launch.
 // RUN: rm -rf %t && tk-opt %kernels/gemm_naive.mlir -tile-to-amdgpu="chip=gfx942 out=%t/942" -o /dev/null
 // RUN: FileCheck %s --check-prefixes=ISA,ISA942 < %t/942/gemm_naive.s
-// RUN: %python %S/check_code_object.py %t/942 gemm_naive gfx942 | FileCheck %s --check-prefix=OBJ942
+// RUN: %python %S/check_code_object.py %t/942 gemm_naive gfx942 --no-spills | FileCheck %s --check-prefix=OBJ942
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/942/gemm_naive.json
 // RUN: tk-opt %kernels/gemm_naive.mlir -tile-to-amdgpu="chip=gfx950 out=%t/950" -o /dev/null
 // RUN: FileCheck %s --check-prefixes=ISA,ISA950 < %t/950/gemm_naive.s
-// RUN: %python %S/check_code_object.py %t/950 gemm_naive gfx950 | FileCheck %s --check-prefix=OBJ950
+// RUN: %python %S/check_code_object.py %t/950 gemm_naive gfx950 --no-spills | FileCheck %s --check-prefix=OBJ950
 // RUN: llvm-readelf -h %t/950/gemm_naive.hsaco | FileCheck %s --check-prefix=ELF
 
 // ISA: .amdgcn_target "amdgcn-amd-amdhsa--gfx9
 // ISA-LABEL: gemm_naive:
 // ISA-DAG: buffer_load_dwordx4
 // ISA-DAG: ds_write_b128
+// ISA-DAG: ds_write_b16
 // ISA-DAG: s_barrier
 // ISA942-DAG: ds_read_b64
 // ISA942-DAG: v_mfma_f32_32x32x8_bf16
@@ -23,8 +25,8 @@
 // ISA950-DAG: v_mfma_f32_32x32x16_bf16
 // ISA: .amdhsa_next_free_vgpr
 
-// OBJ942: OK gemm_naive gfx942: {{[0-9]+}} VGPRs, 0 AGPRs, {{[0-9]+}} SGPRs, 49152 LDS bytes, 32 MFMAs
-// OBJ950: OK gemm_naive gfx950: {{[0-9]+}} VGPRs, 0 AGPRs, {{[0-9]+}} SGPRs, 49152 LDS bytes, 16 MFMAs
+// OBJ942: OK gemm_naive gfx942: {{[0-9]+}} VGPRs, 0 AGPRs, {{[0-9]+}} SGPRs, 49152 LDS bytes, 32 MFMAs, 0 scratch bytes
+// OBJ950: OK gemm_naive gfx950: {{[0-9]+}} VGPRs, 0 AGPRs, {{[0-9]+}} SGPRs, 49152 LDS bytes, 16 MFMAs, 0 scratch bytes
 
 // MANIFEST: "hsaco": "gemm_naive.hsaco"
 // MANIFEST: "isa": "gemm_naive.s"

@@ -224,7 +224,7 @@ MmaLayouts amdLayouts(KernelOp kernel, const tk::TargetInfo &target) {
       if (d.getScope() != Scope::block)
         return Choice{shape};
       std::optional<Choice> best;
-      for (int64_t r = 1; r <= waves; r *= 2) {
+      for (int64_t r = 1; r <= waves; ++r) {
         int64_t c = waves / r;
         if (r * c != waves || (bands && c != 1) || m % (shape.m * r) ||
             n % (shape.n * c))
