@@ -3,11 +3,12 @@ manifest) and launch it on torch tensors."""
 
 from .attention import attention, check_attention_arguments
 from .runtime import (ArgumentError, Kernel, KernelSpec, ManifestError,
-                      check_arguments, grid_size, load_manifest,
-                      pack_parameters, tensor_map_geometry)
+                      check_arguments, grid_size, kernarg_layout,
+                      load_manifest, pack_kernargs, pack_parameters,
+                      tensor_map_geometry)
 
 __all__ = [
     "attention", "check_attention_arguments", "ArgumentError", "Kernel", "KernelSpec", "ManifestError",
-    "check_arguments", "grid_size", "load_manifest", "pack_parameters",
-    "tensor_map_geometry",
+    "check_arguments", "grid_size", "kernarg_layout", "load_manifest",
+    "pack_kernargs", "pack_parameters", "tensor_map_geometry",
 ]

@@ -1,15 +1,17 @@
-"""Launch kernels compiled by ``tk-opt -tile-to-nvidia`` from their binary
-and JSON manifest.
+"""Launch kernels compiled by ``tk-opt -tile-to-nvidia`` (PTX / cubin) or
+``tk-opt -tile-to-amdgpu`` (HSACO) from their binary and JSON manifest.
 
 Everything but the launch itself (argument checks, grid sizing, tensor-map
-geometry, parameter packing) is plain Python and runs without a GPU; the CUDA
-driver is imported only when a kernel is loaded.
+geometry, parameter and kernel-argument packing) is plain Python and runs
+without a GPU; the CUDA driver (NVIDIA) or the HIP runtime (AMD) is loaded
+only when a kernel is.
 """
 
 import ctypes
 import json
 import math
 import os
+import struct
 
 MANIFEST_FORMAT = "tk-mlir-manifest-1"
 
@@ -37,6 +39,11 @@ SCALAR_CTYPES = {
     "f32": ctypes.c_float,
     "f64": ctypes.c_double,
 }
+
+
+# Bytes (= alignment) of each ABI entry in an AMDGPU kernel-argument segment.
+KERNARG_BYTES = {"view_ptr": 8, "view_dim": 8, "i32": 4, "i64": 8, "f32": 4,
+                 "f64": 8}
 
 
 class ManifestError(ValueError):
@@ -107,7 +114,7 @@ def load_manifest(path):
     if not isinstance(kernels, dict) or not kernels:
         raise ManifestError(f"manifest '{path}' lists no kernels")
     specs = {name: KernelSpec(name, entry) for name, entry in kernels.items()}
-    binaries = {k: data[k] for k in ("ptx", "cubin") if k in data}
+    binaries = {k: data[k] for k in ("ptx", "cubin", "hsaco") if k in data}
     return os.path.dirname(os.path.abspath(path)), specs, binaries
 
 
@@ -189,6 +196,11 @@ def _check_view(where, param, t, needs_tma):
         raise ArgumentError(f"{where}: async copies (TMA) need rows that are "
                             f"a multiple of 16 bytes; the last dimension "
                             f"{shape[-1]} x {size} bytes is not")
+    align = param.get("row_alignment")
+    if align and (shape[-1] * size) % align:
+        raise ArgumentError(f"{where}: copies into LDS need rows that are a "
+                            f"multiple of {align} bytes; the last dimension "
+                            f"{shape[-1]} x {size} bytes is not")
 
 
 def grid_tiles(spec, args):
@@ -266,8 +278,46 @@ def pack_parameters(spec, args, encode_tensor_map):
     return values, pointers
 
 
+def kernarg_layout(spec):
+    """Where each ABI entry of an AMD kernel sits in its kernel-argument
+    segment: (offset, bytes, entry), each entry at its natural alignment in
+    ABI order, as the AMDGPU back end lays out explicit arguments."""
+    layout, offset = [], 0
+    for entry in spec.abi:
+        kind = entry["kind"]
+        key = entry.get("type") if kind == "scalar" else kind
+        size = KERNARG_BYTES.get(key)
+        if size is None:
+            raise ManifestError(f"kernel '{spec.name}': ABI entry {entry} has "
+                                f"no AMD kernel-argument form")
+        offset = -(-offset // size) * size
+        layout.append((offset, size, entry))
+        offset += size
+    return layout
+
+
+def pack_kernargs(spec, args):
+    """The explicit kernel-argument bytes of an AMD kernel for `args`."""
+    layout = kernarg_layout(spec)
+    end = layout[-1][0] + layout[-1][1] if layout else 0
+    buf = bytearray(end)
+    formats = {"i32": "<i", "i64": "<q", "f32": "<f", "f64": "<d"}
+    for offset, size, entry in layout:
+        arg = args[entry["param"]]
+        if entry["kind"] == "view_ptr":
+            struct.pack_into("<Q", buf, offset, arg.data_ptr())
+        elif entry["kind"] == "view_dim":
+            struct.pack_into("<q", buf, offset, arg.shape[entry["axis"]])
+        else:
+            value = int(arg) if entry["type"].startswith("i") else float(arg)
+            struct.pack_into(formats[entry["type"]], buf, offset, value)
+    return bytes(buf)
+
+
 class Kernel:
-    """A kernel loaded from a manifest, callable on torch tensors."""
+    """A kernel loaded from a manifest, callable on torch tensors: through
+    the CUDA driver for NVIDIA targets, the HIP runtime for AMD ones (gfx*),
+    which this project compiles for but has not run on (no AMD GPU)."""
 
     def __init__(self, manifest_path, name=None, names=None):
         folder, specs, binaries = load_manifest(manifest_path)
@@ -281,14 +331,21 @@ class Kernel:
                                 f"{sorted(specs)}")
         self.spec = specs[name]
         self.names = names
-        from . import cuda_driver
-        self._cuda = cuda_driver
-        binary = binaries.get("cubin") or binaries.get("ptx")
-        if binary is None:
-            raise ManifestError("manifest names no cubin or ptx")
+        self.amd = self.spec.target.startswith("gfx")
+        if self.amd:
+            from . import hip_driver as driver
+            binary = binaries.get("hsaco")
+            if binary is None:
+                raise ManifestError("manifest of an AMD kernel names no hsaco")
+        else:
+            from . import cuda_driver as driver
+            binary = binaries.get("cubin") or binaries.get("ptx")
+            if binary is None:
+                raise ManifestError("manifest names no cubin or ptx")
+        self._cuda = driver
         with open(os.path.join(folder, binary), "rb") as f:
             image = f.read()
-        self._function = cuda_driver.load_function(
+        self._function = driver.load_function(
             image, name, self.spec.shared_memory_bytes)
         # Packed parameters (TMA descriptors included) by argument identity,
         # so repeated calls on the same tensors skip the host-side encoding.
@@ -302,8 +359,11 @@ class Kernel:
         packed = self._packed.get(key)
         if packed is None:
             check_arguments(self.spec, args, self.names)
-            params = pack_parameters(self.spec, args,
-                                     self._cuda.encode_tensor_map)
+            if self.amd:
+                params = (None, pack_kernargs(self.spec, args))
+            else:
+                params = pack_parameters(self.spec, args,
+                                         self._cuda.encode_tensor_map)
             packed = (params, self.grid(*args))
             if len(self._packed) >= 64:
                 self._packed.pop(next(iter(self._packed)))

@@ -1,0 +1,87 @@
+"""The few HIP runtime calls the runtime makes for AMD kernels, through
+ctypes on libamdhip64 (module load + launch), with the same interface as
+cuda_driver.
+
+Imported only when an AMD kernel is loaded. This project has no AMD GPU:
+this path is written against the HIP API but has not been run; everything
+before it (manifests, argument checks, kernel-argument packing) is tested on
+the CPU.
+"""
+
+import ctypes
+import os
+
+# hipModuleLaunchKernel's `extra` keys for a packed argument buffer.
+_LAUNCH_PARAM_BUFFER_POINTER = 0x01
+_LAUNCH_PARAM_BUFFER_SIZE = 0x02
+_LAUNCH_PARAM_END = 0x03
+
+_hip = None
+
+
+def _library():
+    """libamdhip64: $TK_HIP_LIBRARY, the loader's path, then ROCm's."""
+    global _hip
+    if _hip is not None:
+        return _hip
+    candidates = [os.environ.get("TK_HIP_LIBRARY"), "libamdhip64.so",
+                  "/opt/rocm/lib/libamdhip64.so"]
+    errors = []
+    for name in filter(None, candidates):
+        try:
+            _hip = ctypes.CDLL(name)
+            break
+        except OSError as e:
+            errors.append(f"{name}: {e}")
+    if _hip is None:
+        raise RuntimeError("AMD kernels launch through the HIP runtime, and "
+                           "libamdhip64.so was not found (" +
+                           "; ".join(errors) + "); set TK_HIP_LIBRARY")
+    _hip.hipGetErrorString.restype = ctypes.c_char_p
+    _check(_hip.hipInit(0), "hipInit")
+    return _hip
+
+
+def _check(status, what):
+    if status != 0:
+        text = _hip.hipGetErrorString(status).decode() if _hip else ""
+        raise RuntimeError(f"{what} failed: error {status}: {text}")
+
+
+def multiprocessor_count():
+    """Compute units of the current device (PyTorch's view of it)."""
+    import torch
+    device = torch.cuda.current_device()
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def load_function(image, name, shared_memory_bytes):
+    hip = _library()
+    module = ctypes.c_void_p()
+    _check(hip.hipModuleLoadData(ctypes.byref(module), image),
+           "hipModuleLoadData")
+    function = ctypes.c_void_p()
+    _check(hip.hipModuleGetFunction(ctypes.byref(function), module,
+                                    name.encode()), "hipModuleGetFunction")
+    return function
+
+
+def launch(function, grid, spec, kernargs, stream):
+    """Launches with the packed kernel-argument bytes."""
+    hip = _library()
+    if stream is None:
+        try:
+            import torch
+            stream = torch.cuda.current_stream().cuda_stream
+        except Exception:
+            stream = 0
+    buffer = ctypes.create_string_buffer(kernargs, len(kernargs))
+    size = ctypes.c_size_t(len(kernargs))
+    extra = (ctypes.c_void_p * 5)(
+        _LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(buffer),
+        _LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(size), _LAUNCH_PARAM_END)
+    _check(hip.hipModuleLaunchKernel(
+        function, ctypes.c_uint(grid), ctypes.c_uint(1), ctypes.c_uint(1),
+        ctypes.c_uint(spec.threads), ctypes.c_uint(1), ctypes.c_uint(1),
+        ctypes.c_uint(spec.shared_memory_bytes), ctypes.c_void_p(stream),
+        None, extra), "hipModuleLaunchKernel")
