@@ -3,7 +3,8 @@
 # needs (when missing), builds tk-opt, then compiles the bundled GEMM program
 # to PTX, cubin (when the CUDA toolkit's ptxas is present) and a launch
 # manifest, and shows what came out; also compiles the attention programs
-# that tk_mlir.attention() loads.
+# that tk_mlir.attention() loads, and the naive GEMM and attention programs
+# for AMD (gfx942, gfx950: ISA + HSACO + manifest; compiled, not run here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,5 +42,26 @@ for kernel in attention_naive attention_naive_d64 attention_bwd_dq \
 done
 echo
 echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd_dq,bwd_dkv}{,_d64}"
+echo
+echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
+rm -rf build/artifacts/amd
+for chip in gfx942 gfx950; do
+  build/bin/tk-opt kernels/gemm_naive.mlir \
+    -tile-to-amdgpu="chip=$chip out=build/artifacts/amd/$chip" -o /dev/null
+done
+build/bin/tk-opt kernels/attention_naive.mlir \
+  -tile-to-amdgpu="chip=gfx950 out=build/artifacts/amd/gfx950" -o /dev/null \
+  2>/dev/null
+/usr/bin/python3 - build/artifacts/amd <<'PY'
+import glob, json, os, sys
+for manifest in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.json"))):
+    m = json.load(open(manifest))
+    for name, k in m["kernels"].items():
+        r = k["resources"]
+        print(f"{k['target']} {name}: {m['hsaco']}, {k['threads']} threads, "
+              f"{r['vgprs']} VGPRs, {r['sgprs']} SGPRs, "
+              f"{k['shared_memory_bytes']} B LDS, "
+              f"{r['scratch_bytes_per_lane']} B scratch per lane")
+PY
 echo
 echo "Run it on a GPU: python3 python/benchmarks/gemm.py --manifest $out/gemm.json"
