@@ -86,6 +86,79 @@ SharedTileType transposedStorage(SharedTileType tile) {
                              tile.getElementType(), swizzle);
 }
 
+/// Where the 16-byte runs of a `rowsT` x `colsT` tile at tile coordinates
+/// `coords` of a global view are read from: a buffer resource starting at
+/// the tile's first element and ending with the view (the hardware range
+/// check zero-fills rows past the end), and what a run's offset needs.
+struct TileSource {
+  Value rsrc, cols, c0;
+  int64_t eb;
+
+  TileSource(OpBuilder &b, Location loc, Operation *op, Value ptr,
+             GlobalType view, ValueRange coords, int64_t rowsT, int64_t colsT) {
+    Type element = view.getElementType();
+    eb = elementBytes(element);
+    size_t rank = view.getShape().size();
+    SmallVector<Value> dims = viewDims(b, loc, op, rank);
+    Value rows = dims[rank - 2];
+    cols = dims[rank - 1];
+    Value r0 = mul(b, loc, coords[rank - 2], index(b, loc, rowsT));
+    c0 = mul(b, loc, coords[rank - 1], index(b, loc, colsT));
+    Value lead = leadingOffset(b, loc, coords, dims, rank - 2);
+    Value start = add(b, loc, mul(b, loc, add(b, loc, lead, r0), cols), c0);
+    Value left = arith::SubIOp::create(
+        b, loc,
+        mul(b, loc, arith::SubIOp::create(b, loc, rows, r0).getResult(), cols),
+        c0);
+    rsrc = bufferResource(b, loc, ptr, element, start,
+                          mul(b, loc, left, index(b, loc, eb)));
+  }
+
+  /// The 16 bytes at tile row `r`, columns `c` .. (zeros past the view;
+  /// rows are whole runs, which the launcher checks).
+  Value load(OpBuilder &b, Location loc, Value r, Value c) const {
+    Value byte =
+        mul(b, loc, add(b, loc, mul(b, loc, r, cols), c), index(b, loc, eb));
+    Value inside = ult(b, loc, add(b, loc, c0, c), cols);
+    Value offset = arith::SelectOp::create(b, loc, inside, byte,
+                                           index(b, loc, kOutOfRange));
+    return bufferLoad(b, loc, VectorType::get({4}, b.getI32Type()), rsrc,
+                      offset);
+  }
+};
+
+/// Writes the 16-byte run `run` (vector<4xi32>) of tile row `r`, columns
+/// `c` .. into LDS: one 16-byte store at its swizzled offset, or, for a
+/// tile stored transposed, one store per element into its column.
+void storeRun(OpBuilder &b, Location loc, Value dst, Value tileValue, Value r,
+              Value c, Value run, bool transposed) {
+  auto tile = cast<SharedTileType>(tileValue.getType());
+  Type element = tile.getElementType();
+  int64_t eb = elementBytes(element), perRun = 16 / eb;
+  if (!transposed) {
+    Value at = offsetPtr(
+        b, loc, dst,
+        swizzledOffset(b, loc, tile, allocationRows(tileValue), r, c));
+    LLVM::StoreOp::create(b, loc, run, at, /*alignment=*/16);
+    return;
+  }
+  // Element (r, c + i) goes to row c + i, column r of the N x K form.
+  SharedTileType t = transposedStorage(tile);
+  auto elems = VectorType::get({perRun}, element);
+  Value values = LLVM::BitcastOp::create(b, loc, elems, run);
+  for (int64_t i = 0; i < perRun; ++i) {
+    Value at = offsetPtr(b, loc, dst,
+                         swizzledOffset(b, loc, t, t.getRows(),
+                                        add(b, loc, c, index(b, loc, i)), r));
+    LLVM::StoreOp::create(
+        b, loc,
+        LLVM::ExtractElementOp::create(b, loc, values, constI32(b, loc, i)), at,
+        eb);
+  }
+}
+
+/// tile.copy: barrier, run `i` of the tile moved by thread `i mod T`,
+/// barrier.
 struct CopyLowering : OpConversionPattern<CopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -94,87 +167,127 @@ struct CopyLowering : OpConversionPattern<CopyOp> {
     OpBuilder &b = rewriter;
     Location loc = op.getLoc();
     auto tile = cast<SharedTileType>(op.getDst().getType());
-    auto view = cast<GlobalType>(op.getSrc().getType());
     auto threads = op->getAttrOfType<IntegerAttr>(kThreads);
     if (!threads)
       return rewriter.notifyMatchFailure(op, "block size not recorded");
-    Type element = tile.getElementType();
-    int64_t eb = elementBytes(element);
-    int64_t perChunk = 16 / eb;
-    int64_t rowsT = tile.getRows(), colsT = tile.getCols();
-    int64_t chunksPerRow = colsT / perChunk;
-    int64_t chunks = rowsT * chunksPerRow;
-    int64_t rounds = llvm::divideCeil(chunks, threads.getInt());
-
-    size_t rank = view.getShape().size();
-    SmallVector<Value> dims = viewDims(b, loc, op, rank);
-    ValueRange coords = adaptor.getCoords();
-    Value rows = dims[rank - 2], cols = dims[rank - 1];
-    Value r0 = mul(b, loc, coords[rank - 2], index(b, loc, rowsT));
-    Value c0 = mul(b, loc, coords[rank - 1], index(b, loc, colsT));
-    Value lead = leadingOffset(b, loc, coords, dims, rank - 2);
-    // The resource starts at element (r0, c0) and ends with the view.
-    Value start = add(b, loc, mul(b, loc, add(b, loc, lead, r0), cols), c0);
-    Value left = arith::SubIOp::create(
-        b, loc,
-        mul(b, loc, arith::SubIOp::create(b, loc, rows, r0).getResult(), cols),
-        c0);
-    Value rsrc = bufferResource(b, loc, adaptor.getSrc(), element, start,
-                                mul(b, loc, left, index(b, loc, eb)));
-    Value dst = adaptor.getDst();
-    int64_t blockRows = allocationRows(op.getDst());
+    int64_t perRun = 16 / elementBytes(tile.getElementType());
+    int64_t runsPerRow = tile.getCols() / perRun;
+    int64_t runs = tile.getRows() * runsPerRow;
+    int64_t rounds = llvm::divideCeil(runs, threads.getInt());
+    TileSource source(b, loc, op, adaptor.getSrc(),
+                      cast<GlobalType>(op.getSrc().getType()),
+                      adaptor.getCoords(), tile.getRows(), tile.getCols());
     bool transposed = op->hasAttr(kLdsTransposed);
-    auto chunkType = VectorType::get({4}, b.getI32Type());
 
     ROCDL::BarrierOp::create(b, loc);
     Value tid = threadIndex(b, loc);
     for (int64_t round = 0; round < rounds; ++round) {
-      Value chunk = add(b, loc, tid, index(b, loc, round * threads.getInt()));
+      Value i = add(b, loc, tid, index(b, loc, round * threads.getInt()));
       std::optional<scf::IfOp> guard;
-      if ((round + 1) * threads.getInt() > chunks) {
-        guard =
-            scf::IfOp::create(b, loc, ult(b, loc, chunk, index(b, loc, chunks)),
-                              /*withElseRegion=*/false);
+      if ((round + 1) * threads.getInt() > runs) {
+        guard = scf::IfOp::create(b, loc, ult(b, loc, i, index(b, loc, runs)),
+                                  /*withElseRegion=*/false);
         b.setInsertionPoint(guard->thenBlock()->getTerminator());
       }
-      Value r =
-          arith::DivUIOp::create(b, loc, chunk, index(b, loc, chunksPerRow));
+      Value r = arith::DivUIOp::create(b, loc, i, index(b, loc, runsPerRow));
       Value c = mul(
-          b, loc,
-          arith::RemUIOp::create(b, loc, chunk, index(b, loc, chunksPerRow)),
-          index(b, loc, perChunk));
-      Value byte =
-          mul(b, loc, add(b, loc, mul(b, loc, r, cols), c), index(b, loc, eb));
-      // Rows are whole chunks (the launcher checks the row length is a
-      // multiple of 16 bytes): a chunk is in or out as a whole.
-      Value inside = ult(b, loc, add(b, loc, c0, c), cols);
-      Value offset = arith::SelectOp::create(b, loc, inside, byte,
-                                             index(b, loc, kOutOfRange));
-      Value chunkValue = bufferLoad(b, loc, chunkType, rsrc, offset);
-      if (transposed) {
-        // Element (r, c + i) goes to row c + i, column r of the N x K form.
-        SharedTileType t = transposedStorage(tile);
-        auto elems = VectorType::get({perChunk}, element);
-        Value values = LLVM::BitcastOp::create(b, loc, elems, chunkValue);
-        for (int64_t i = 0; i < perChunk; ++i) {
-          Value at =
-              offsetPtr(b, loc, dst,
-                        swizzledOffset(b, loc, t, t.getRows(),
-                                       add(b, loc, c, index(b, loc, i)), r));
-          LLVM::StoreOp::create(b, loc,
-                                LLVM::ExtractElementOp::create(
-                                    b, loc, values, constI32(b, loc, i)),
-                                at, eb);
-        }
-      } else {
-        Value at = offsetPtr(b, loc, dst,
-                             swizzledOffset(b, loc, tile, blockRows, r, c));
-        LLVM::StoreOp::create(b, loc, chunkValue, at, /*alignment=*/16);
-      }
+          b, loc, arith::RemUIOp::create(b, loc, i, index(b, loc, runsPerRow)),
+          index(b, loc, perRun));
+      storeRun(b, loc, adaptor.getDst(), op.getDst(), r, c,
+               source.load(b, loc, r, c), transposed);
       if (guard)
         b.setInsertionPointAfter(*guard);
     }
     ROCDL::BarrierOp::create(b, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The (row, col) of each 16-byte run a thread holds in a `#tile.chunks`
+/// tile, in register order.
+SmallVector<std::pair<Value, Value>>
+chunkRuns(OpBuilder &b, Location loc, const FragmentMap &map, int64_t perRun) {
+  Value zero = index(b, loc, 0);
+  auto [row, col] = threadOrigin(b, loc, map, zero, zero);
+  SmallVector<std::pair<Value, Value>> runs;
+  for (int64_t reg = 0; reg < map.numRegs(); reg += perRun) {
+    auto [dr, dc] = map.elementAt({reg, 0, 0});
+    runs.push_back({add(b, loc, row, index(b, loc, dr)),
+                    add(b, loc, col, index(b, loc, dc))});
+  }
+  return runs;
+}
+
+/// Global view → `#tile.chunks` registers: the first half of a split copy,
+/// one 16-byte buffer load per run.
+struct LoadChunksLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto view = dyn_cast<GlobalType>(op.getSrc().getType());
+    auto tile = dyn_cast<RegTileType>(op.getType());
+    if (!view || !tile || !isa_and_nonnull<ChunksLayoutAttr>(tile.getLayout()))
+      return rewriter.notifyMatchFailure(op, "not a chunked load");
+    FailureOr<FragmentMap> map = getScopeFragmentMap(tile);
+    if (failed(map))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Type element = tile.getElementType();
+    int64_t perRun = 16 / elementBytes(element);
+    TileSource source(b, loc, op, adaptor.getSrc(), view, adaptor.getCoords(),
+                      tile.getShape()[0], tile.getShape()[1]);
+    Type structType = getTypeConverter()->convertType(tile);
+    Value result = LLVM::UndefOp::create(b, loc, structType);
+    auto elems = VectorType::get({perRun}, element);
+    for (auto [g, rc] : llvm::enumerate(chunkRuns(b, loc, *map, perRun))) {
+      Value run = LLVM::BitcastOp::create(
+          b, loc, elems, source.load(b, loc, rc.first, rc.second));
+      for (int64_t i = 0; i < perRun; ++i)
+        result = LLVM::InsertValueOp::create(
+            b, loc, result,
+            LLVM::ExtractElementOp::create(b, loc, run, constI32(b, loc, i)),
+            g * perRun + i);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// `#tile.chunks` registers → shared tile: the second half of a split copy,
+/// one 16-byte LDS store per run (per element for a transposed tile).
+struct StoreChunksLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tile = dyn_cast<RegTileType>(op.getValue().getType());
+    if (!tile || !isa<SharedTileType>(op.getDst().getType()) ||
+        !isa_and_nonnull<ChunksLayoutAttr>(tile.getLayout()))
+      return rewriter.notifyMatchFailure(op, "not a chunked store");
+    FailureOr<FragmentMap> map = getScopeFragmentMap(tile);
+    if (failed(map))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Type element = tile.getElementType();
+    int64_t perRun = 16 / elementBytes(element);
+    auto elems = VectorType::get({perRun}, element);
+    auto runType = VectorType::get({4}, b.getI32Type());
+    bool transposed = op->hasAttr(kLdsTransposed);
+    for (auto [g, rc] : llvm::enumerate(chunkRuns(b, loc, *map, perRun))) {
+      Value run = LLVM::UndefOp::create(b, loc, elems);
+      for (int64_t i = 0; i < perRun; ++i)
+        run = LLVM::InsertElementOp::create(
+            b, loc, run,
+            LLVM::ExtractValueOp::create(b, loc, adaptor.getValue(),
+                                         g * perRun + i),
+            constI32(b, loc, i));
+      storeRun(b, loc, adaptor.getDst(), op.getDst(), rc.first, rc.second,
+               LLVM::BitcastOp::create(b, loc, runType, run), transposed);
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -490,6 +603,7 @@ void tk::lower::populateAMDPatterns(TypeConverter &converter,
                                     RewritePatternSet &patterns) {
   // Above the shared same-placement conversion, which it never overlaps
   // (that one fails where data moves).
-  patterns.add<CopyLowering, MfmaLowering, ConvertThroughLDS, BarrierLowering>(
+  patterns.add<CopyLowering, LoadChunksLowering, StoreChunksLowering,
+               MfmaLowering, ConvertThroughLDS, BarrierLowering>(
       converter, patterns.getContext());
 }

@@ -66,21 +66,32 @@ std::string amdUnsupportedReason(Operation *op) {
     return sameFragments(convert) || isa<RegTileType>(convert.getType())
                ? ""
                : "between vector layouts that move data is not lowered yet";
+  auto chunked = [](Type type) {
+    auto tile = dyn_cast<RegTileType>(type);
+    auto chunks =
+        tile ? dyn_cast_or_null<ChunksLayoutAttr>(tile.getLayout()) : nullptr;
+    return chunks && chunks.getWarpSize() == 64 &&
+           chunks.getRun() * elementBytes(tile.getElementType()) == 16;
+  };
   if (auto store = dyn_cast<StoreOp>(op)) {
     if (isa<RegTileType>(store.getValue().getType()) &&
         isa<GlobalType>(store.getDst().getType()))
       return "";
+    if (chunked(store.getValue().getType()) &&
+        isa<SharedTileType>(store.getDst().getType()))
+      return "";
     if (isa<RegVecType>(store.getValue().getType()) &&
         isa<GlobalType>(store.getDst().getType()))
       return "";
-    return "is lowered on AMD for register values to global memory only";
+    return "is lowered on AMD for register values to global memory and "
+           "16-byte #tile.chunks runs to shared memory only";
   }
   if (auto load = dyn_cast<LoadOp>(op))
     return isa<GlobalType>(load.getSrc().getType()) &&
-                   isa<RegVecType>(load.getType())
+                   (isa<RegVecType>(load.getType()) || chunked(load.getType()))
                ? ""
-               : "is lowered on AMD for global views to register vectors "
-                 "only";
+               : "is lowered on AMD for global views to register vectors and "
+                 "to 16-byte #tile.chunks runs only";
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpgroupIdOp, DimOp,
           AllocOp, SubtileOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
           MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, CausalMaskOp,
@@ -136,6 +147,12 @@ void placeScratch(gpu::GPUModuleOp gpuModule) {
   });
 }
 
+/// A store of `#tile.chunks` registers (the second half of a split copy).
+bool chunkedStore(StoreOp store) {
+  auto tile = dyn_cast<RegTileType>(store.getValue().getType());
+  return tile && isa_and_nonnull<ChunksLayoutAttr>(tile.getLayout());
+}
+
 /// What the patterns need to know from the kernel, recorded before its
 /// body moves into the llvm.func.
 void recordLaunch(ModuleOp module) {
@@ -144,11 +161,19 @@ void recordLaunch(ModuleOp module) {
     const tk::TargetInfo &target = getTargetInfo(kernel);
     int64_t threads = 4 * target.warpSize * kernel.getWarpgroups().value_or(1);
     SmallVector<int64_t> aligned;
-    kernel.walk([&](CopyOp copy) {
-      copy->setAttr(kThreads, b.getI64IntegerAttr(threads));
-      if (auto arg = dyn_cast<BlockArgument>(copy.getSrc());
+    auto align = [&](Value view) {
+      if (auto arg = dyn_cast<BlockArgument>(view);
           arg && !llvm::is_contained(aligned, arg.getArgNumber()))
         aligned.push_back(arg.getArgNumber());
+    };
+    kernel.walk([&](CopyOp copy) {
+      copy->setAttr(kThreads, b.getI64IntegerAttr(threads));
+      align(copy.getSrc());
+    });
+    kernel.walk([&](LoadOp load) {
+      auto tile = dyn_cast<RegTileType>(load.getType());
+      if (tile && isa_and_nonnull<ChunksLayoutAttr>(tile.getLayout()))
+        align(load.getSrc());
     });
     if (!aligned.empty())
       kernel->setAttr(kRowAligned, b.getDenseI64ArrayAttr(aligned));
@@ -161,8 +186,11 @@ void recordLaunch(ModuleOp module) {
       bool asB = false, only = true;
       for (OpOperand &use : alloc.getResult().getUses()) {
         auto copy = dyn_cast<CopyOp>(use.getOwner());
+        auto store = dyn_cast<StoreOp>(use.getOwner());
         auto mma = dyn_cast<MmaOp>(use.getOwner());
-        if (copy && copy.getDst() == alloc.getResult())
+        if ((copy && copy.getDst() == alloc.getResult()) ||
+            (store && store.getDst() == alloc.getResult() &&
+             chunkedStore(store)))
           continue;
         if (mma && mma.getForm() == MmaForm::AB &&
             use.getOperandNumber() == 1 && mma.getA() != alloc.getResult()) {

@@ -103,7 +103,7 @@ module attributes {tile.target = "gfx942"} {
   tile.kernel @to_shared() launch(warpgroups = 1) {
     %a = tile.alloc : !tile.st<64x64xf32, #tile.swizzle<0>>
     %s = tile.fill 1.0 : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
-    // expected-error @+1 {{'tile.store' op is lowered on AMD for register values to global memory only}}
+    // expected-error @+1 {{'tile.store' op is lowered on AMD for register values to global memory and 16-byte #tile.chunks runs to shared memory only}}
     tile.store %s, %a : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.st<64x64xf32, #tile.swizzle<0>>
   }
 }
@@ -113,7 +113,7 @@ module attributes {tile.target = "gfx942"} {
 module attributes {tile.target = "gfx942"} {
   tile.kernel @from_shared() launch(warpgroups = 1) {
     %a = tile.alloc : !tile.st<64x64xf32, #tile.swizzle<0>>
-    // expected-error @+1 {{'tile.load' op is lowered on AMD for global views to register vectors only}}
+    // expected-error @+1 {{'tile.load' op is lowered on AMD for global views to register vectors and to 16-byte #tile.chunks runs only}}
     %s = tile.load %a : !tile.st<64x64xf32, #tile.swizzle<0>> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
   }
 }

@@ -273,6 +273,67 @@ void MfmaLayoutAttr::print(AsmPrinter &printer) const {
 }
 
 //===----------------------------------------------------------------------===//
+// Copy staging
+//===----------------------------------------------------------------------===//
+
+unsigned ChunksLayoutAttr::getLanes() const { return getWarpSize(); }
+
+LogicalResult ChunksLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
+                                                 unsigned numWarps,
+                                                 FragmentMap &map,
+                                                 std::string &why) const {
+  if (shape.size() != 2) {
+    why = "#tile.chunks is for rank-2 tiles";
+    return failure();
+  }
+  int64_t rows = shape[0], cols = shape[1], run = getRun();
+  int64_t lanes = getWarpSize();
+  if (cols % run) {
+    why = "columns (" + std::to_string(cols) +
+          ") must be a multiple of the run (" + std::to_string(run) + ")";
+    return failure();
+  }
+  int64_t perRow = cols / run;
+  // Warps not known yet (a block-scope type alone): the fewest a row needs.
+  int64_t warps = numWarps ? numWarps : std::max<int64_t>(1, perRow / lanes);
+  int64_t threads = lanes * warps;
+  bool fits = perRow <= lanes ? lanes % perRow == 0 : perRow % lanes == 0;
+  if ((rows * perRow) % threads || threads % perRow || !fits) {
+    why = "a " + std::to_string(rows) + "x" + std::to_string(cols) +
+          " tile in runs of " + std::to_string(run) +
+          " does not spread evenly over " + std::to_string(threads) +
+          " threads";
+    return failure();
+  }
+  map = FragmentMap(rows, cols, /*isVector=*/false);
+  map.addMode(FragmentMap::Index::reg, run, 0, 1);
+  if (perRow <= lanes) {
+    map.addMode(FragmentMap::Index::lane, perRow, 0, run);
+    map.addMode(FragmentMap::Index::lane, lanes / perRow, 1, 0);
+    map.addMode(FragmentMap::Index::warp, warps, lanes / perRow, 0);
+  } else {
+    int64_t warpsPerRow = perRow / lanes;
+    map.addMode(FragmentMap::Index::lane, lanes, 0, run);
+    map.addMode(FragmentMap::Index::warp, warpsPerRow, 0, lanes * run);
+    map.addMode(FragmentMap::Index::warp, warps / warpsPerRow, 1, 0);
+  }
+  map.addMode(FragmentMap::Index::reg, rows * perRow / threads,
+              threads / perRow, 0);
+  return success();
+}
+
+LogicalResult
+ChunksLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         unsigned lanes, unsigned run) {
+  if (lanes != 32 && lanes != 64)
+    return emitError() << "#tile.chunks lanes must be 32 or 64, got " << lanes;
+  if (run == 0 || run > 16 || (run & (run - 1)))
+    return emitError() << "#tile.chunks run must be 1, 2, 4, 8 or 16, got "
+                       << run;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Vector layouts
 //===----------------------------------------------------------------------===//
 

@@ -85,6 +85,29 @@ def Tile_MfmaLayoutAttr : Tile_LayoutAttr<"MfmaLayout", "mfma"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_ChunksLayoutAttr : Tile_LayoutAttr<"ChunksLayout", "chunks"> {
+  let summary = "Copy staging: runs of consecutive row elements per thread";
+  let description = [{
+    The layout a tile is held in between a global load and a store into
+    shared memory when a copy is split in two (AMD's register-staged
+    pipeline): the tile is cut into runs of `run` consecutive elements of a
+    row (16 bytes for `run = 8` bf16), numbered row-major, and run `i` is
+    held by thread `i mod T` of the `T` owning threads (`lanes` per warp),
+    as its `i / T`-th group of `run` registers. Each group is one 16-byte
+    global load and one 16-byte shared store. Rows must hold a whole number
+    of runs, the tile a whole number of runs per thread, and a row's runs
+    must divide the threads and divide, or be a multiple of, a warp's
+    lanes.
+
+    ```mlir
+    !tile.rt<128x64xbf16, block, #tile.chunks<lanes = 64, run = 8>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$warpSize, "unsigned":$run);
+  let assemblyFormat = "`<` `lanes` `=` $warpSize `,` `run` `=` $run `>`";
+  let genVerifyDecl = 1;
+}
+
 def Tile_VecLayoutAttr : Tile_Attr<"VecLayout", "vec",
     [DeclareAttrInterfaceMethods<Tile_LayoutAttrInterface,
         ["getLanes", "buildFragmentMap", "isVectorLayout"]>]> {
