@@ -83,15 +83,23 @@ struct AMDPipelineOptions : public PassPipelineOptions<AMDPipelineOptions> {
       *this, "lld",
       llvm::cl::desc("ld.lld for the code object (default: LLVM's, then PATH)"),
       llvm::cl::init("")};
+  Option<int64_t> stages{
+      *this, "stages",
+      llvm::cl::desc("1 keeps the copies synchronous; 0 (default) splits "
+                     "those in loops into register-staged prefetches"),
+      llvm::cl::init(0)};
 };
 
 void buildAMDPipeline(OpPassManager &pm, const AMDPipelineOptions &options) {
   tk::tile::TileSetTargetOptions target;
   target.chip = options.chip;
   pm.addPass(tk::tile::createTileSetTarget(target));
-  // Layouts (MFMA fragments, wave grids) and LDS swizzles; the copies stay
-  // synchronous (tile-pipeline's rings are TMA + mbarriers, NVIDIA's).
+  // Copies split into register-staged prefetches (tile-pipeline's AMD
+  // form), then layouts (MFMA fragments, wave grids) and LDS swizzles.
   OpPassManager &kernels = pm.nest<tk::tile::KernelOp>();
+  tk::tile::TilePipelineOptions pipeline;
+  pipeline.stages = options.stages;
+  kernels.addPass(tk::tile::createTilePipeline(pipeline));
   kernels.addPass(tk::tile::createTileAssignLayouts());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

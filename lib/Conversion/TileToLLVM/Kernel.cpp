@@ -29,6 +29,8 @@ unsigned tk::lower::valueWarps(RegisterType type) {
     layout = vec.getParent();
   if (auto mfma = dyn_cast_or_null<MfmaLayoutAttr>(layout))
     return mfma.getWaveRows() * mfma.getWaveCols();
+  if (auto chunks = dyn_cast_or_null<ChunksLayoutAttr>(layout))
+    return chunks.getWarps();
   return 0;
 }
 
@@ -37,8 +39,8 @@ FailureOr<int64_t> tk::lower::getElementsPerThread(RegisterType type,
   unsigned warps = valueWarps(type);
   if (!warps) {
     why = "block-scope register values are lowered only with an MFMA wave "
-          "grid (AMD); on NVIDIA run tile-warp-specialize or use warpgroup "
-          "or warp scope";
+          "grid or #tile.chunks (AMD); on NVIDIA run tile-warp-specialize or "
+          "use warpgroup or warp scope";
     return failure();
   }
   FragmentMap map;

@@ -27,7 +27,7 @@ tile.kernel @k() launch(warpgroups = 1) {
 // -----
 
 tile.kernel @k() launch(warpgroups = 2) {
-  // expected-error @+1 {{'tile.fill' op cannot be lowered: block-scope register values are lowered only with an MFMA wave grid (AMD); on NVIDIA run tile-warp-specialize or use warpgroup or warp scope}}
+  // expected-error @+1 {{'tile.fill' op cannot be lowered: block-scope register values are lowered only with an MFMA wave grid or #tile.chunks (AMD); on NVIDIA run tile-warp-specialize or use warpgroup or warp scope}}
   %x = tile.fill 0.0 : !tile.rt<128x64xf32, block, #tile.mma_acc>
 }
 

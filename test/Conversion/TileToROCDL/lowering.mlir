@@ -115,3 +115,20 @@ module attributes {tile.target = "gfx942"} {
     tile.store %d, %C[%i, %i] : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.gl<?x?xf32>
   }
 }
+
+// -----
+
+// The halves of a split copy: a #tile.chunks load is one 16-byte buffer load
+// per run (here two per thread: 64x64 bf16 over 256 threads), the store into
+// LDS one 16-byte store per run at its swizzled offset.
+// CHECK-LABEL: llvm.func @staged_copy
+// CHECK-COUNT-2: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
+// CHECK-COUNT-2: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NOT: rocdl.barrier
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @staged_copy(%A: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+    %r = tile.load %A[%i, %i] : !tile.gl<?x?xbf16> -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 8>>
+    tile.store %r, %a : !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 8>>, !tile.st<64x64xbf16, #tile.swizzle<128>>
+  }
+}

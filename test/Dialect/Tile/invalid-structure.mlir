@@ -161,6 +161,15 @@ module attributes {tile.target = "gfx942"} {
 
 // -----
 
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @k() launch(warpgroups = 2) {
+    // expected-error @+1 {{'tile.fill' op result layout #tile.chunks<lanes = 64, warps = 4, run = 8> does not fit the block's 8 warps: #tile.chunks is spread over 4 warps, the value over 8}}
+    %x = tile.fill 0.0 : !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 8>>
+  }
+}
+
+// -----
+
 %n = "test.source"() : () -> index
 // expected-error @+1 {{'tile.foreach_tile' op must be inside a 'tile.kernel'}}
 tile.foreach_tile (%i) in (%n) {

@@ -218,3 +218,28 @@ tile.kernel @copy_tag_on_for(%n: index) {
   scf.for %i = %n to %n step %n {
   } {tile.pipeline_copy}
 }
+
+// -----
+
+// expected-error @+1 {{#tile.chunks lanes must be 32 or 64, got 48}}
+"test.source"() : () -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 48, warps = 4, run = 8>>
+
+// -----
+
+// expected-error @+1 {{#tile.chunks warps must be 1 to 16, got 0}}
+"test.source"() : () -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 0, run = 8>>
+
+// -----
+
+// expected-error @+1 {{#tile.chunks run must be 1, 2, 4, 8 or 16, got 3}}
+"test.source"() : () -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 3>>
+
+// -----
+
+// expected-error @+1 {{layout #tile.chunks<lanes = 64, warps = 4, run = 8> does not fit this block-scope register tile: columns (12) must be a multiple of the run (8)}}
+"test.source"() : () -> !tile.rt<64x12xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 8>>
+
+// -----
+
+// expected-error @+1 {{layout #tile.chunks<lanes = 64, warps = 8, run = 8> does not fit this block-scope register tile: a 16x64 tile in runs of 8 does not spread evenly over 512 threads}}
+"test.source"() : () -> !tile.rt<16x64xbf16, block, #tile.chunks<lanes = 64, warps = 8, run = 8>>

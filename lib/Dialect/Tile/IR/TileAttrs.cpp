@@ -294,8 +294,12 @@ LogicalResult ChunksLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
     return failure();
   }
   int64_t perRow = cols / run;
-  // Warps not known yet (a block-scope type alone): the fewest a row needs.
-  int64_t warps = numWarps ? numWarps : std::max<int64_t>(1, perRow / lanes);
+  int64_t warps = getWarps();
+  if (numWarps && numWarps != warps) {
+    why = "#tile.chunks is spread over " + std::to_string(warps) +
+          " warps, the value over " + std::to_string(numWarps);
+    return failure();
+  }
   int64_t threads = lanes * warps;
   bool fits = perRow <= lanes ? lanes % perRow == 0 : perRow % lanes == 0;
   if ((rows * perRow) % threads || threads % perRow || !fits) {
@@ -324,9 +328,12 @@ LogicalResult ChunksLayoutAttr::buildFragmentMap(ArrayRef<int64_t> shape,
 
 LogicalResult
 ChunksLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                         unsigned lanes, unsigned run) {
+                         unsigned lanes, unsigned warps, unsigned run) {
   if (lanes != 32 && lanes != 64)
     return emitError() << "#tile.chunks lanes must be 32 or 64, got " << lanes;
+  if (warps == 0 || warps * lanes > 1024)
+    return emitError() << "#tile.chunks warps must be 1 to " << 1024 / lanes
+                       << ", got " << warps;
   if (run == 0 || run > 16 || (run & (run - 1)))
     return emitError() << "#tile.chunks run must be 1, 2, 4, 8 or 16, got "
                        << run;

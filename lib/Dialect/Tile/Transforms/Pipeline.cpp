@@ -207,6 +207,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
 
   void runOnOperation() override {
     KernelOp kernel = getOperation();
+    if (getTargetInfo(kernel).vendor == tk::Vendor::amd)
+      return runForAMD(kernel);
     SmallVector<CopyOp> tileCopies;
     kernel.walk([&](CopyOp copy) {
       if (isa<ForeachTileOp>(copy->getParentOp()))
@@ -241,6 +243,101 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
         return signalPassFailure();
       rewrite(kernel, plan, *stages);
     }
+  }
+
+  /// AMD (no TMA, no mbarriers): each loop's copies are split into a
+  /// global → register load of the next iteration's tile, issued at the top
+  /// of the iteration so it overlaps the MFMAs, and a register → LDS store at
+  /// the end, between two block barriers (the synchronous copy's guarantees).
+  /// One LDS buffer per copy, as before; the staged tile costs registers
+  /// (`#tile.chunks`: 16-byte runs per thread). A loop with tile.stages = 1
+  /// (or the option stages = 1) keeps its synchronous copies.
+  void runForAMD(KernelOp kernel) {
+    SmallVector<scf::ForOp> loops;
+    kernel.walk([&](scf::ForOp loop) {
+      if (!loop.getBody()->getOps<CopyOp>().empty())
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops) {
+      auto attr = loop->getAttrOfType<IntegerAttr>(kStagesAttr);
+      if ((attr && attr.getInt() == 1) || (!attr && stages == 1))
+        continue;
+      LoopPlan plan;
+      std::string why = planLoop(kernel, loop, plan);
+      // Nothing carries a ring position across executions on AMD.
+      if (!why.empty() && !StringRef(why).starts_with("the ring position")) {
+        loop.emitRemark("not pipelined: ") << why;
+        continue;
+      }
+      SmallVector<RegTileType> staged;
+      for (CopyOp copy : plan.copies) {
+        auto tile = dyn_cast<SharedTileType>(copy.getDst().getType());
+        if (!tile) {
+          why = "a copy fills a shared vector, which has no staged form";
+          break;
+        }
+        MLIRContext *ctx = kernel.getContext();
+        int64_t eb = std::max<int64_t>(
+            1, tile.getElementType().getIntOrFloatBitWidth() / 8);
+        auto type = RegTileType::get(
+            tile.getShape(), tile.getElementType(), Scope::block,
+            ChunksLayoutAttr::get(ctx, getTargetInfo(kernel).warpSize,
+                                  kernel.getNumWarps(), 16 / eb));
+        FragmentMap map;
+        if (failed(getFragmentMap(type, kernel.getNumWarps(), map, why))) {
+          why = "the staged tile does not fit: " + why;
+          break;
+        }
+        staged.push_back(type);
+      }
+      if (staged.size() != plan.copies.size()) {
+        loop.emitRemark("not pipelined: ") << why;
+        continue;
+      }
+      rewriteForAMD(plan, staged);
+    }
+  }
+
+  void rewriteForAMD(LoopPlan &plan, ArrayRef<RegTileType> staged) {
+    scf::ForOp loop = plan.loop;
+    Location loc = loop.getLoc();
+    auto fetch = [&](OpBuilder &b, IRMapping &map) {
+      for (Operation *op : plan.slice)
+        b.clone(*op, map);
+      SmallVector<Value> values;
+      for (auto [copy, type] : llvm::zip(plan.copies, staged)) {
+        SmallVector<Value> coords;
+        for (Value c : copy.getCoords())
+          coords.push_back(map.lookupOrDefault(c));
+        values.push_back(
+            LoadOp::create(b, copy.getLoc(), type, copy.getSrc(), coords));
+      }
+      return values;
+    };
+    auto commit = [&](OpBuilder &b, ValueRange values) {
+      BarrierOp::create(b, loc, Scope::block);
+      for (auto [copy, value] : llvm::zip(plan.copies, values))
+        StoreOp::create(b, copy.getLoc(), value, copy.getDst(), ValueRange{});
+      BarrierOp::create(b, loc, Scope::block);
+    };
+    // Prologue: the first iteration's tiles.
+    OpBuilder b(loop);
+    IRMapping first;
+    first.map(loop.getInductionVar(), loop.getLowerBound());
+    commit(b, fetch(b, first));
+    // Top of each iteration: the next one's tiles (past the end they read
+    // as zeros and are never used).
+    b.setInsertionPointToStart(loop.getBody());
+    IRMapping next;
+    next.map(
+        loop.getInductionVar(),
+        arith::AddIOp::create(b, loc, loop.getInductionVar(), loop.getStep()));
+    SmallVector<Value> nextTiles = fetch(b, next);
+    // End of each iteration: into the buffers.
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    commit(b, nextTiles);
+    for (CopyOp copy : plan.copies)
+      copy.erase();
   }
 
   /// The stage count for `plan`, or nullopt after a diagnostic.

@@ -351,15 +351,15 @@ struct WarpSpecializePass
 
   /// Rewrites `kernel`; "" or why it was left alone (unchanged).
   std::string split(KernelOp kernel, ArrayRef<scf::ForOp> pipelined) {
-    if (pipelined.size() != 1)
-      return pipelined.empty() ? "no loop pipelined by tile-pipeline"
-                               : "it has " + std::to_string(pipelined.size()) +
-                                     " pipelined loops; one is supported";
     const tk::TargetInfo &target = getTargetInfo(kernel);
     if (!target.hasRegisterBudgets)
       return "target " + target.name.str() +
              " has no per-role register "
              "budgets";
+    if (pipelined.size() != 1)
+      return pipelined.empty() ? "no loop pipelined by tile-pipeline"
+                               : "it has " + std::to_string(pipelined.size()) +
+                                     " pipelined loops; one is supported";
     scf::ForOp loop = pipelined.front();
     auto foreach = dyn_cast<ForeachTileOp>(loop->getParentOp());
     if (!foreach || foreach->getParentOp() != kernel.getOperation())

@@ -92,19 +92,23 @@ def Tile_ChunksLayoutAttr : Tile_LayoutAttr<"ChunksLayout", "chunks"> {
     shared memory when a copy is split in two (AMD's register-staged
     pipeline): the tile is cut into runs of `run` consecutive elements of a
     row (16 bytes for `run = 8` bf16), numbered row-major, and run `i` is
-    held by thread `i mod T` of the `T` owning threads (`lanes` per warp),
-    as its `i / T`-th group of `run` registers. Each group is one 16-byte
+    held by thread `i mod T` of the `T = warps x lanes` owning threads, as
+    its `i / T`-th group of `run` registers. Each group is one 16-byte
     global load and one 16-byte shared store. Rows must hold a whole number
     of runs, the tile a whole number of runs per thread, and a row's runs
     must divide the threads and divide, or be a multiple of, a warp's
-    lanes.
+    lanes. The warps are part of the layout, so block-scope values carry
+    their thread count.
 
     ```mlir
-    !tile.rt<128x64xbf16, block, #tile.chunks<lanes = 64, run = 8>>
+    !tile.rt<128x64xbf16, block, #tile.chunks<lanes = 64, warps = 8, run = 8>>
     ```
   }];
-  let parameters = (ins "unsigned":$warpSize, "unsigned":$run);
-  let assemblyFormat = "`<` `lanes` `=` $warpSize `,` `run` `=` $run `>`";
+  let parameters = (ins "unsigned":$warpSize, "unsigned":$warps,
+                        "unsigned":$run);
+  let assemblyFormat = [{
+    `<` `lanes` `=` $warpSize `,` `warps` `=` $warps `,` `run` `=` $run `>`
+  }];
   let genVerifyDecl = 1;
 }
 

@@ -109,6 +109,15 @@ def TilePipeline : Pass<"tile-pipeline", "::tk::tile::KernelOp"> {
 
     `tile-warp-specialize` recognizes the loop it produces
     (`tile.pipelined`) and moves the loads into a producer warpgroup.
+
+    On AMD targets (no TMA, no mbarriers) the pass instead splits each
+    loop's copies: a global → register load of the next iteration's tile
+    (`#tile.chunks`, 16-byte runs per thread) at the top of the iteration,
+    overlapping the MFMAs, and a register → LDS store at its end between two
+    block barriers, after the first iteration's tiles are loaded and stored
+    before the loop. One LDS buffer per copy; `tile.stages = 1` (or the
+    option `stages = 1`) keeps a loop's copies synchronous. The same
+    leave-alone rules apply, except the ring position.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

@@ -1,0 +1,132 @@
+// tile-pipeline on AMD targets (no TMA, no mbarriers): a loop's copies are
+// split into a global → register load of the next iteration's tile at the
+// top of the iteration (it overlaps the MFMAs) and a register → LDS store
+// at its end between two block barriers; the first iteration's tiles are
+// loaded and stored before the loop. The staged tile is `#tile.chunks`
+// (16-byte runs per thread, the kernel's waves). Loops it must not touch
+// are left alone with a remark; tile.stages = 1 (or stages=1) keeps the
+// copies synchronous.
+// RUN: tk-opt %s -split-input-file -tile-pipeline -verify-diagnostics | FileCheck %s
+// RUN: tk-opt %s -split-input-file -tile-pipeline=stages=1 2>/dev/null | FileCheck %s --check-prefix=ONE
+
+// CHECK-LABEL: tile.kernel @gemm_steps
+// CHECK:       tile.foreach_tile (%[[M:.*]], %[[N:.*]]) in
+// CHECK:         %[[A0:.*]] = tile.load %arg0[%[[M]], %[[C0:.*]]] : !tile.gl<?x?xbf16> -> !tile.rt<128x64xbf16, block, #tile.chunks<lanes = 64, warps = 8, run = 8>>
+// CHECK:         %[[B0:.*]] = tile.load %arg1[%[[C0]], %[[N]]] : !tile.gl<?x?xbf16> -> !tile.rt<64x256xbf16, block, #tile.chunks<lanes = 64, warps = 8, run = 8>>
+// CHECK-NEXT:    tile.barrier block
+// CHECK-NEXT:    tile.store %[[A0]], %[[A:.*]] :
+// CHECK-NEXT:    tile.store %[[B0]], %[[B:.*]] :
+// CHECK-NEXT:    tile.barrier block
+// CHECK:         scf.for %[[K:.*]] = {{.*}} iter_args
+// CHECK-NEXT:      %[[K1:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK-NEXT:      %[[AN:.*]] = tile.load %arg0[%[[M]], %[[K1]]]
+// CHECK-NEXT:      %[[BN:.*]] = tile.load %arg1[%[[K1]], %[[N]]]
+// CHECK-NEXT:      tile.mma AB %[[A]], %[[B]]
+// CHECK-NEXT:      tile.barrier block
+// CHECK-NEXT:      tile.store %[[AN]], %[[A]]
+// CHECK-NEXT:      tile.store %[[BN]], %[[B]]
+// CHECK-NEXT:      tile.barrier block
+// CHECK-NEXT:      scf.yield
+// CHECK-NOT:   tile.copy
+// ONE-LABEL: tile.kernel @gemm_steps
+// ONE: tile.copy %arg0
+// ONE: tile.copy %arg1
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @gemm_steps(%A: !tile.gl<?x?xbf16>, %B: !tile.gl<?x?xbf16>, %C: !tile.gl<?x?xbf16>, %tm: index, %tn: index, %tk: index) launch(warpgroups = 2) {
+    %a = tile.alloc : !tile.st<128x64xbf16>
+    %b = tile.alloc : !tile.st<64x256xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    tile.foreach_tile (%m, %n) in (%tm, %tn) {
+      %zero = tile.fill 0.0 : !tile.rt<128x256xf32, block>
+      %acc = scf.for %k = %c0 to %tk step %c1 iter_args(%x = %zero) -> (!tile.rt<128x256xf32, block>) {
+        tile.copy %A[%m, %k] -> %a : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
+        tile.copy %B[%k, %n] -> %b : !tile.gl<?x?xbf16>, !tile.st<64x256xbf16>
+        %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x256xbf16> -> !tile.rt<128x256xf32, block>
+        scf.yield %y : !tile.rt<128x256xf32, block>
+      }
+      %out = tile.cast %acc : !tile.rt<128x256xf32, block> to !tile.rt<128x256xbf16, block>
+      tile.store %out, %C[%m, %n] : !tile.rt<128x256xbf16, block>, !tile.gl<?x?xbf16>
+    }
+  }
+}
+
+// -----
+
+// Coordinates computed in the body are recomputed for the next iteration
+// (here: the key tile of an attention-like loop, from the induction variable
+// and a 4-d view); copies outside loops stay synchronous.
+// CHECK-LABEL: tile.kernel @computed_coords
+// CHECK:       tile.copy %arg0
+// CHECK:       scf.for %[[J:.*]] =
+// CHECK-NEXT:    %[[J1:.*]] = arith.addi %[[J]], %{{.*}} : index
+// CHECK-NEXT:    %[[R:.*]] = arith.addi %[[J1]], %{{.*}} : index
+// CHECK-NEXT:    tile.load %arg1[%{{.*}}, %{{.*}}, %[[R]], %{{.*}}] : !tile.gl<?x?x?x64xbf16> -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 8>>
+module attributes {tile.target = "gfx950"} {
+  tile.kernel @computed_coords(%Q: !tile.gl<?x?x?x64xbf16>, %K: !tile.gl<?x?x?x64xbf16>, %n: index, %off: index) launch(warpgroups = 1) {
+    %q = tile.alloc : !tile.st<64x64xbf16>
+    %k = tile.alloc : !tile.st<64x64xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    tile.copy %Q[%c0, %c0, %c0, %c0] -> %q : !tile.gl<?x?x?x64xbf16>, !tile.st<64x64xbf16>
+    scf.for %j = %c0 to %n step %c1 {
+      %row = arith.addi %j, %off : index
+      tile.copy %K[%c0, %c0, %row, %c0] -> %k : !tile.gl<?x?x?x64xbf16>, !tile.st<64x64xbf16>
+      %s = tile.mma ABt %q, %k : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, block>
+    }
+  }
+}
+
+// -----
+
+// The copied buffer is read after the loop: the last iteration's store of
+// a tile past the end would overwrite it.
+// CHECK-LABEL: tile.kernel @used_after
+// CHECK: tile.copy
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @used_after(%A: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x64xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // expected-remark @+1 {{not pipelined: a copied buffer is used outside the loop}}
+    scf.for %k = %c0 to %n step %c1 {
+      tile.copy %A[%c0, %k] -> %a : !tile.gl<?x?xbf16>, !tile.st<64x64xbf16>
+    }
+    %s = tile.mma ABt %a, %a : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, block>
+  }
+}
+
+// -----
+
+// A tile that does not spread over the kernel's threads in 16-byte runs.
+// CHECK-LABEL: tile.kernel @ragged_runs
+// CHECK: tile.copy
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @ragged_runs(%A: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 2) {
+    %a = tile.alloc : !tile.st<16x64xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // expected-remark @+1 {{not pipelined: the staged tile does not fit: a 16x64 tile in runs of 8 does not spread evenly over 512 threads}}
+    scf.for %k = %c0 to %n step %c1 {
+      tile.copy %A[%c0, %k] -> %a : !tile.gl<?x?xbf16>, !tile.st<16x64xbf16>
+      %s = tile.mma ABt %a, %a : !tile.st<16x64xbf16>, !tile.st<16x64xbf16> -> !tile.rt<16x16xf32, block>
+    }
+  }
+}
+
+// -----
+
+// A copy into a shared vector has no staged form.
+// CHECK-LABEL: tile.kernel @vector_copy
+// CHECK: tile.copy
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @vector_copy(%A: !tile.gl<?xf32>, %n: index) launch(warpgroups = 1) {
+    %v = tile.alloc : !tile.sv<64xf32>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // expected-remark @+1 {{not pipelined: a copy fills a shared vector, which has no staged form}}
+    scf.for %k = %c0 to %n step %c1 {
+      tile.copy %A[%k] -> %v : !tile.gl<?xf32>, !tile.sv<64xf32>
+    }
+  }
+}
