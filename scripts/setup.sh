@@ -52,6 +52,11 @@ done
 build/bin/tk-opt kernels/attention_naive.mlir \
   -tile-to-amdgpu="chip=gfx950 out=build/artifacts/amd/gfx950" -o /dev/null \
   2>/dev/null
+for chip in gfx942 gfx950; do
+  build/bin/tk-opt kernels/attention_naive_d64.mlir \
+    -tile-to-amdgpu="chip=$chip out=build/artifacts/amd/$chip" -o /dev/null \
+    2>/dev/null
+done
 /usr/bin/python3 - build/artifacts/amd <<'PY'
 import glob, json, os, sys
 for manifest in sorted(glob.glob(os.path.join(sys.argv[1], "*", "*.json"))):

@@ -195,6 +195,9 @@ void populateReductionPatterns(mlir::TypeConverter &converter,
 /// AMD only: copies into LDS, MFMA, barriers (AMD.cpp).
 void populateAMDPatterns(mlir::TypeConverter &converter,
                          mlir::RewritePatternSet &patterns);
+/// AMD: whether a layout conversion keeps every element in its wave and
+/// can be done with lane exchanges (no LDS scratch).
+bool convertsInWave(tile::ConvertLayoutOp op);
 /// Whether a layout conversion is between identical fragment maps.
 bool sameFragments(tile::ConvertLayoutOp op);
 /// Why a reduction of `tile` along rows (or columns) cannot be lowered, or "".

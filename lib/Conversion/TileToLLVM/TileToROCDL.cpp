@@ -111,7 +111,7 @@ LogicalResult reserveScratch(KernelOp kernel) {
   int64_t scratch = 0;
   kernel.walk([&](ConvertLayoutOp convert) {
     auto tile = dyn_cast<RegTileType>(convert.getType());
-    if (!tile || sameFragments(convert))
+    if (!tile || sameFragments(convert) || convertsInWave(convert))
       return;
     OpBuilder b(&kernel.getBody().front(), kernel.getBody().front().begin());
     auto type = SharedTileType::get(b.getContext(), tile.getShape(),

@@ -79,9 +79,10 @@ module attributes {tile.target = "gfx942"} {
 
 // -----
 
-// A layout conversion that moves data goes through an LDS scratch tile the
-// pass reserves: barrier, every thread stores its elements, barrier, every
-// thread loads its new ones.
+// A layout conversion that moves data between waves (here the accumulator's
+// 2x2 grid to the A fragment, which every wave of a grid row needs whole)
+// goes through an LDS scratch tile the pass reserves: barrier, every thread
+// stores its elements, barrier, every thread loads its new ones.
 // CHECK-LABEL: llvm.func @convert_through_lds
 // CHECK: rocdl.barrier
 // CHECK-COUNT-16: llvm.store {{.*}} : bf16, !llvm.ptr<3>
@@ -130,5 +131,24 @@ module attributes {tile.target = "gfx942"} {
     %a = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
     %r = tile.load %A[%i, %i] : !tile.gl<?x?xbf16> -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 8>>
     tile.store %r, %a : !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 8>>, !tile.st<64x64xbf16, #tile.swizzle<128>>
+  }
+}
+
+// -----
+
+// With row bands every element stays in its wave: the conversion is lane
+// exchanges (ds_bpermute, one per source register a destination register
+// draws from, and a select by lane), no LDS and no barrier.
+// CHECK-LABEL: llvm.func @convert_in_wave
+// CHECK-NOT: rocdl.barrier
+// CHECK: rocdl.ds_bpermute
+// CHECK: arith.select
+// CHECK-NOT: rocdl.barrier
+// CHECK: llvm.return
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @convert_in_wave(%O: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1) {
+    %s = tile.fill 1.0 : !tile.rt<64x64xbf16, block, #tile.mfma<16x16x16, acc, waves = 4x1>>
+    %t = tile.convert_layout %s : !tile.rt<64x64xbf16, block, #tile.mfma<16x16x16, acc, waves = 4x1>> to !tile.rt<64x64xbf16, block, #tile.mfma<16x16x16, a, waves = 4x1>>
+    tile.store %t, %O[%i, %i] : !tile.rt<64x64xbf16, block, #tile.mfma<16x16x16, a, waves = 4x1>>, !tile.gl<?x?xbf16>
   }
 }
