@@ -192,7 +192,8 @@ void populateComputePatterns(mlir::TypeConverter &converter,
 /// Both targets.
 void populateReductionPatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
-/// AMD only: copies into LDS, MFMA, barriers (AMD.cpp).
+/// AMD only: copies into LDS, MFMA, conversions, barriers (AMDMemory.cpp,
+/// AMDCompute.cpp).
 void populateAMDPatterns(mlir::TypeConverter &converter,
                          mlir::RewritePatternSet &patterns);
 /// AMD: whether a layout conversion keeps every element in its wave and

@@ -1,8 +1,9 @@
 //===- TileToROCDL.cpp - The tile → LLVM + ROCDL lowering pass ------------===//
 //
 // The AMD (CDNA3 / CDNA4) lowering: the kernel ABI of Kernel.cpp, the
-// FragmentMap patterns shared with NVIDIA, and AMD.cpp's copies, MFMAs and
-// barriers. What it does not lower is rejected up front with a reason.
+// FragmentMap patterns shared with NVIDIA, and the copies, MFMAs, layout
+// conversions and barriers of AMDMemory.cpp and AMDCompute.cpp. What it does
+// not lower is rejected up front with a reason.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"

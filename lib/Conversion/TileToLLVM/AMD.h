@@ -1,0 +1,38 @@
+//===- AMD.h - Small builders shared by the AMD patterns --------*- C++ -*-===//
+#ifndef TK_LIB_CONVERSION_TILETOLLVM_AMD_H
+#define TK_LIB_CONVERSION_TILETOLLVM_AMD_H
+
+#include "Common.h"
+
+namespace tk::lower::amd {
+
+inline mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, int64_t v) {
+  return constIndex(b, loc, v);
+}
+inline mlir::Value add(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       mlir::Value y) {
+  return mlir::arith::AddIOp::create(b, loc, x, y);
+}
+inline mlir::Value mul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       mlir::Value y) {
+  return mlir::arith::MulIOp::create(b, loc, x, y);
+}
+inline mlir::Value ult(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       mlir::Value y) {
+  return mlir::arith::CmpIOp::create(b, loc, mlir::arith::CmpIPredicate::ult, x,
+                                     y);
+}
+
+/// How a shared tile read as the B operand of `AB` MFMAs is stored when the
+/// pass stores it transposed (N x K): the transposed shape, with the
+/// tile's swizzle where it fits that shape (else unswizzled).
+tile::SharedTileType transposedStorage(tile::SharedTileType tile);
+
+void populateMemoryPatterns(mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+void populateComputePatterns(mlir::TypeConverter &converter,
+                             mlir::RewritePatternSet &patterns);
+
+} // namespace tk::lower::amd
+
+#endif // TK_LIB_CONVERSION_TILETOLLVM_AMD_H

@@ -1,0 +1,353 @@
+//===- AMDMemory.cpp - Copies into LDS, staging, LDS conversions ----------===//
+//
+// The AMD memory patterns:
+//
+// - `tile.copy` (global → LDS, the whole block): each thread moves 16-byte
+//   runs with buffer loads, whose hardware range check returns zeros past
+//   the view's last row; a run past the last column gets an out-of-range
+//   offset (rows are whole runs: the manifest asks the launcher for row
+//   lengths of a multiple of 16 bytes, as TMA does on NVIDIA). Runs land in
+//   LDS at their swizzled offsets -- transposed (N x K) for a tile that only
+//   feeds `AB` MFMAs as B, so its fragments are contiguous reads like A's.
+//   A block barrier before (earlier readers are done) and after (the data
+//   is visible) makes the copy synchronous, as the op promises.
+// - The two halves of a split copy (tile-pipeline's AMD form): a global
+//   load into `#tile.chunks` registers and their store into LDS.
+// - Layout conversions whose elements cross waves, through an LDS scratch
+//   tile; `tile.barrier block`.
+//
+//===----------------------------------------------------------------------===//
+#include "AMD.h"
+
+using namespace mlir;
+using namespace tk::tile;
+using namespace tk::lower;
+using namespace tk::lower::amd;
+
+/// How a shared tile read as the B operand of `AB` MFMAs is stored when the
+/// pass stores it transposed (N x K): the transposed shape, with the
+/// tile's swizzle where it fits that shape (else unswizzled).
+SharedTileType tk::lower::amd::transposedStorage(SharedTileType tile) {
+  int64_t eb = elementBytes(tile.getElementType());
+  SwizzleAttr swizzle = tile.getSwizzle();
+  if (!swizzle.checkShape(tile.getCols(), tile.getRows(), eb).empty())
+    swizzle = SwizzleAttr::get(tile.getContext(), 0);
+  return SharedTileType::get(tile.getContext(),
+                             {tile.getCols(), tile.getRows()},
+                             tile.getElementType(), swizzle);
+}
+
+namespace {
+
+/// gfx9 buffer resource flags (word 3): 32-bit data format, no swizzle.
+constexpr int64_t kBufferFlags = 0x27000;
+/// A byte offset past any range we describe: loads there return zeros.
+constexpr int64_t kOutOfRange = 0x7ffffff0;
+
+/// A buffer resource for the bytes of a global view from element `start`
+/// on, `bytes` long (clamped to [0, kOutOfRange)).
+Value bufferResource(OpBuilder &b, Location loc, Value ptr, Type element,
+                     Value start, Value bytes) {
+  MLIRContext *ctx = b.getContext();
+  Value base = LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
+                                   ValueRange{toI64(b, loc, start)});
+  Value positive = arith::MaxSIOp::create(b, loc, bytes, index(b, loc, 0));
+  Value clamped =
+      arith::MinSIOp::create(b, loc, positive, index(b, loc, kOutOfRange));
+  return ROCDL::MakeBufferRsrcOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 8), base,
+      arith::ConstantIntOp::create(b, loc, 0, 16), toI64(b, loc, clamped),
+      constI32(b, loc, kBufferFlags));
+}
+
+Value bufferLoad(OpBuilder &b, Location loc, Type type, Value rsrc,
+                 Value offset) {
+  Value zero = constI32(b, loc, 0);
+  return ROCDL::RawPtrBufferLoadOp::create(b, loc, type, rsrc,
+                                           toI32(b, loc, offset), zero, zero,
+                                           /*alias_scopes=*/nullptr,
+                                           /*noalias_scopes=*/nullptr,
+                                           /*tbaa=*/nullptr);
+}
+
+/// Where the 16-byte runs of a `rowsT` x `colsT` tile at tile coordinates
+/// `coords` of a global view are read from: a buffer resource starting at
+/// the tile's first element and ending with the view (the hardware range
+/// check zero-fills rows past the end), and what a run's offset needs.
+struct TileSource {
+  Value rsrc, cols, c0;
+  int64_t eb;
+
+  TileSource(OpBuilder &b, Location loc, Operation *op, Value ptr,
+             GlobalType view, ValueRange coords, int64_t rowsT, int64_t colsT) {
+    Type element = view.getElementType();
+    eb = elementBytes(element);
+    size_t rank = view.getShape().size();
+    SmallVector<Value> dims = viewDims(b, loc, op, rank);
+    Value rows = dims[rank - 2];
+    cols = dims[rank - 1];
+    Value r0 = mul(b, loc, coords[rank - 2], index(b, loc, rowsT));
+    c0 = mul(b, loc, coords[rank - 1], index(b, loc, colsT));
+    Value lead = leadingOffset(b, loc, coords, dims, rank - 2);
+    Value start = add(b, loc, mul(b, loc, add(b, loc, lead, r0), cols), c0);
+    Value left = arith::SubIOp::create(
+        b, loc,
+        mul(b, loc, arith::SubIOp::create(b, loc, rows, r0).getResult(), cols),
+        c0);
+    rsrc = bufferResource(b, loc, ptr, element, start,
+                          mul(b, loc, left, index(b, loc, eb)));
+  }
+
+  /// The 16 bytes at tile row `r`, columns `c` .. (zeros past the view;
+  /// rows are whole runs, which the launcher checks).
+  Value load(OpBuilder &b, Location loc, Value r, Value c) const {
+    Value byte =
+        mul(b, loc, add(b, loc, mul(b, loc, r, cols), c), index(b, loc, eb));
+    Value inside = ult(b, loc, add(b, loc, c0, c), cols);
+    Value offset = arith::SelectOp::create(b, loc, inside, byte,
+                                           index(b, loc, kOutOfRange));
+    return bufferLoad(b, loc, VectorType::get({4}, b.getI32Type()), rsrc,
+                      offset);
+  }
+};
+
+/// Writes the 16-byte run `run` (vector<4xi32>) of tile row `r`, columns
+/// `c` .. into LDS: one 16-byte store at its swizzled offset, or, for a
+/// tile stored transposed, one store per element into its column.
+void storeRun(OpBuilder &b, Location loc, Value dst, Value tileValue, Value r,
+              Value c, Value run, bool transposed) {
+  auto tile = cast<SharedTileType>(tileValue.getType());
+  Type element = tile.getElementType();
+  int64_t eb = elementBytes(element), perRun = 16 / eb;
+  if (!transposed) {
+    Value at = offsetPtr(
+        b, loc, dst,
+        swizzledOffset(b, loc, tile, allocationRows(tileValue), r, c));
+    LLVM::StoreOp::create(b, loc, run, at, /*alignment=*/16);
+    return;
+  }
+  // Element (r, c + i) goes to row c + i, column r of the N x K form.
+  SharedTileType t = transposedStorage(tile);
+  auto elems = VectorType::get({perRun}, element);
+  Value values = LLVM::BitcastOp::create(b, loc, elems, run);
+  for (int64_t i = 0; i < perRun; ++i) {
+    Value at = offsetPtr(b, loc, dst,
+                         swizzledOffset(b, loc, t, t.getRows(),
+                                        add(b, loc, c, index(b, loc, i)), r));
+    LLVM::StoreOp::create(
+        b, loc,
+        LLVM::ExtractElementOp::create(b, loc, values, constI32(b, loc, i)), at,
+        eb);
+  }
+}
+
+/// tile.copy: barrier, run `i` of the tile moved by thread `i mod T`,
+/// barrier.
+struct CopyLowering : OpConversionPattern<CopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    auto tile = cast<SharedTileType>(op.getDst().getType());
+    auto threads = op->getAttrOfType<IntegerAttr>(kThreads);
+    if (!threads)
+      return rewriter.notifyMatchFailure(op, "block size not recorded");
+    int64_t perRun = 16 / elementBytes(tile.getElementType());
+    int64_t runsPerRow = tile.getCols() / perRun;
+    int64_t runs = tile.getRows() * runsPerRow;
+    int64_t rounds = llvm::divideCeil(runs, threads.getInt());
+    TileSource source(b, loc, op, adaptor.getSrc(),
+                      cast<GlobalType>(op.getSrc().getType()),
+                      adaptor.getCoords(), tile.getRows(), tile.getCols());
+    bool transposed = op->hasAttr(kLdsTransposed);
+
+    ROCDL::BarrierOp::create(b, loc);
+    Value tid = threadIndex(b, loc);
+    for (int64_t round = 0; round < rounds; ++round) {
+      Value i = add(b, loc, tid, index(b, loc, round * threads.getInt()));
+      std::optional<scf::IfOp> guard;
+      if ((round + 1) * threads.getInt() > runs) {
+        guard = scf::IfOp::create(b, loc, ult(b, loc, i, index(b, loc, runs)),
+                                  /*withElseRegion=*/false);
+        b.setInsertionPoint(guard->thenBlock()->getTerminator());
+      }
+      Value r = arith::DivUIOp::create(b, loc, i, index(b, loc, runsPerRow));
+      Value c = mul(
+          b, loc, arith::RemUIOp::create(b, loc, i, index(b, loc, runsPerRow)),
+          index(b, loc, perRun));
+      storeRun(b, loc, adaptor.getDst(), op.getDst(), r, c,
+               source.load(b, loc, r, c), transposed);
+      if (guard)
+        b.setInsertionPointAfter(*guard);
+    }
+    ROCDL::BarrierOp::create(b, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The (row, col) of each 16-byte run a thread holds in a `#tile.chunks`
+/// tile, in register order.
+SmallVector<std::pair<Value, Value>>
+chunkRuns(OpBuilder &b, Location loc, const FragmentMap &map, int64_t perRun) {
+  Value zero = index(b, loc, 0);
+  auto [row, col] = threadOrigin(b, loc, map, zero, zero);
+  SmallVector<std::pair<Value, Value>> runs;
+  for (int64_t reg = 0; reg < map.numRegs(); reg += perRun) {
+    auto [dr, dc] = map.elementAt({reg, 0, 0});
+    runs.push_back({add(b, loc, row, index(b, loc, dr)),
+                    add(b, loc, col, index(b, loc, dc))});
+  }
+  return runs;
+}
+
+/// Global view → `#tile.chunks` registers: the first half of a split copy,
+/// one 16-byte buffer load per run.
+struct LoadChunksLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto view = dyn_cast<GlobalType>(op.getSrc().getType());
+    auto tile = dyn_cast<RegTileType>(op.getType());
+    if (!view || !tile || !isa_and_nonnull<ChunksLayoutAttr>(tile.getLayout()))
+      return rewriter.notifyMatchFailure(op, "not a chunked load");
+    FailureOr<FragmentMap> map = getScopeFragmentMap(tile);
+    if (failed(map))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Type element = tile.getElementType();
+    int64_t perRun = 16 / elementBytes(element);
+    TileSource source(b, loc, op, adaptor.getSrc(), view, adaptor.getCoords(),
+                      tile.getShape()[0], tile.getShape()[1]);
+    Type structType = getTypeConverter()->convertType(tile);
+    Value result = LLVM::UndefOp::create(b, loc, structType);
+    auto elems = VectorType::get({perRun}, element);
+    for (auto [g, rc] : llvm::enumerate(chunkRuns(b, loc, *map, perRun))) {
+      Value run = LLVM::BitcastOp::create(
+          b, loc, elems, source.load(b, loc, rc.first, rc.second));
+      for (int64_t i = 0; i < perRun; ++i)
+        result = LLVM::InsertValueOp::create(
+            b, loc, result,
+            LLVM::ExtractElementOp::create(b, loc, run, constI32(b, loc, i)),
+            g * perRun + i);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// `#tile.chunks` registers → shared tile: the second half of a split copy,
+/// one 16-byte LDS store per run (per element for a transposed tile).
+struct StoreChunksLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tile = dyn_cast<RegTileType>(op.getValue().getType());
+    if (!tile || !isa<SharedTileType>(op.getDst().getType()) ||
+        !isa_and_nonnull<ChunksLayoutAttr>(tile.getLayout()))
+      return rewriter.notifyMatchFailure(op, "not a chunked store");
+    FailureOr<FragmentMap> map = getScopeFragmentMap(tile);
+    if (failed(map))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Type element = tile.getElementType();
+    int64_t perRun = 16 / elementBytes(element);
+    auto elems = VectorType::get({perRun}, element);
+    auto runType = VectorType::get({4}, b.getI32Type());
+    bool transposed = op->hasAttr(kLdsTransposed);
+    for (auto [g, rc] : llvm::enumerate(chunkRuns(b, loc, *map, perRun))) {
+      Value run = LLVM::UndefOp::create(b, loc, elems);
+      for (int64_t i = 0; i < perRun; ++i)
+        run = LLVM::InsertElementOp::create(
+            b, loc, run,
+            LLVM::ExtractValueOp::create(b, loc, adaptor.getValue(),
+                                         g * perRun + i),
+            constI32(b, loc, i));
+      storeRun(b, loc, adaptor.getDst(), op.getDst(), rc.first, rc.second,
+               LLVM::BitcastOp::create(b, loc, runType, run), transposed);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A layout conversion that moves data, through an LDS scratch tile (the
+/// pass reserved it and recorded its offset): every thread writes the
+/// elements it holds at their (row, col), the block synchronizes, every
+/// thread reads the elements its new layout gives it. A barrier first keeps
+/// the writes behind the previous conversion's reads of the same scratch.
+struct ConvertThroughLDS : OpConversionPattern<ConvertLayoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto offset = op->getAttrOfType<IntegerAttr>(kScratchOffset);
+    auto from = dyn_cast<RegTileType>(op.getX().getType());
+    auto to = dyn_cast<RegTileType>(op.getType());
+    if (!offset || !from || !to)
+      return rewriter.notifyMatchFailure(op, "no scratch");
+    FailureOr<FragmentMap> src = getScopeFragmentMap(from);
+    FailureOr<FragmentMap> dst = getScopeFragmentMap(to);
+    if (failed(src) || failed(dst))
+      return rewriter.notifyMatchFailure(op, "no fragment maps");
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Type element = from.getElementType();
+    int64_t eb = elementBytes(element), cols = from.getShape()[1];
+    Value scratch = sharedAt(b, loc, offset.getInt());
+    auto at = [&](Value row, Value col) {
+      Value at = add(b, loc, mul(b, loc, row, index(b, loc, cols)), col);
+      return offsetPtr(b, loc, scratch, mul(b, loc, at, index(b, loc, eb)));
+    };
+    ROCDL::BarrierOp::create(b, loc);
+    Value zero = index(b, loc, 0);
+    auto [srcRow, srcCol] = threadOrigin(b, loc, *src, zero, zero);
+    for (int64_t reg = 0; reg < src->numRegs(); ++reg) {
+      auto [dr, dc] = src->elementAt({reg, 0, 0});
+      LLVM::StoreOp::create(
+          b, loc, LLVM::ExtractValueOp::create(b, loc, adaptor.getX(), reg),
+          at(add(b, loc, srcRow, index(b, loc, dr)),
+             add(b, loc, srcCol, index(b, loc, dc))));
+    }
+    ROCDL::BarrierOp::create(b, loc);
+    auto [dstRow, dstCol] = threadOrigin(b, loc, *dst, zero, zero);
+    Type structType = getTypeConverter()->convertType(to);
+    Value result = LLVM::UndefOp::create(b, loc, structType);
+    for (int64_t reg = 0; reg < dst->numRegs(); ++reg) {
+      auto [dr, dc] = dst->elementAt({reg, 0, 0});
+      Value v =
+          LLVM::LoadOp::create(b, loc, element,
+                               at(add(b, loc, dstRow, index(b, loc, dr)),
+                                  add(b, loc, dstCol, index(b, loc, dc))));
+      result = LLVM::InsertValueOp::create(b, loc, result, v, reg);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct BarrierLowering : OpConversionPattern<BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getScope() != Scope::block)
+      return rewriter.notifyMatchFailure(op, "block scope only");
+    rewriter.replaceOpWithNewOp<ROCDL::BarrierOp>(op);
+    return success();
+  }
+};
+} // namespace
+
+void tk::lower::amd::populateMemoryPatterns(TypeConverter &converter,
+                                            RewritePatternSet &patterns) {
+  patterns.add<CopyLowering, LoadChunksLowering, StoreChunksLowering,
+               ConvertThroughLDS, BarrierLowering>(converter,
+                                                   patterns.getContext());
+}
