@@ -6,6 +6,8 @@
 // (16-byte runs per thread, the kernel's waves). Loops it must not touch
 // are left alone with a remark; tile.stages = 1 (or stages=1) keeps the
 // copies synchronous.
+// With two warpgroups (8 waves) and LDS for three stages of every copied
+// buffer (gfx950), the loop becomes HipKittens' 8-wave ping-pong instead.
 // RUN: tk-opt %s -split-input-file -tile-pipeline -verify-diagnostics | FileCheck %s
 // RUN: tk-opt %s -split-input-file -tile-pipeline=stages=1 2>/dev/null | FileCheck %s --check-prefix=ONE
 
@@ -127,6 +129,59 @@ module attributes {tile.target = "gfx942"} {
     // expected-remark @+1 {{not pipelined: a copy fills a shared vector, which has no staged form}}
     scf.for %k = %c0 to %n step %c1 {
       tile.copy %A[%k] -> %v : !tile.gl<?xf32>, !tile.sv<64xf32>
+    }
+  }
+}
+
+// -----
+
+// The 8-wave ping-pong on gfx950: three stages per buffer, tile 0 copied
+// into stage 0 by the whole block, then warpgroup 1 falls one barrier
+// behind; each iteration is a memory phase (this thread's runs of the next
+// tiles into stage (k + 1) mod 3) and a compute phase (stage k mod 3), each
+// ended by a block barrier, so the warpgroups alternate; warpgroup 0 makes
+// up the extra barrier after the loop.
+// CHECK-LABEL: tile.kernel @ping_pong
+// CHECK-DAG:   %[[RA:.*]] = tile.alloc : !tile.st<3x128x64xbf16>
+// CHECK-DAG:   %[[RB:.*]] = tile.alloc : !tile.st<3x64x256xbf16>
+// CHECK:       %[[S0:.*]] = tile.slot %[[RA]][%[[ZERO:.*]]]
+// CHECK-NEXT:  tile.copy %arg0[{{.*}}] -> %[[S0]]
+// CHECK:       tile.copy %arg1
+// CHECK-NEXT:  %[[WG:.*]] = tile.warpgroup_id
+// CHECK-NEXT:  %[[LATE:.*]] = arith.cmpi eq, %[[WG]], %[[C1:.*]] : index
+// CHECK-NEXT:  scf.if %[[LATE]] {
+// CHECK-NEXT:    tile.barrier block
+// CHECK:       scf.for
+// CHECK:         %[[CUR:.*]] = arith.remui %[[K:.*]], %[[THREE:.*]] : index
+// CHECK:         %[[NEXT:.*]] = arith.remui %{{.*}}, %[[THREE]] : index
+// CHECK:         %[[AN:.*]] = tile.load %arg0{{.*}} -> !tile.rt<128x64xbf16, block, #tile.chunks<lanes = 64, warps = 8, run = 8>>
+// CHECK-NEXT:    %[[SA:.*]] = tile.slot %[[RA]][%[[NEXT]]]
+// CHECK-NEXT:    tile.store %[[AN]], %[[SA]]
+// CHECK:         tile.barrier block
+// CHECK-NEXT:    %[[CA:.*]] = tile.slot %[[RA]][%[[CUR]]]
+// CHECK-NEXT:    %[[CB:.*]] = tile.slot %[[RB]][%[[CUR]]]
+// CHECK-NEXT:    tile.mma AB %[[CA]], %[[CB]]
+// CHECK-NEXT:    tile.barrier block
+// CHECK-NEXT:    scf.yield
+// CHECK:       %[[EARLY:.*]] = arith.cmpi eq, %[[WG]], %[[ZERO]] : index
+// CHECK-NEXT:  scf.if %[[EARLY]] {
+// CHECK-NEXT:    tile.barrier block
+module attributes {tile.target = "gfx950"} {
+  tile.kernel @ping_pong(%A: !tile.gl<?x?xbf16>, %B: !tile.gl<?x?xbf16>, %C: !tile.gl<?x?xbf16>, %tm: index, %tn: index, %tk: index) launch(warpgroups = 2) {
+    %a = tile.alloc : !tile.st<128x64xbf16>
+    %b = tile.alloc : !tile.st<64x256xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    tile.foreach_tile (%m, %n) in (%tm, %tn) {
+      %zero = tile.fill 0.0 : !tile.rt<128x256xf32, block>
+      %acc = scf.for %k = %c0 to %tk step %c1 iter_args(%x = %zero) -> (!tile.rt<128x256xf32, block>) {
+        tile.copy %A[%m, %k] -> %a : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
+        tile.copy %B[%k, %n] -> %b : !tile.gl<?x?xbf16>, !tile.st<64x256xbf16>
+        %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x256xbf16> -> !tile.rt<128x256xf32, block>
+        scf.yield %y : !tile.rt<128x256xf32, block>
+      }
+      %out = tile.cast %acc : !tile.rt<128x256xf32, block> to !tile.rt<128x256xbf16, block>
+      tile.store %out, %C[%m, %n] : !tile.rt<128x256xbf16, block>, !tile.gl<?x?xbf16>
     }
   }
 }

@@ -94,9 +94,9 @@ std::string amdUnsupportedReason(Operation *op) {
                : "is lowered on AMD for global views to register vectors and "
                  "to 16-byte #tile.chunks runs only";
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpgroupIdOp, DimOp,
-          AllocOp, SubtileOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
-          MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, CausalMaskOp,
-          BoundMaskOp>(op))
+          AllocOp, SlotOp, SubtileOp, FillOp, CastOp, AddOp, SubOp, MulOp,
+          DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp,
+          CausalMaskOp, BoundMaskOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to ROCDL yet";
@@ -178,31 +178,43 @@ void recordLaunch(ModuleOp module) {
     });
     if (!aligned.empty())
       kernel->setAttr(kRowAligned, b.getDenseI64ArrayAttr(aligned));
-    // A shared tile that only copies write and only `AB` mmas read, as B,
-    // is stored transposed (the pass's choice of LDS orientation).
+    // A shared tile (or ring of them) that only copies write and only `AB`
+    // mmas read, as B, is stored transposed (the pass's choice of LDS
+    // orientation).
     for (AllocOp alloc : kernel.getBody().getOps<AllocOp>()) {
-      auto tile = dyn_cast<SharedTileType>(alloc.getType());
-      if (!tile || tile.isRing())
+      if (!isa<SharedTileType>(alloc.getType()))
         continue;
-      bool asB = false, only = true;
+      // The uses of the tile: the alloc's, or its slots' for a ring.
+      SmallVector<OpOperand *> uses;
+      bool only = true;
       for (OpOperand &use : alloc.getResult().getUses()) {
-        auto copy = dyn_cast<CopyOp>(use.getOwner());
-        auto store = dyn_cast<StoreOp>(use.getOwner());
-        auto mma = dyn_cast<MmaOp>(use.getOwner());
-        if ((copy && copy.getDst() == alloc.getResult()) ||
-            (store && store.getDst() == alloc.getResult() &&
-             chunkedStore(store)))
+        if (auto slot = dyn_cast<SlotOp>(use.getOwner()))
+          for (OpOperand &slotUse : slot.getResult().getUses())
+            uses.push_back(&slotUse);
+        else if (cast<SharedTileType>(alloc.getType()).isRing())
+          only = false;
+        else
+          uses.push_back(&use);
+      }
+      bool asB = false;
+      for (OpOperand *use : uses) {
+        Operation *user = use->getOwner();
+        auto copy = dyn_cast<CopyOp>(user);
+        auto store = dyn_cast<StoreOp>(user);
+        auto mma = dyn_cast<MmaOp>(user);
+        if ((copy && copy.getDst() == use->get()) ||
+            (store && store.getDst() == use->get() && chunkedStore(store)))
           continue;
         if (mma && mma.getForm() == MmaForm::AB &&
-            use.getOperandNumber() == 1 && mma.getA() != alloc.getResult()) {
+            use->getOperandNumber() == 1 && mma.getA() != use->get()) {
           asB = true;
           continue;
         }
         only = false;
       }
       if (asB && only)
-        for (Operation *user : alloc.getResult().getUsers())
-          user->setAttr(kLdsTransposed, b.getUnitAttr());
+        for (OpOperand *use : uses)
+          use->getOwner()->setAttr(kLdsTransposed, b.getUnitAttr());
     }
     kernel.walk([&](ForeachTileOp foreach) {
       foreach

@@ -25,8 +25,10 @@
 // ISA950-DAG: v_mfma_f32_32x32x16_bf16
 // ISA: .amdhsa_next_free_vgpr
 
+// gfx942's 64 KiB hold one stage: the register-staged prefetch.
 // OBJ942: OK gemm_naive gfx942: {{[0-9]+}} VGPRs, 0 AGPRs, {{[0-9]+}} SGPRs, 49152 LDS bytes, 32 MFMAs, 0 scratch bytes
-// OBJ950: OK gemm_naive gfx950: {{[0-9]+}} VGPRs, 0 AGPRs, {{[0-9]+}} SGPRs, 49152 LDS bytes, 16 MFMAs, 0 scratch bytes
+// gfx950 has the LDS for three stages: the 8-wave ping-pong (3 x 48 KiB).
+// OBJ950: OK gemm_naive gfx950: {{[0-9]+}} VGPRs, 0 AGPRs, {{[0-9]+}} SGPRs, 147456 LDS bytes, 16 MFMAs, 0 scratch bytes
 
 // MANIFEST: "hsaco": "gemm_naive.hsaco"
 // MANIFEST: "isa": "gemm_naive.s"

@@ -294,8 +294,112 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
         loop.emitRemark("not pipelined: ") << why;
         continue;
       }
-      rewriteForAMD(plan, staged);
+      if (fitsPingPong(kernel, plan))
+        rewritePingPong(kernel, plan, staged);
+      else
+        rewriteForAMD(plan, staged);
     }
+  }
+
+  /// HipKittens' 8-wave ping-pong needs the kernel's two warpgroups (two
+  /// waves per SIMD) and three LDS stages of every copied buffer.
+  static bool fitsPingPong(KernelOp kernel, LoopPlan &plan) {
+    if (kernel.getWarpgroups() != 2)
+      return false;
+    SmallVector<Type> saved;
+    for (AllocOp alloc : plan.allocs) {
+      saved.push_back(alloc.getType());
+      alloc.getResult().setType(ringType(alloc.getType(), 3));
+    }
+    int64_t bytes = kernel.getSharedMemoryBytes();
+    for (auto [alloc, type] : llvm::zip(plan.allocs, saved))
+      alloc.getResult().setType(type);
+    return bytes <= getTargetInfo(kernel).sharedMemoryBytes;
+  }
+
+  /// The 8-wave ping-pong: warpgroup 1 starts one barrier late, so while
+  /// one warpgroup runs an iteration's memory phase (its runs of the next
+  /// tiles: global loads, then LDS stores) the other runs its compute phase
+  /// (the MFMAs), and they swap at every block barrier. Tile k lives in
+  /// stage k mod 3: the memory phase of tile k + 1 can then overlap the
+  /// other warpgroup's compute on tile k - 1 (two stages would race).
+  void rewritePingPong(KernelOp kernel, LoopPlan &plan,
+                       ArrayRef<RegTileType> staged) {
+    scf::ForOp loop = plan.loop;
+    Location loc = loop.getLoc();
+    OpBuilder b(plan.allocs.back()->getBlock(),
+                std::next(plan.allocs.back()->getIterator()));
+    SmallVector<Value> rings;
+    for (AllocOp alloc : plan.allocs)
+      rings.push_back(
+          AllocOp::create(b, alloc.getLoc(), ringType(alloc.getType(), 3)));
+    auto coordsAt = [&](OpBuilder &b, Value iv) {
+      IRMapping map;
+      map.map(loop.getInductionVar(), iv);
+      for (Operation *op : plan.slice)
+        b.clone(*op, map);
+      SmallVector<SmallVector<Value>> coords;
+      for (CopyOp copy : plan.copies) {
+        coords.emplace_back();
+        for (Value c : copy.getCoords())
+          coords.back().push_back(map.lookupOrDefault(c));
+      }
+      return coords;
+    };
+    auto slot = [&](OpBuilder &b, Value ring, Value stage) {
+      return SlotOp::create(b, loc, ring, stage).getResult();
+    };
+    // Prologue: tile 0 into stage 0 by the whole block; then warpgroup 1
+    // falls one barrier behind.
+    b.setInsertionPoint(loop);
+    Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);
+    Value three = constIndex(b, loc, 3);
+    for (auto [copy, ring, coords] :
+         llvm::zip(plan.copies, rings, coordsAt(b, loop.getLowerBound())))
+      CopyOp::create(b, copy.getLoc(), copy.getSrc(), coords,
+                     slot(b, ring, zero));
+    Value wg = WarpgroupIdOp::create(b, loc);
+    auto lateBarrier = [&](OpBuilder &b, Value which) {
+      auto branch = scf::IfOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wg, which),
+          /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      BarrierOp::create(b, loc, Scope::block);
+    };
+    lateBarrier(b, one);
+    // Memory phase: this thread's runs of the next tiles into the next
+    // stage. Compute phase: the body on the current stage.
+    b.setInsertionPointToStart(loop.getBody());
+    Value iv = loop.getInductionVar();
+    Value k = arith::DivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
+        loop.getStep());
+    Value current = arith::RemUIOp::create(b, loc, k, three);
+    Value next = arith::RemUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, k, one), three);
+    Value nextIv = arith::AddIOp::create(b, loc, iv, loop.getStep());
+    for (auto [copy, ring, type, coords] :
+         llvm::zip(plan.copies, rings, staged, coordsAt(b, nextIv))) {
+      Value runs =
+          LoadOp::create(b, copy.getLoc(), type, copy.getSrc(), coords);
+      StoreOp::create(b, copy.getLoc(), runs, slot(b, ring, next),
+                      ValueRange{});
+    }
+    BarrierOp::create(b, loc, Scope::block);
+    for (auto [alloc, ring] : llvm::zip(plan.allocs, rings))
+      alloc.getResult().replaceAllUsesWith(slot(b, ring, current));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    BarrierOp::create(b, loc, Scope::block);
+    // Warpgroup 0 makes up the barrier warpgroup 1 took first.
+    b.setInsertionPointAfter(loop);
+    lateBarrier(b, zero);
+    for (CopyOp copy : plan.copies)
+      copy.erase();
+    for (AllocOp alloc : plan.allocs)
+      alloc.erase();
+    loop->removeAttr(kStagesAttr);
   }
 
   void rewriteForAMD(LoopPlan &plan, ArrayRef<RegTileType> staged) {

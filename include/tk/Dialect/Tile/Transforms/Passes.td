@@ -110,14 +110,19 @@ def TilePipeline : Pass<"tile-pipeline", "::tk::tile::KernelOp"> {
     `tile-warp-specialize` recognizes the loop it produces
     (`tile.pipelined`) and moves the loads into a producer warpgroup.
 
-    On AMD targets (no TMA, no mbarriers) the pass instead splits each
-    loop's copies: a global → register load of the next iteration's tile
-    (`#tile.chunks`, 16-byte runs per thread) at the top of the iteration,
-    overlapping the MFMAs, and a register → LDS store at its end between two
-    block barriers, after the first iteration's tiles are loaded and stored
-    before the loop. One LDS buffer per copy; `tile.stages = 1` (or the
-    option `stages = 1`) keeps a loop's copies synchronous. The same
-    leave-alone rules apply, except the ring position.
+    On AMD targets (no TMA, no mbarriers) the pass picks one of two
+    schedules. With two warpgroups (8 waves) and LDS for three stages of
+    every copied buffer, HipKittens' 8-wave ping-pong: warpgroup 1 starts
+    one block barrier late, and each iteration is a memory phase (the
+    thread's 16-byte runs of the next tiles, `#tile.chunks`, loaded and
+    stored into stage (k + 1) mod 3) and a compute phase (stage k mod 3),
+    each ended by a block barrier, so one warpgroup's loads overlap the
+    other's MFMAs. Otherwise a register-staged prefetch: the next tile's
+    global loads at the top of the iteration, overlapping the MFMAs, and
+    its LDS store at the end between two block barriers, one LDS buffer per
+    copy. `tile.stages = 1` (or the option `stages = 1`) keeps a loop's
+    copies synchronous. The same leave-alone rules apply, except the ring
+    position.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
