@@ -2,7 +2,8 @@
 """Seeded mutation testing of tk-opt: damages valid tile programs (drops,
 duplicates or truncates lines, swaps numbers, keywords, types and SSA names)
 and requires every result to be accepted or rejected with exit code 1 and a
-located error, never a crash; mutants that verify are also lowered to NVVM.
+located error, never a crash; mutants that verify are also scheduled and
+lowered, for NVIDIA (NVVM) and for AMD (ROCDL).
 
 usage: mutate.py TK_OPT SEED COUNT FILE...
 """
@@ -62,10 +63,13 @@ def main():
             f.write(text)
         bad = False
         # Verify and normalise; a mutant that verifies is also lowered.
+        amd = "gfx9" in text
+        lower = "-convert-tile-to-rocdl" if amd else "-convert-tile-to-nvvm"
+        schedule = (["-tile-pipeline", "-tile-assign-layouts"] if amd else
+                    ["-tile-pipeline", "-tile-warp-specialize",
+                     "-tile-assign-layouts"])
         for pipeline in (["-canonicalize", "-tile-print-layouts"],
-                         ["-convert-tile-to-nvvm"],
-                         ["-tile-pipeline", "-tile-warp-specialize",
-                          "-tile-assign-layouts", "-convert-tile-to-nvvm"]):
+                         [lower], [*schedule, lower]):
             proc = subprocess.run([tk_opt, path, "-allow-unregistered-dialect",
                                    *pipeline, "-o", "/dev/null"],
                                   capture_output=True)
