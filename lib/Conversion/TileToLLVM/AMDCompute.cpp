@@ -241,9 +241,6 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
             return rewriter.notifyMatchFailure(op, "no MFMA for this shape");
           acc[a] = (*mfma)->getResult(0);
         }
-        // Keep the scheduler from hoisting every fragment read of the mma
-        // above the first MFMA (the register pressure spills on attention).
-        ROCDL::SchedBarrier::create(b, loc, /*mask=*/0);
       }
     }
 
