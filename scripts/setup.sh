@@ -49,13 +49,12 @@ for chip in gfx942 gfx950; do
   build/bin/tk-opt kernels/gemm_naive.mlir \
     -tile-to-amdgpu="chip=$chip out=build/artifacts/amd/$chip" -o /dev/null
 done
-build/bin/tk-opt kernels/attention_naive.mlir \
-  -tile-to-amdgpu="chip=gfx950 out=build/artifacts/amd/gfx950" -o /dev/null \
-  2>/dev/null
 for chip in gfx942 gfx950; do
-  build/bin/tk-opt kernels/attention_naive_d64.mlir \
-    -tile-to-amdgpu="chip=$chip out=build/artifacts/amd/$chip" -o /dev/null \
-    2>/dev/null
+  for kernel in attention_naive attention_naive_d64; do
+    build/bin/tk-opt "kernels/$kernel.mlir" \
+      -tile-to-amdgpu="chip=$chip out=build/artifacts/amd/$chip" -o /dev/null \
+      2>/dev/null
+  done
 done
 /usr/bin/python3 - build/artifacts/amd <<'PY'
 import glob, json, os, sys

@@ -185,3 +185,40 @@ module attributes {tile.target = "gfx950"} {
     }
   }
 }
+
+// -----
+
+// Over the LDS budget (gfx942: 64 KiB; here 3 x 32 KiB): the tile copied
+// once before the loop and read there only as the mma's A operand is kept
+// in registers -- copied through the buffer of a same-typed tile only the
+// loop uses, loaded once -- and its buffer is freed; the loop is then
+// pipelined as usual (that buffer's use before the loop is fine).
+// CHECK-LABEL: tile.kernel @a_in_registers
+// CHECK-NOT:   tile.alloc : !tile.st<128x128xbf16>{{$}}
+// CHECK:       %[[K:.*]] = tile.alloc : !tile.st<128x128xbf16>
+// CHECK:       %[[V:.*]] = tile.alloc : !tile.st<128x128xbf16>
+// CHECK-NOT:   tile.alloc
+// CHECK:       tile.copy %arg0[{{.*}}] -> %[[K]]
+// CHECK-NEXT:  %[[Q:.*]] = tile.load %[[K]] : !tile.st<128x128xbf16> -> !tile.rt<128x128xbf16, block>
+// CHECK:       scf.for
+// CHECK:         tile.mma ABt %[[Q]], %[[K]]
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @a_in_registers(%Q: !tile.gl<?x?xbf16>, %K: !tile.gl<?x?xbf16>, %V: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 2) {
+    %q = tile.alloc : !tile.st<128x128xbf16>
+    %k = tile.alloc : !tile.st<128x128xbf16>
+    %v = tile.alloc : !tile.st<128x128xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = tile.fill 0.0 : !tile.rt<128x128xf32, block>
+    // expected-remark @+1 {{the copied tile is kept in registers (the kernel's shared tiles exceed gfx942's 65536 bytes of LDS): it is copied through a buffer the loop refills and loaded once}}
+    tile.copy %Q[%c0, %c0] -> %q : !tile.gl<?x?xbf16>, !tile.st<128x128xbf16>
+    %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!tile.rt<128x128xf32, block>) {
+      tile.copy %K[%j, %c0] -> %k : !tile.gl<?x?xbf16>, !tile.st<128x128xbf16>
+      tile.copy %V[%j, %c0] -> %v : !tile.gl<?x?xbf16>, !tile.st<128x128xbf16>
+      %s = tile.mma ABt %q, %k : !tile.st<128x128xbf16>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+      %p = tile.cast %s : !tile.rt<128x128xf32, block> to !tile.rt<128x128xbf16, block>
+      %y = tile.mma AB %p, %v, %acc : !tile.rt<128x128xbf16, block>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+      scf.yield %y : !tile.rt<128x128xf32, block>
+    }
+  }
+}

@@ -277,6 +277,54 @@ struct StoreChunksLowering : OpConversionPattern<StoreOp> {
   }
 };
 
+/// Shared tile → register tile (an MMA operand kept in registers): each
+/// thread reads its elements, as 8- or 16-byte runs where its first
+/// register mode is a run of consecutive columns (the MFMA `a` fragment).
+struct LoadSharedLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto shared = dyn_cast<SharedTileType>(op.getSrc().getType());
+    auto tile = dyn_cast<RegTileType>(op.getType());
+    if (!shared || !tile)
+      return rewriter.notifyMatchFailure(op, "not shared to registers");
+    FailureOr<FragmentMap> map = getScopeFragmentMap(tile);
+    if (failed(map))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Type element = tile.getElementType();
+    int64_t eb = elementBytes(element), run = 1;
+    ArrayRef<FragmentMode> regs = map->modes(FragmentMap::Index::reg);
+    if (!regs.empty() && regs.front().rowStride == 0 &&
+        regs.front().colStride == 1 && regs.front().size * eb <= 16 &&
+        llvm::isPowerOf2_64(regs.front().size))
+      run = regs.front().size;
+    Value zero = index(b, loc, 0);
+    auto [row, col] = threadOrigin(b, loc, *map, zero, zero);
+    int64_t rows = allocationRows(op.getSrc());
+    Type structType = getTypeConverter()->convertType(tile);
+    Value result = LLVM::UndefOp::create(b, loc, structType);
+    auto runType = VectorType::get({run}, element);
+    for (int64_t reg = 0; reg < map->numRegs(); reg += run) {
+      auto [dr, dc] = map->elementAt({reg, 0, 0});
+      Value at = offsetPtr(b, loc, adaptor.getSrc(),
+                           swizzledOffset(b, loc, shared, rows,
+                                          add(b, loc, row, index(b, loc, dr)),
+                                          add(b, loc, col, index(b, loc, dc))));
+      Value v = LLVM::LoadOp::create(b, loc, runType, at, run * eb);
+      for (int64_t i = 0; i < run; ++i)
+        result = LLVM::InsertValueOp::create(
+            b, loc, result,
+            LLVM::ExtractElementOp::create(b, loc, v, constI32(b, loc, i)),
+            reg + i);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// A layout conversion that moves data, through an LDS scratch tile (the
 /// pass reserved it and recorded its offset): every thread writes the
 /// elements it holds at their (row, col), the block synchronizes, every
@@ -348,6 +396,6 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
 void tk::lower::amd::populateMemoryPatterns(TypeConverter &converter,
                                             RewritePatternSet &patterns) {
   patterns.add<CopyLowering, LoadChunksLowering, StoreChunksLowering,
-               ConvertThroughLDS, BarrierLowering>(converter,
-                                                   patterns.getContext());
+               LoadSharedLowering, ConvertThroughLDS, BarrierLowering>(
+      converter, patterns.getContext());
 }

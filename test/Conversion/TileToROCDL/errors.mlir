@@ -111,10 +111,10 @@ module attributes {tile.target = "gfx942"} {
 // -----
 
 module attributes {tile.target = "gfx942"} {
-  tile.kernel @from_shared() launch(warpgroups = 1) {
-    %a = tile.alloc : !tile.st<64x64xf32, #tile.swizzle<0>>
-    // expected-error @+1 {{'tile.load' op is lowered on AMD for global views to register vectors and to 16-byte #tile.chunks runs only}}
-    %s = tile.load %a : !tile.st<64x64xf32, #tile.swizzle<0>> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+  tile.kernel @from_shared_vector() launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.sv<64xf32>
+    // expected-error @+1 {{'tile.load' op is lowered on AMD for global views to register vectors and 16-byte #tile.chunks runs, and shared tiles to register tiles only}}
+    %s = tile.load %a : !tile.sv<64xf32> -> !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>
   }
 }
 
@@ -128,3 +128,14 @@ module attributes {tile.target = "gfx942"} {
   }
 }
 
+
+// -----
+
+// On AMD the LDS budget is checked here, after the passes (which may move
+// shared tiles into registers), not by the verifier.
+module attributes {tile.target = "gfx942"} {
+  // expected-error @+1 {{'tile.kernel' op needs 131072 bytes of LDS; gfx942 has 65536}}
+  tile.kernel @too_much_lds() launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<256x256xf16, #tile.swizzle<128>>
+  }
+}

@@ -152,3 +152,18 @@ module attributes {tile.target = "gfx942"} {
     tile.store %t, %O[%i, %i] : !tile.rt<64x64xbf16, block, #tile.mfma<16x16x16, a, waves = 4x1>>, !tile.gl<?x?xbf16>
   }
 }
+
+// -----
+
+// A shared tile read into MFMA `a` fragments: each lane's run of 4 k-values
+// is one 8-byte LDS read.
+// CHECK-LABEL: llvm.func @shared_to_registers
+// CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xbf16>
+// CHECK-NOT: llvm.load
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @shared_to_registers(%O: !tile.gl<?x?xbf16>, %i: index) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x128xbf16, #tile.swizzle<128>>
+    %r = tile.load %a : !tile.st<64x128xbf16, #tile.swizzle<128>> -> !tile.rt<64x128xbf16, block, #tile.mfma<16x16x16, a, waves = 4x1>>
+    tile.store %r, %O[%i, %i] : !tile.rt<64x128xbf16, block, #tile.mfma<16x16x16, a, waves = 4x1>>, !tile.gl<?x?xbf16>
+  }
+}

@@ -101,14 +101,6 @@ tile.kernel @k() {
 
 // -----
 
-module attributes {tile.target = "gfx942"} {
-  // expected-error @+1 {{'tile.kernel' op allocates 131072 bytes of shared memory; gfx942 allows at most 65536}}
-  tile.kernel @k() {
-    %a = tile.alloc : !tile.st<256x256xf16>
-  }
-}
-
-// -----
 
 tile.kernel @k() launch(warpgroups = 2) {
   tile.warp_specialize producer(warpgroups = 1) {

@@ -70,7 +70,8 @@ std::string collectSlice(scf::ForOp loop, Value value,
 }
 
 /// Why `loop` cannot be pipelined, or "" with `plan` filled in.
-std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan) {
+std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan,
+                     bool usesBeforeLoop = false) {
   plan.loop = loop;
   if (loop->getParentOfType<WarpSpecializeOp>())
     return "the loop is in a warp role, whose loads are scheduled by hand";
@@ -86,6 +87,9 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan) {
     for (OpOperand &use : alloc->getUses()) {
       Operation *user = use.getOwner();
       Operation *inBody = body->findAncestorOpInBlock(*user);
+      if (!inBody && usesBeforeLoop && user->getBlock() == loop->getBlock() &&
+          user->isBeforeInBlock(loop))
+        continue;
       if (!inBody)
         return "a copied buffer is used outside the loop";
       if (inBody != copy && inBody->isBeforeInBlock(copy))
@@ -253,6 +257,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
   /// (`#tile.chunks`: 16-byte runs per thread). A loop with tile.stages = 1
   /// (or the option stages = 1) keeps its synchronous copies.
   void runForAMD(KernelOp kernel) {
+    if (kernel.getSharedMemoryBytes() > getTargetInfo(kernel).sharedMemoryBytes)
+      moveOperandsToRegisters(kernel);
     SmallVector<scf::ForOp> loops;
     kernel.walk([&](scf::ForOp loop) {
       if (!loop.getBody()->getOps<CopyOp>().empty())
@@ -263,7 +269,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       if ((attr && attr.getInt() == 1) || (!attr && stages == 1))
         continue;
       LoopPlan plan;
-      std::string why = planLoop(kernel, loop, plan);
+      std::string why = planLoop(kernel, loop, plan, /*usesBeforeLoop=*/true);
       // Nothing carries a ring position across executions on AMD.
       if (!why.empty() && !StringRef(why).starts_with("the ring position")) {
         loop.emitRemark("not pipelined: ") << why;
@@ -306,6 +312,11 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
   static bool fitsPingPong(KernelOp kernel, LoopPlan &plan) {
     if (kernel.getWarpgroups() != 2)
       return false;
+    // The buffers become rings whose slots exist only in the loop.
+    for (AllocOp alloc : plan.allocs)
+      for (Operation *user : alloc->getUsers())
+        if (!plan.loop->isAncestor(user))
+          return false;
     SmallVector<Type> saved;
     for (AllocOp alloc : plan.allocs) {
       saved.push_back(alloc.getType());
@@ -400,6 +411,71 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     for (AllocOp alloc : plan.allocs)
       alloc.erase();
     loop->removeAttr(kStagesAttr);
+  }
+
+  /// When the kernel's LDS exceeds the chip's: a shared tile copied once
+  /// before a loop and read in it only as the A operand of mmas (attention's
+  /// Q) is loaded into registers right after its copy, and the copy goes
+  /// through the buffer of a same-typed tile that only the loop uses (whose
+  /// contents are dead until the loop's first copy): the tile's LDS is
+  /// freed. A remark says so.
+  void moveOperandsToRegisters(KernelOp kernel) {
+    const tk::TargetInfo &target = getTargetInfo(kernel);
+    for (AllocOp alloc :
+         llvm::make_early_inc_range(kernel.getBody().getOps<AllocOp>())) {
+      if (kernel.getSharedMemoryBytes() <= target.sharedMemoryBytes)
+        return;
+      auto type = dyn_cast<SharedTileType>(alloc.getType());
+      if (!type || type.isRing())
+        continue;
+      CopyOp copy;
+      SmallVector<MmaOp> reads;
+      bool only = true;
+      for (OpOperand &use : alloc->getUses()) {
+        auto c = dyn_cast<CopyOp>(use.getOwner());
+        auto m = dyn_cast<MmaOp>(use.getOwner());
+        if (c && !copy)
+          copy = c;
+        else if (m && use.getOperandNumber() == 0 &&
+                 m.getB() != alloc.getResult())
+          reads.push_back(m);
+        else
+          only = false;
+      }
+      if (!only || !copy || reads.empty())
+        continue;
+      auto loop = reads.front()->getParentOfType<scf::ForOp>();
+      if (!loop || copy->getBlock() != loop->getBlock() ||
+          !copy->isBeforeInBlock(loop) ||
+          !llvm::all_of(reads, [&](MmaOp m) { return loop->isAncestor(m); }))
+        continue;
+      AllocOp host;
+      for (CopyOp c : loop.getBody()->getOps<CopyOp>()) {
+        auto other = c.getDst().getDefiningOp<AllocOp>();
+        if (other && other != alloc && other.getType() == alloc.getType() &&
+            llvm::all_of(other->getUsers(),
+                         [&](Operation *u) { return loop->isAncestor(u); })) {
+          host = other;
+          break;
+        }
+      }
+      if (!host)
+        continue;
+      OpBuilder b(copy->getBlock(), std::next(copy->getIterator()));
+      copy.getDstMutable().assign(host.getResult());
+      auto regs = RegTileType::get(type.getShape(), type.getElementType(),
+                                   Scope::block);
+      Value loaded = LoadOp::create(b, copy.getLoc(), regs, host.getResult(),
+                                    ValueRange{});
+      for (MmaOp m : reads)
+        m.getAMutable().assign(loaded);
+      copy.emitRemark("the copied tile is kept in registers (the kernel's "
+                      "shared tiles exceed ")
+          << target.name << "'s " << target.sharedMemoryBytes
+          << " bytes of LDS): it is copied through a buffer the loop refills "
+             "and loaded once";
+      alloc.erase();
+    }
   }
 
   void rewriteForAMD(LoopPlan &plan, ArrayRef<RegTileType> staged) {
