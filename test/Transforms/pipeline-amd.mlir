@@ -29,6 +29,7 @@
 // CHECK-NEXT:      tile.store %[[BN]], %[[B]]
 // CHECK-NEXT:      tile.barrier block
 // CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }{{$}}
 // CHECK-NOT:   tile.copy
 // ONE-LABEL: tile.kernel @gemm_steps
 // ONE: tile.copy %arg0
@@ -57,13 +58,16 @@ module attributes {tile.target = "gfx942"} {
 
 // Coordinates computed in the body are recomputed for the next iteration
 // (here: the key tile of an attention-like loop, from the induction variable
-// and a 4-d view); copies outside loops stay synchronous.
+// and a 4-d view); copies outside loops stay synchronous. With one
+// warpgroup (one wave per SIMD) the loop is marked for the 4-wave
+// interleave, which the lowering carries out.
 // CHECK-LABEL: tile.kernel @computed_coords
 // CHECK:       tile.copy %arg0
 // CHECK:       scf.for %[[J:.*]] =
 // CHECK-NEXT:    %[[J1:.*]] = arith.addi %[[J]], %{{.*}} : index
 // CHECK-NEXT:    %[[R:.*]] = arith.addi %[[J1]], %{{.*}} : index
 // CHECK-NEXT:    tile.load %arg1[%{{.*}}, %{{.*}}, %[[R]], %{{.*}}] : !tile.gl<?x?x?x64xbf16> -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 8>>
+// CHECK:         } {tile.interleave}
 module attributes {tile.target = "gfx950"} {
   tile.kernel @computed_coords(%Q: !tile.gl<?x?x?x64xbf16>, %K: !tile.gl<?x?x?x64xbf16>, %n: index, %off: index) launch(warpgroups = 1) {
     %q = tile.alloc : !tile.st<64x64xbf16>

@@ -22,6 +22,10 @@ using namespace tk::lower::amd;
 
 namespace {
 
+/// Instruction classes of AMDGPU scheduling groups.
+constexpr uint32_t kGroupMfma = 0x008, kGroupVmemRead = 0x020,
+                   kGroupDsRead = 0x100;
+
 /// The MFMA instruction for an atom shape and input type.
 FailureOr<Operation *> createMfma(OpBuilder &b, Location loc, MfmaLayoutAttr f,
                                   Type input, Value a, Value bv, Value c) {
@@ -102,6 +106,7 @@ public:
         Value v = LLVM::LoadOp::create(
             b, loc, vectorType, at,
             perLane * elementBytes(shared.getElementType()));
+        ++ldsReads;
         return v;
       }
       // B (K x N): one element per k.
@@ -113,6 +118,7 @@ public:
                                      add(b, loc, k, index(b, loc, j)), o));
         Value e = LLVM::LoadOp::create(b, loc, vectorType.getElementType(), at,
                                        elementBytes(shared.getElementType()));
+        ++ldsReads;
         v = LLVM::InsertElementOp::create(b, loc, v, e, constI32(b, loc, j));
       }
       return v;
@@ -141,6 +147,12 @@ private:
   Value tile, lowered;
   MfmaLayoutAttr frag;
   bool isA, transposed, storedTransposed;
+
+public:
+  /// LDS reads issued so far.
+  int64_t ldsReads = 0;
+
+private:
   int64_t perLane;
   VectorType vectorType;
   FragmentMap regMap;
@@ -241,6 +253,22 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
             return rewriter.notifyMatchFailure(op, "no MFMA for this shape");
           acc[a] = (*mfma)->getResult(0);
         }
+      }
+    }
+
+    // HipKittens' 4-wave interleave (tile-pipeline marked the loop): one
+    // wave per SIMD has no partner to hide its latencies, so its LDS
+    // fragment reads and the loop's prefetch loads are spread between its
+    // MFMAs, one of each after each MFMA (scheduling groups, in order).
+    if (auto loads = op->getAttrOfType<IntegerAttr>(kInterleaveLoads)) {
+      int64_t mfmas = int64_t(atoms.size()) * (kTotal / k);
+      int64_t reads = readA.ldsReads + readB.ldsReads;
+      for (int64_t i = 0; i < mfmas; ++i) {
+        ROCDL::SchedGroupBarrier::create(b, loc, kGroupMfma, 1, 0);
+        if (i < reads)
+          ROCDL::SchedGroupBarrier::create(b, loc, kGroupDsRead, 1, 0);
+        if (i < loads.getInt())
+          ROCDL::SchedGroupBarrier::create(b, loc, kGroupVmemRead, 1, 0);
       }
     }
 

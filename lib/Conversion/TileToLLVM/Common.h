@@ -57,6 +57,9 @@ inline constexpr llvm::StringLiteral kRowAligned = "tk.row_aligned_views";
 /// AMD: on the copies into, and the `AB` mmas reading as B, a shared tile
 /// that is stored transposed in LDS.
 inline constexpr llvm::StringLiteral kLdsTransposed = "tk.lds_transposed";
+/// AMD: on an mma in a loop tile-pipeline marked `tile.interleave`, the
+/// global loads per thread the loop issues (its prefetch).
+inline constexpr llvm::StringLiteral kInterleaveLoads = "tk.interleave_loads";
 /// AMD: on foreach_tile, the chiplets (XCDs) blocks are dealt to round-robin.
 inline constexpr llvm::StringLiteral kChiplets = "tk.chiplets";
 /// Extra bytes requested so the dynamic buffer can be aligned to 1024 bytes

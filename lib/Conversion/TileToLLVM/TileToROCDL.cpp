@@ -225,6 +225,27 @@ void recordLaunch(ModuleOp module) {
         for (OpOperand *use : uses)
           use->getOwner()->setAttr(kLdsTransposed, b.getUnitAttr());
     }
+    // Loops scheduled for the 4-wave interleave: their mmas learn how many
+    // prefetch loads per thread to spread between their MFMAs.
+    kernel.walk([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kInterleaveAttr))
+        return;
+      int64_t loads = 0;
+      for (LoadOp load : loop.getBody()->getOps<LoadOp>()) {
+        auto tile = dyn_cast<RegTileType>(load.getType());
+        auto chunks = tile
+                          ? dyn_cast_or_null<ChunksLayoutAttr>(tile.getLayout())
+                          : nullptr;
+        FragmentMap map;
+        std::string why;
+        if (chunks &&
+            succeeded(getFragmentMap(tile, chunks.getWarps(), map, why)))
+          loads += map.numRegs() / chunks.getRun();
+      }
+      loop.walk([&](MmaOp mma) {
+        mma->setAttr(kInterleaveLoads, b.getI64IntegerAttr(loads));
+      });
+    });
     kernel.walk([&](ForeachTileOp foreach) {
       foreach
         ->setAttr(kChiplets, b.getI64IntegerAttr(target.chiplets));

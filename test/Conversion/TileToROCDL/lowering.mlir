@@ -167,3 +167,35 @@ module attributes {tile.target = "gfx942"} {
     tile.store %r, %O[%i, %i] : !tile.rt<64x128xbf16, block, #tile.mfma<16x16x16, a, waves = 4x1>>, !tile.gl<?x?xbf16>
   }
 }
+
+// -----
+
+// A loop marked for the 4-wave interleave: after its MFMAs, scheduling
+// groups put one LDS read and one of the loop's prefetch loads (here 2 per
+// thread) after each MFMA.
+// CHECK-LABEL: llvm.func @interleaved
+// CHECK: rocdl.mfma.f32.32x32x8bf16.1k
+// CHECK: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 256, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 32, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 256, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 32, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 256, 1, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 1, 0
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @interleaved(%A: !tile.gl<?x?xbf16>, %C: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = tile.fill 0.0 : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    %acc = scf.for %k = %c0 to %n step %c1 iter_args(%x = %zero) -> (!tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>) {
+      %r = tile.load %A[%c0, %k] : !tile.gl<?x?xbf16> -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 8>>
+      %y = tile.mma ABt %a, %a, %x : !tile.st<64x64xbf16, #tile.swizzle<128>>, !tile.st<64x64xbf16, #tile.swizzle<128>> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+      tile.store %r, %a : !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = 8>>, !tile.st<64x64xbf16, #tile.swizzle<128>>
+      scf.yield %y : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    } {tile.interleave}
+    tile.store %acc, %C[%c0, %c0] : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.gl<?x?xf32>
+  }
+}

@@ -352,3 +352,10 @@ tile.kernel @k() {
 
 // expected-error @+1 {{'tile.cluster_rank' op must be inside a 'tile.kernel'}}
 %r = tile.cluster_rank
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.interleave' must be a unit attribute on an 'scf.for'}}
+  tile.barrier block {tile.interleave}
+}

@@ -12,6 +12,23 @@
 // RUN: FileCheck %s --check-prefixes=ISA,ISA950 < %t/950/gemm_naive.s
 // RUN: %python %S/check_code_object.py %t/950 gemm_naive gfx950 --no-spills | FileCheck %s --check-prefix=OBJ950
 // RUN: llvm-readelf -h %t/950/gemm_naive.hsaco | FileCheck %s --check-prefix=ELF
+// The same program with one warpgroup (one wave per SIMD): the 4-wave
+// interleave spreads the prefetch loads and LDS reads between the MFMAs.
+// RUN: sed 's/warpgroups = 2/warpgroups = 1/' %kernels/gemm_naive.mlir > %t/four.mlir
+// RUN: tk-opt %t/four.mlir -tile-to-amdgpu="chip=gfx942 out=%t/four" -o /dev/null
+// RUN: FileCheck %s --check-prefix=FOUR < %t/four/gemm_naive.s
+// RUN: %python %S/check_code_object.py %t/four gemm_naive gfx942 --no-spills | FileCheck %s --check-prefix=OBJFOUR
+
+// FOUR: v_mfma_f32_32x32x8_bf16
+// FOUR-NOT: s_barrier
+// FOUR: buffer_load_dwordx4
+// FOUR-NOT: s_barrier
+// FOUR: v_mfma_f32_32x32x8_bf16
+// FOUR-NOT: s_barrier
+// FOUR: ds_read_b64
+// FOUR-NOT: s_barrier
+// FOUR: v_mfma_f32_32x32x8_bf16
+// OBJFOUR: OK gemm_naive gfx942: {{[0-9]+}} VGPRs, {{[0-9]+}} AGPRs, {{[0-9]+}} SGPRs, 49152 LDS bytes, 64 MFMAs, 0 scratch bytes
 
 // ISA: .amdgcn_target "amdgcn-amd-amdhsa--gfx9
 // ISA-LABEL: gemm_naive:

@@ -36,6 +36,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a positive integer on an 'scf.for'";
     return success();
   }
+  if (name == kInterleaveAttr) {
+    if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be a unit attribute on an 'scf.for'";
+    return success();
+  }
   if (name == kPrologueAttr || name == kRefillAttr || name == kTileCopyAttr) {
     if (!isa<scf::IfOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError()

@@ -300,10 +300,15 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
         loop.emitRemark("not pipelined: ") << why;
         continue;
       }
-      if (fitsPingPong(kernel, plan))
+      if (fitsPingPong(kernel, plan)) {
         rewritePingPong(kernel, plan, staged);
-      else
+      } else {
         rewriteForAMD(plan, staged);
+        // One wave per SIMD: nothing else hides its latencies, so its own
+        // loads and MFMAs are interleaved (the lowering's scheduling groups).
+        if (kernel.getWarpgroups() == 1)
+          loop->setAttr(kInterleaveAttr, UnitAttr::get(kernel.getContext()));
+      }
     }
   }
 

@@ -32,6 +32,10 @@ constexpr llvm::StringLiteral kRefillAttr = "tile.pipeline_refill";
 /// On the scf.if that loads a tile loop's per-tile buffer (a copy outside
 /// any inner loop).
 constexpr llvm::StringLiteral kTileCopyAttr = "tile.pipeline_copy";
+/// On an scf.for tile-pipeline scheduled for a 4-wave AMD kernel: its
+/// prefetch loads and LDS fragment reads are interleaved with its MFMAs
+/// (HipKittens' 4-wave interleave).
+constexpr llvm::StringLiteral kInterleaveAttr = "tile.interleave";
 
 /// The target `op` compiles for: the nearest `tile.target` attribute of an
 /// enclosing op, or sm_90a.

@@ -120,7 +120,11 @@ def TilePipeline : Pass<"tile-pipeline", "::tk::tile::KernelOp"> {
     other's MFMAs. Otherwise a register-staged prefetch: the next tile's
     global loads at the top of the iteration, overlapping the MFMAs, and
     its LDS store at the end between two block barriers, one LDS buffer per
-    copy. `tile.stages = 1` (or the option `stages = 1`) keeps a loop's
+    copy; with one warpgroup (one wave per SIMD) the loop is also marked
+    `tile.interleave`, HipKittens' 4-wave interleave, and the lowering
+    spreads the prefetch loads and LDS reads between the MFMAs. Over the
+    LDS budget, a tile copied once before a loop and read there only as an
+    mma's A operand is first kept in registers. `tile.stages = 1` (or the option `stages = 1`) keeps a loop's
     copies synchronous. The same leave-alone rules apply, except the ring
     position.
   }];
