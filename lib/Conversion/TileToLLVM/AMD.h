@@ -28,6 +28,16 @@ inline mlir::Value ult(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// tile's swizzle where it fits that shape (else unswizzled).
 tile::SharedTileType transposedStorage(tile::SharedTileType tile);
 
+/// 16 bytes of a swizzled LDS tile that start at element (row, col) (a
+/// 16-byte-aligned run): read or written as `type`, with the two 8-byte
+/// halves swapped back where the AMD swizzle flipped them.
+mlir::Value readChunk(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                      tile::SharedTileType tile, int64_t rows, mlir::Value row,
+                      mlir::Value col, mlir::Type type);
+void writeChunk(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                tile::SharedTileType tile, int64_t rows, mlir::Value row,
+                mlir::Value col, mlir::Value value);
+
 void populateMemoryPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateComputePatterns(mlir::TypeConverter &converter,

@@ -101,13 +101,13 @@ public:
       }
       // A (M x K) and Bᵀ (N x K) hold a lane's k run contiguously.
       if (isA || transposed || storedTransposed) {
+        int64_t bytes = perLane * elementBytes(shared.getElementType());
+        ++ldsReads;
+        if (bytes == 16)
+          return readChunk(b, loc, lowered, shared, rows, o, k, vectorType);
         Value at = offsetPtr(b, loc, lowered,
                              swizzledOffset(b, loc, shared, rows, o, k));
-        Value v = LLVM::LoadOp::create(
-            b, loc, vectorType, at,
-            perLane * elementBytes(shared.getElementType()));
-        ++ldsReads;
-        return v;
+        return LLVM::LoadOp::create(b, loc, vectorType, at, bytes).getResult();
       }
       // B (K x N): one element per k.
       Value v = LLVM::UndefOp::create(b, loc, vectorType);

@@ -37,6 +37,46 @@ SharedTileType tk::lower::amd::transposedStorage(SharedTileType tile) {
                              tile.getElementType(), swizzle);
 }
 
+/// The 16-byte-aligned address of the run at (row, col) and whether the
+/// swizzle swapped its halves (bit 3 of the swizzled offset).
+static std::pair<Value, Value> chunkAt(OpBuilder &b, Location loc, Value base,
+                                       SharedTileType tile, int64_t rows,
+                                       Value row, Value col) {
+  Value offset = swizzledOffset(b, loc, tile, rows, row, col);
+  Value aligned = arith::AndIOp::create(b, loc, offset, index(b, loc, ~15));
+  Value swapped = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(b, loc, offset, index(b, loc, 8)),
+      index(b, loc, 0));
+  return {offsetPtr(b, loc, base, aligned), swapped};
+}
+
+/// `v` (16 bytes) with its 8-byte halves swapped where `swapped`.
+static Value swapHalves(OpBuilder &b, Location loc, Value v, Value swapped) {
+  auto words = VectorType::get({4}, b.getI32Type());
+  Value w = LLVM::BitcastOp::create(b, loc, words, v);
+  Value s = LLVM::ShuffleVectorOp::create(b, loc, w, w,
+                                          ArrayRef<int32_t>{2, 3, 0, 1});
+  Value r = arith::SelectOp::create(b, loc, swapped, s, w);
+  return LLVM::BitcastOp::create(b, loc, v.getType(), r);
+}
+
+Value tk::lower::amd::readChunk(OpBuilder &b, Location loc, Value base,
+                                SharedTileType tile, int64_t rows, Value row,
+                                Value col, Type type) {
+  auto [at, swapped] = chunkAt(b, loc, base, tile, rows, row, col);
+  Value v = LLVM::LoadOp::create(b, loc, type, at, /*alignment=*/16);
+  return swapHalves(b, loc, v, swapped);
+}
+
+void tk::lower::amd::writeChunk(OpBuilder &b, Location loc, Value base,
+                                SharedTileType tile, int64_t rows, Value row,
+                                Value col, Value value) {
+  auto [at, swapped] = chunkAt(b, loc, base, tile, rows, row, col);
+  LLVM::StoreOp::create(b, loc, swapHalves(b, loc, value, swapped), at,
+                        /*alignment=*/16);
+}
+
 namespace {
 
 /// gfx9 buffer resource flags (word 3): 32-bit data format, no swizzle.
@@ -120,10 +160,7 @@ void storeRun(OpBuilder &b, Location loc, Value dst, Value tileValue, Value r,
   Type element = tile.getElementType();
   int64_t eb = elementBytes(element), perRun = 16 / eb;
   if (!transposed) {
-    Value at = offsetPtr(
-        b, loc, dst,
-        swizzledOffset(b, loc, tile, allocationRows(tileValue), r, c));
-    LLVM::StoreOp::create(b, loc, run, at, /*alignment=*/16);
+    writeChunk(b, loc, dst, tile, allocationRows(tileValue), r, c, run);
     return;
   }
   // Element (r, c + i) goes to row c + i, column r of the N x K form.
@@ -309,11 +346,17 @@ struct LoadSharedLowering : OpConversionPattern<LoadOp> {
     auto runType = VectorType::get({run}, element);
     for (int64_t reg = 0; reg < map->numRegs(); reg += run) {
       auto [dr, dc] = map->elementAt({reg, 0, 0});
-      Value at = offsetPtr(b, loc, adaptor.getSrc(),
-                           swizzledOffset(b, loc, shared, rows,
-                                          add(b, loc, row, index(b, loc, dr)),
-                                          add(b, loc, col, index(b, loc, dc))));
-      Value v = LLVM::LoadOp::create(b, loc, runType, at, run * eb);
+      Value r = add(b, loc, row, index(b, loc, dr));
+      Value c = add(b, loc, col, index(b, loc, dc));
+      Value v =
+          run * eb == 16
+              ? readChunk(b, loc, adaptor.getSrc(), shared, rows, r, c, runType)
+              : LLVM::LoadOp::create(
+                    b, loc, runType,
+                    offsetPtr(b, loc, adaptor.getSrc(),
+                              swizzledOffset(b, loc, shared, rows, r, c)),
+                    run * eb)
+                    .getResult();
       for (int64_t i = 0; i < run; ++i)
         result = LLVM::InsertValueOp::create(
             b, loc, result,

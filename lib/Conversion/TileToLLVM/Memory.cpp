@@ -78,9 +78,22 @@ Value tk::lower::swizzledOffset(OpBuilder &b, Location loc, SharedTileType tile,
   Value line = arith::AndIOp::create(
       b, loc, arith::ShRUIOp::create(b, loc, offset, constIndex(b, loc, 7)),
       constIndex(b, loc, swizzle / 16 - 1));
-  return arith::XOrIOp::create(
+  Value swizzled = arith::XOrIOp::create(
       b, loc, offset,
       arith::ShLIOp::create(b, loc, line, constIndex(b, loc, 4)));
+  if (swizzle != 128 || !targetsAMD(b))
+    return swizzled;
+  // AMD: LDS serves 8-byte reads 16 lanes at a time, and an MFMA fragment
+  // read is 16 consecutive rows at one column; the 16-byte XOR alone puts
+  // rows r and r + 8 on the same banks. Flipping the 8-byte half of lines
+  // 8 .. 15 of every 16 makes those reads conflict-free (16-byte accesses
+  // swap halves: readChunk / writeChunk).
+  Value flip = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, offset, constIndex(b, loc, 10)),
+      constIndex(b, loc, 1));
+  return arith::XOrIOp::create(
+      b, loc, swizzled,
+      arith::ShLIOp::create(b, loc, flip, constIndex(b, loc, 3)));
 }
 
 namespace {

@@ -31,8 +31,12 @@ module attributes {tile.target = "gfx942"} {
 
 // -----
 
-// gfx950's doubled-k MFMA takes 8 bf16 per lane.
+// gfx950's doubled-k MFMA takes 8 bf16 per lane, one 16-byte LDS read
+// whose 8-byte halves are swapped back where the AMD swizzle flipped them
+// (lines 8 .. 15 of every 16).
 // CHECK-LABEL: llvm.func @mma950
+// CHECK: %[[CHUNK:.*]] = llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
+// CHECK: llvm.shufflevector %{{.*}}, %{{.*}} [2, 3, 0, 1] : vector<4xi32>
 // CHECK: rocdl.mfma.f32.16x16x32.bf16 {{.*}} : (vector<8xbf16>, vector<8xbf16>, vector<4xf32>, i32, i32, i32) -> vector<4xf32>
 module attributes {tile.target = "gfx950"} {
   tile.kernel @mma950(%C: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {

@@ -135,7 +135,10 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     `B` bytes wide, each block row-major, and the 16-byte chunk index of
     every address is XORed with the address bits above the 128-byte line
     (the TMA / wgmma `SWIZZLE_<B>B` pattern). `0` stores the tile row-major,
-    unswizzled.
+    unswizzled. On AMD targets the 128-byte pattern also flips the 8-byte
+    half (address bit 3) in lines 8 .. 15 of every 16, so that the 8-byte
+    MFMA fragment reads of 16 consecutive rows (one LDS phase) hit 32
+    distinct banks; 16-byte accesses swap their halves accordingly.
   }];
   let parameters = (ins "unsigned":$bytes);
   let assemblyFormat = "`<` $bytes `>`";
