@@ -169,13 +169,26 @@ struct TileEmitAMDGPUPass
       resources["sgprs"] = *sgprs;
       resources["static_lds_bytes"] = staticLds;
       resources["scratch_bytes_per_lane"] = scratch;
+      // On CDNA the register file is unified: `.vgpr_count` counts the
+      // architectural and the accumulation VGPRs (`.agpr_count` of them).
+      // A workgroup's waves share their SIMDs' files: with w waves per
+      // SIMD each gets 1/w of them (in granules of 8).
+      int64_t threads =
+          cast<IntegerAttr>(
+              cast<DictionaryAttr>(kernel.getValue()).get("threads"))
+              .getInt();
+      int64_t perSimd = std::max<int64_t>(
+          1, llvm::divideCeil(llvm::divideCeil(threads, 64), 4));
+      int64_t vgprBudget = info->maxVgprs / perSimd / 8 * 8;
+      resources["vgpr_budget"] = vgprBudget;
       extras[kernelName]["resources"] = std::move(resources);
-      if (*vgprs + agprs > info->maxVgprs || *sgprs > info->maxSgprs ||
+      if (*vgprs > vgprBudget || *sgprs > info->maxSgprs ||
           staticLds + dynamicLds > info->sharedMemoryBytes) {
         module.emitError("kernel '")
             << kernelName << "' exceeds " << chip << "'s limits: " << *vgprs
-            << " VGPRs + " << agprs << " AGPRs (at most " << info->maxVgprs
-            << "), " << *sgprs << " SGPRs (at most " << info->maxSgprs << "), "
+            << " VGPRs, " << agprs << " of them AGPRs (at most " << vgprBudget
+            << " for " << threads << " threads), " << *sgprs
+            << " SGPRs (at most " << info->maxSgprs << "), "
             << staticLds + dynamicLds << " bytes of LDS (at most "
             << info->sharedMemoryBytes << ")";
         return signalPassFailure();
