@@ -138,16 +138,62 @@ struct TileSource {
                           mul(b, loc, left, index(b, loc, eb)));
   }
 
-  /// The 16 bytes at tile row `r`, columns `c` .. (zeros past the view;
-  /// rows are whole runs, which the launcher checks).
-  Value load(OpBuilder &b, Location loc, Value r, Value c) const {
+  /// The byte offset of tile element (r, c), or one past any range when
+  /// its column is past the view (rows past it are past the resource).
+  Value offset(OpBuilder &b, Location loc, Value r, Value c) const {
     Value byte =
         mul(b, loc, add(b, loc, mul(b, loc, r, cols), c), index(b, loc, eb));
     Value inside = ult(b, loc, add(b, loc, c0, c), cols);
-    Value offset = arith::SelectOp::create(b, loc, inside, byte,
-                                           index(b, loc, kOutOfRange));
+    return arith::SelectOp::create(b, loc, inside, byte,
+                                   index(b, loc, kOutOfRange));
+  }
+
+  /// The 16 bytes at tile row `r`, columns `c` .. (zeros past the view;
+  /// rows are whole runs, which the launcher checks).
+  Value load(OpBuilder &b, Location loc, Value r, Value c) const {
     return bufferLoad(b, loc, VectorType::get({4}, b.getI32Type()), rsrc,
-                      offset);
+                      offset(b, loc, r, c));
+  }
+};
+
+/// Register tile → global view with buffer stores: the range check drops
+/// the elements past the view (rows past the resource, columns given an
+/// out-of-range offset), so there is no branch per element.
+struct StoreGlobalBuffered : OpConversionPattern<StoreOp> {
+  StoreGlobalBuffered(TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto view = dyn_cast<GlobalType>(op.getDst().getType());
+    auto tile = dyn_cast<RegTileType>(op.getValue().getType());
+    if (!view || !tile)
+      return rewriter.notifyMatchFailure(op, "not a register tile store");
+    FailureOr<FragmentMap> map = getScopeFragmentMap(tile);
+    if (failed(map))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    Type element = tile.getElementType();
+    Type bits = b.getIntegerType(element.getIntOrFloatBitWidth());
+    TileSource dst(b, loc, op, adaptor.getDst(), view, adaptor.getCoords(),
+                   tile.getShape()[0], tile.getShape()[1]);
+    Value zero = index(b, loc, 0), zero32 = constI32(b, loc, 0);
+    auto [row, col] = threadOrigin(b, loc, *map, zero, zero);
+    for (int64_t reg = 0; reg < map->numRegs(); ++reg) {
+      auto [dr, dc] = map->elementAt({reg, 0, 0});
+      Value offset = dst.offset(b, loc, add(b, loc, row, index(b, loc, dr)),
+                                add(b, loc, col, index(b, loc, dc)));
+      Value value = LLVM::BitcastOp::create(
+          b, loc, bits,
+          LLVM::ExtractValueOp::create(b, loc, adaptor.getValue(), reg));
+      ROCDL::RawPtrBufferStoreOp::create(
+          b, loc, value, dst.rsrc, toI32(b, loc, offset), zero32, zero32,
+          /*alias_scopes=*/nullptr, /*noalias_scopes=*/nullptr,
+          /*tbaa=*/nullptr);
+    }
+    rewriter.eraseOp(op);
+    return success();
   }
 };
 
@@ -439,6 +485,6 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
 void tk::lower::amd::populateMemoryPatterns(TypeConverter &converter,
                                             RewritePatternSet &patterns) {
   patterns.add<CopyLowering, LoadChunksLowering, StoreChunksLowering,
-               LoadSharedLowering, ConvertThroughLDS, BarrierLowering>(
-      converter, patterns.getContext());
+               LoadSharedLowering, ConvertThroughLDS, BarrierLowering,
+               StoreGlobalBuffered>(converter, patterns.getContext());
 }

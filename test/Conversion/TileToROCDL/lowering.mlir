@@ -15,6 +15,9 @@
 // CHECK: rocdl.barrier
 // CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<4xi16>
 // CHECK: rocdl.mfma.f32.32x32x8bf16.1k {{.*}} : (vector<4xi16>, vector<4xi16>, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
+// The result goes out with one buffer store per element, no branches.
+// CHECK-NOT: scf.if
+// CHECK-COUNT-16: rocdl.raw.ptr.buffer.store {{.*}} : i32
 module attributes {tile.target = "gfx942"} {
   tile.kernel @copy_mma(%A: !tile.gl<?x?xbf16>, %C: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
     %a = tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
