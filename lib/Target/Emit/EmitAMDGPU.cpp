@@ -140,9 +140,14 @@ struct TileEmitAMDGPUPass
     llvm::StringMap<llvm::json::Object> extras;
     for (NamedAttribute kernel : abi) {
       StringRef kernelName = kernel.getName().getValue();
+      // Diagnostics about a kernel point at it (its llvm.func keeps the
+      // tile.kernel's location).
+      Operation *at = gpuModule.lookupSymbol(kernelName);
+      if (!at)
+        at = module;
       auto it = metadata->find(builder.getStringAttr(kernelName));
       if (it == metadata->end()) {
-        module.emitError("kernel '")
+        at->emitError("kernel '")
             << kernelName << "' is missing from the code object's metadata";
         return signalPassFailure();
       }
@@ -150,7 +155,7 @@ struct TileEmitAMDGPUPass
       std::optional<int64_t> vgprs = metadataInt(md, ".vgpr_count");
       std::optional<int64_t> sgprs = metadataInt(md, ".sgpr_count");
       if (!vgprs || !sgprs) {
-        module.emitError("kernel '")
+        at->emitError("kernel '")
             << kernelName << "' has no register counts in its metadata";
         return signalPassFailure();
       }
@@ -184,7 +189,7 @@ struct TileEmitAMDGPUPass
       extras[kernelName]["resources"] = std::move(resources);
       if (*vgprs > vgprBudget || *sgprs > info->maxSgprs ||
           staticLds + dynamicLds > info->sharedMemoryBytes) {
-        module.emitError("kernel '")
+        at->emitError("kernel '")
             << kernelName << "' exceeds " << chip << "'s limits: " << *vgprs
             << " VGPRs, " << agprs << " of them AGPRs (at most " << vgprBudget
             << " for " << threads << " threads), " << *sgprs
@@ -194,8 +199,8 @@ struct TileEmitAMDGPUPass
         return signalPassFailure();
       }
       if (scratch > 0)
-        module.emitRemark("kernel '") << kernelName << "' spills: " << scratch
-                                      << " bytes of scratch per lane";
+        at->emitRemark("kernel '") << kernelName << "' spills: " << scratch
+                                   << " bytes of scratch per lane";
     }
 
     llvm::json::Object fields;

@@ -34,4 +34,5 @@
 // OBJ64: OK attention_naive_d64 gfx942: {{[0-9]+}} VGPRs, {{[0-9]+}} AGPRs, {{[0-9]+}} SGPRs, 57344 LDS bytes, 64 MFMAs, {{[0-9]+}} scratch bytes
 
 // REMARK942: remark: the copied tile is kept in registers (the kernel's shared tiles exceed gfx942's 65536 bytes of LDS): it is copied through a buffer the loop refills and loaded once
+// REMARK942: attention_naive.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: kernel 'attention_naive' spills: {{[0-9]+}} bytes of scratch per lane
 // OBJ942: OK attention_naive gfx942: {{[0-9]+}} VGPRs, {{[0-9]+}} AGPRs, {{[0-9]+}} SGPRs, 65536 LDS bytes, 128 MFMAs, {{[0-9]+}} scratch bytes
