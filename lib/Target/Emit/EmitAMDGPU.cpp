@@ -65,13 +65,14 @@ struct TileEmitAMDGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("tk_kernels");
-    auto abi = module->getAttrOfType<DictionaryAttr>("tile.abi");
-    if (!gpuModule || !abi) {
-      module.emitError("no lowered kernels: run convert-tile-to-rocdl and the "
-                       "LLVM conversions first (or use -tile-to-amdgpu)");
+    FailureOr<tk::Emission> emission = tk::findLowered(
+        module, outputDir,
+        "no lowered kernels: run convert-tile-to-rocdl and the LLVM "
+        "conversions first (or use -tile-to-amdgpu)");
+    if (failed(emission))
       return signalPassFailure();
-    }
+    gpu::GPUModuleOp gpuModule = emission->gpuModule;
+    DictionaryAttr abi = emission->abi;
     if (abi.empty())
       return;
     auto first = cast<DictionaryAttr>(abi.begin()->getValue());
@@ -93,33 +94,14 @@ struct TileEmitAMDGPUPass
     auto target = ROCDL::ROCDLTargetAttr::get(ctx, /*optLevel=*/3, kTriple,
                                               chip, /*features=*/"",
                                               /*abiVersion=*/"600");
-    gpuModule.setTargetsAttr(ArrayAttr::get(ctx, {target}));
-    auto serializer = cast<gpu::TargetAttrInterface>(target);
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
-      module.emitError("cannot create '") << outputDir << "': " << ec.message();
+    FailureOr<std::string> isaText = tk::emitAssembly(
+        module, *emission, target, ".s", "AMDGPU code generation failed");
+    if (failed(isaText))
       return signalPassFailure();
-    }
-    std::string name = abi.begin()->getName().getValue().str();
-    auto path = [&](StringRef ext) {
-      SmallString<256> p(outputDir);
-      llvm::sys::path::append(p, name + ext);
-      return std::string(p);
-    };
-
-    gpu::TargetOptions isaOptions({}, {}, {}, {},
-                                  gpu::CompilationTarget::Assembly);
-    std::optional<SmallVector<char, 0>> isa =
-        serializer.serializeToObject(gpuModule, isaOptions);
-    if (!isa) {
-      gpuModule.emitError("AMDGPU code generation failed");
-      return signalPassFailure();
-    }
-    StringRef isaText = StringRef(isa->data(), isa->size()).rtrim('\0');
-    if (failed(tk::writeFile(module, path(".s"), isaText)))
-      return signalPassFailure();
+    auto path = [&](StringRef ext) { return emission->path(ext); };
 
     FailureOr<SmallVector<char, 0>> object = ROCDL::assembleIsa(
-        isaText, kTriple, chip, "", [&] { return gpuModule.emitError(); });
+        *isaText, kTriple, chip, "", [&] { return gpuModule.emitError(); });
     if (failed(object))
       return signalPassFailure();
     std::optional<SmallVector<char, 0>> hsaco = link(*object, *lldPath);

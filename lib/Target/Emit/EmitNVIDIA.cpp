@@ -50,44 +50,23 @@ struct TileEmitNVIDIAPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("tk_kernels");
-    auto abi = module->getAttrOfType<DictionaryAttr>("tile.abi");
-    if (!gpuModule || !abi) {
-      module.emitError("no lowered kernels: run convert-tile-to-nvvm and the "
-                       "LLVM conversions first (or use -tile-to-nvidia)");
+    FailureOr<tk::Emission> emission = tk::findLowered(
+        module, outputDir,
+        "no lowered kernels: run convert-tile-to-nvvm and the LLVM "
+        "conversions first (or use -tile-to-nvidia)");
+    if (failed(emission))
       return signalPassFailure();
-    }
-    if (abi.empty())
+    if (emission->abi.empty())
       return;
-    MLIRContext *ctx = &getContext();
-    auto target = NVVM::NVVMTargetAttr::get(
-        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", "sm_90a", "+ptx80");
-    gpuModule.setTargetsAttr(ArrayAttr::get(ctx, {target}));
+    auto target =
+        NVVM::NVVMTargetAttr::get(&getContext(), /*optLevel=*/3,
+                                  "nvptx64-nvidia-cuda", "sm_90a", "+ptx80");
+    if (failed(tk::emitAssembly(module, *emission, target, ".ptx",
+                                "PTX generation failed")))
+      return signalPassFailure();
+    gpu::GPUModuleOp gpuModule = emission->gpuModule;
     auto serializer = cast<gpu::TargetAttrInterface>(target);
-
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir)) {
-      module.emitError("cannot create '") << outputDir << "': " << ec.message();
-      return signalPassFailure();
-    }
-    std::string name = abi.begin()->getName().getValue().str();
-    auto path = [&](StringRef ext) {
-      SmallString<256> p(outputDir);
-      llvm::sys::path::append(p, name + ext);
-      return std::string(p);
-    };
-
-    gpu::TargetOptions ptxOptions({}, {}, {}, {},
-                                  gpu::CompilationTarget::Assembly);
-    std::optional<SmallVector<char, 0>> ptx =
-        serializer.serializeToObject(gpuModule, ptxOptions);
-    if (!ptx) {
-      gpuModule.emitError("PTX generation failed");
-      return signalPassFailure();
-    }
-    StringRef ptxText(ptx->data(), ptx->size());
-    ptxText = ptxText.rtrim('\0');
-    if (failed(tk::writeFile(module, path(".ptx"), ptxText)))
-      return signalPassFailure();
+    auto path = [&](StringRef ext) { return emission->path(ext); };
 
     std::optional<std::string> cubinFile;
     if (emitCubin) {
@@ -113,7 +92,7 @@ struct TileEmitNVIDIAPass
     manifest["ptx"] = llvm::sys::path::filename(path(".ptx")).str();
     if (cubinFile)
       manifest["cubin"] = llvm::sys::path::filename(*cubinFile).str();
-    if (failed(tk::writeManifest(module, path(".json"), abi,
+    if (failed(tk::writeManifest(module, path(".json"), emission->abi,
                                  std::move(manifest), {})))
       return signalPassFailure();
   }

@@ -1,7 +1,10 @@
-//===- Manifest.cpp - Files and the JSON manifest both emitters write -----===//
+//===- Manifest.cpp - What both emitters share ----------------------------===//
 #include "Manifest.h"
 
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -28,6 +31,47 @@ static llvm::json::Value toJson(Attribute attr) {
     return object;
   }
   return nullptr;
+}
+
+std::string tk::Emission::path(StringRef ext) const {
+  SmallString<256> p(dir);
+  llvm::sys::path::append(p, name + ext);
+  return std::string(p);
+}
+
+FailureOr<tk::Emission> tk::findLowered(ModuleOp module, StringRef outputDir,
+                                        StringRef missing) {
+  Emission emission;
+  emission.gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("tk_kernels");
+  emission.abi = module->getAttrOfType<DictionaryAttr>("tile.abi");
+  if (!emission.gpuModule || !emission.abi)
+    return module.emitError(missing);
+  emission.dir = outputDir.str();
+  if (!emission.abi.empty())
+    emission.name = emission.abi.begin()->getName().getValue().str();
+  return emission;
+}
+
+FailureOr<std::string> tk::emitAssembly(ModuleOp module,
+                                        const Emission &emission,
+                                        Attribute target, StringRef ext,
+                                        StringRef failure) {
+  gpu::GPUModuleOp gpuModule = emission.gpuModule;
+  gpuModule.setTargetsAttr(ArrayAttr::get(module.getContext(), {target}));
+  if (std::error_code ec = llvm::sys::fs::create_directories(emission.dir))
+    return module.emitError("cannot create '")
+           << emission.dir << "': " << ec.message();
+  gpu::TargetOptions options({}, {}, {}, {}, gpu::CompilationTarget::Assembly);
+  std::optional<SmallVector<char, 0>> text =
+      cast<gpu::TargetAttrInterface>(target).serializeToObject(gpuModule,
+                                                               options);
+  if (!text)
+    return gpuModule.emitError(failure);
+  std::string assembly =
+      StringRef(text->data(), text->size()).rtrim('\0').str();
+  if (failed(writeFile(module, emission.path(ext), assembly)))
+    return mlir::failure();
+  return assembly;
 }
 
 LogicalResult tk::writeFile(Operation *op, StringRef path, StringRef contents) {
