@@ -180,6 +180,12 @@ llvm::FailureOr<mlir::gpu::GPUModuleOp> lowerKernels(
     llvm::function_ref<std::string(mlir::Operation *)> reason,
     llvm::function_ref<mlir::LogicalResult(tile::KernelOp)> prepare = {});
 
+/// Rewrites every tile op of `gpuModule` (after lowerKernels) into LLVM and
+/// the vendor's dialect (NVVM or ROCDL), with the shared patterns and that
+/// vendor's own.
+mlir::LogicalResult convertTileOps(mlir::gpu::GPUModuleOp gpuModule,
+                                   tk::Vendor vendor);
+
 /// Patterns shared by both targets, plus NVIDIA's own when `nvidia`.
 void populateStructurePatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns, bool nvidia);

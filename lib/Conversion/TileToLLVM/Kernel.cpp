@@ -11,6 +11,7 @@
 #include "tk/Target/TargetInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
@@ -688,4 +689,32 @@ tk::lower::lowerKernels(ModuleOp module, tk::Vendor vendor, StringRef pass,
   }
   module->setAttr("tile.abi", builder.getDictionaryAttr(abis));
   return gpuModule;
+}
+
+LogicalResult tk::lower::convertTileOps(gpu::GPUModuleOp gpuModule,
+                                        tk::Vendor vendor) {
+  MLIRContext *ctx = gpuModule.getContext();
+  bool nvidia = vendor == tk::Vendor::nvidia;
+  TileTypeConverter converter(ctx);
+  RewritePatternSet patterns(ctx);
+  ConversionTarget target(*ctx);
+  target.addIllegalDialect<TileDialect>();
+  target.addLegalDialect<LLVM::LLVMDialect, arith::ArithDialect,
+                         gpu::GPUDialect>();
+  if (nvidia)
+    target.addLegalDialect<NVVM::NVVMDialect>();
+  else
+    target.addLegalDialect<ROCDL::ROCDLDialect>();
+  target.addLegalOp<UnrealizedConversionCastOp>();
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                       target);
+  populateStructurePatterns(converter, patterns, nvidia);
+  populateMemoryPatterns(converter, patterns, nvidia);
+  populateComputePatterns(converter, patterns, nvidia);
+  populateReductionPatterns(converter, patterns);
+  if (nvidia)
+    populateSyncPatterns(converter, patterns);
+  else
+    populateAMDPatterns(converter, patterns);
+  return applyPartialConversion(gpuModule, target, std::move(patterns));
 }

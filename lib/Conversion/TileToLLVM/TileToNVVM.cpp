@@ -11,7 +11,6 @@
 #include "tk/Target/TargetInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace tk {
@@ -99,7 +98,6 @@ struct ConvertTileToNVVMPass
     : public tk::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
     FailureOr<gpu::GPUModuleOp> gpuModule = lowerKernels(
         module, tk::Vendor::nvidia, getArgument(), unsupportedReason);
     if (failed(gpuModule))
@@ -107,21 +105,7 @@ struct ConvertTileToNVVMPass
     if (!*gpuModule)
       return;
 
-    TileTypeConverter converter(ctx);
-    RewritePatternSet patterns(ctx);
-    ConversionTarget target(*ctx);
-    target.addIllegalDialect<TileDialect>();
-    target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect,
-                           arith::ArithDialect, gpu::GPUDialect>();
-    target.addLegalOp<UnrealizedConversionCastOp>();
-    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
-                                                         target);
-    populateStructurePatterns(converter, patterns, /*nvidia=*/true);
-    populateMemoryPatterns(converter, patterns, /*nvidia=*/true);
-    populateSyncPatterns(converter, patterns);
-    populateComputePatterns(converter, patterns, /*nvidia=*/true);
-    populateReductionPatterns(converter, patterns);
-    if (failed(applyPartialConversion(*gpuModule, target, std::move(patterns))))
+    if (failed(convertTileOps(*gpuModule, tk::Vendor::nvidia)))
       return signalPassFailure();
   }
 };

@@ -10,8 +10,6 @@
 
 #include "tk/Conversion/Passes.h"
 
-#include "mlir/Dialect/SCF/Transforms/Patterns.h"
-
 namespace tk {
 #define GEN_PASS_DEF_CONVERTTILETOROCDL
 #include "tk/Conversion/Passes.h.inc"
@@ -257,7 +255,6 @@ struct ConvertTileToROCDLPass
     : public tk::impl::ConvertTileToROCDLBase<ConvertTileToROCDLPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
     recordLaunch(module);
     FailureOr<gpu::GPUModuleOp> gpuModule =
         lowerKernels(module, tk::Vendor::amd, getArgument(),
@@ -268,21 +265,7 @@ struct ConvertTileToROCDLPass
       return;
     placeScratch(*gpuModule);
 
-    TileTypeConverter converter(ctx);
-    RewritePatternSet patterns(ctx);
-    ConversionTarget target(*ctx);
-    target.addIllegalDialect<TileDialect>();
-    target.addLegalDialect<LLVM::LLVMDialect, ROCDL::ROCDLDialect,
-                           arith::ArithDialect, gpu::GPUDialect>();
-    target.addLegalOp<UnrealizedConversionCastOp>();
-    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
-                                                         target);
-    populateStructurePatterns(converter, patterns, /*nvidia=*/false);
-    populateMemoryPatterns(converter, patterns, /*nvidia=*/false);
-    populateComputePatterns(converter, patterns, /*nvidia=*/false);
-    populateReductionPatterns(converter, patterns);
-    populateAMDPatterns(converter, patterns);
-    if (failed(applyPartialConversion(*gpuModule, target, std::move(patterns))))
+    if (failed(convertTileOps(*gpuModule, tk::Vendor::amd)))
       return signalPassFailure();
   }
 };
