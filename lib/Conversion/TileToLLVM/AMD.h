@@ -23,6 +23,15 @@ inline mlir::Value ult(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                                      y);
 }
 
+/// Fields `first` .. `first + n - 1` of the struct `record` as a vector of
+/// `type` (n of its elements; each field bitcast to the element type).
+mlir::Value packFields(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value record, int64_t first,
+                       mlir::VectorType type);
+/// `record` with the elements of `vector` as fields `first` onwards.
+mlir::Value unpackInto(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value record, mlir::Value vector, int64_t first);
+
 /// How a shared tile read as the B operand of `AB` MFMAs is stored when the
 /// pass stores it transposed (N x K): the transposed shape, with the
 /// tile's swizzle where it fits that shape (else unswizzled).

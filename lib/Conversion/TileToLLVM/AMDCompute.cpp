@@ -131,14 +131,7 @@ public:
         first = r;
     if (!first)
       return failure();
-    Value v = LLVM::UndefOp::create(b, loc, vectorType);
-    for (int64_t j = 0; j < perLane; ++j) {
-      Value e = LLVM::ExtractValueOp::create(b, loc, lowered, *first + j);
-      if (e.getType() != vectorType.getElementType())
-        e = LLVM::BitcastOp::create(b, loc, vectorType.getElementType(), e);
-      v = LLVM::InsertElementOp::create(b, loc, v, e, constI32(b, loc, j));
-    }
-    return v;
+    return packFields(b, loc, lowered, *first, vectorType);
   }
 
 private:
@@ -215,15 +208,14 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
     Value zero =
         LLVM::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(0));
     for (size_t a = 0; a < atoms.size(); ++a) {
-      Value v = LLVM::UndefOp::create(b, loc, accType);
-      for (int64_t j = 0; j < perAtom; ++j) {
-        Value e = adaptor.getAcc()
-                      ? LLVM::ExtractValueOp::create(b, loc, adaptor.getAcc(),
-                                                     a * perAtom + j)
-                            .getResult()
-                      : zero;
-        v = LLVM::InsertElementOp::create(b, loc, v, e, constI32(b, loc, j));
+      if (adaptor.getAcc()) {
+        acc.push_back(
+            packFields(b, loc, adaptor.getAcc(), a * perAtom, accType));
+        continue;
       }
+      Value v = LLVM::UndefOp::create(b, loc, accType);
+      for (int64_t j = 0; j < perAtom; ++j)
+        v = LLVM::InsertElementOp::create(b, loc, v, zero, constI32(b, loc, j));
       acc.push_back(v);
     }
 
@@ -275,11 +267,7 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
     Type structType = getTypeConverter()->convertType(d);
     Value result = LLVM::UndefOp::create(b, loc, structType);
     for (auto [a, v] : llvm::enumerate(acc))
-      for (int64_t j = 0; j < perAtom; ++j)
-        result = LLVM::InsertValueOp::create(
-            b, loc, result,
-            LLVM::ExtractElementOp::create(b, loc, v, constI32(b, loc, j)),
-            a * perAtom + j);
+      result = unpackInto(b, loc, result, v, a * perAtom);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -37,6 +37,29 @@ SharedTileType tk::lower::amd::transposedStorage(SharedTileType tile) {
                              tile.getElementType(), swizzle);
 }
 
+Value tk::lower::amd::packFields(OpBuilder &b, Location loc, Value record,
+                                 int64_t first, VectorType type) {
+  Value v = LLVM::UndefOp::create(b, loc, type);
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    Value e = LLVM::ExtractValueOp::create(b, loc, record, first + i);
+    if (e.getType() != type.getElementType())
+      e = LLVM::BitcastOp::create(b, loc, type.getElementType(), e);
+    v = LLVM::InsertElementOp::create(b, loc, v, e, constI32(b, loc, i));
+  }
+  return v;
+}
+
+Value tk::lower::amd::unpackInto(OpBuilder &b, Location loc, Value record,
+                                 Value vector, int64_t first) {
+  auto type = cast<VectorType>(vector.getType());
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    record = LLVM::InsertValueOp::create(
+        b, loc, record,
+        LLVM::ExtractElementOp::create(b, loc, vector, constI32(b, loc, i)),
+        first + i);
+  return record;
+}
+
 /// The 16-byte-aligned address of the run at (row, col) and whether the
 /// swizzle swapped its halves (bit 3 of the swizzled offset).
 static std::pair<Value, Value> chunkAt(OpBuilder &b, Location loc, Value base,
@@ -312,11 +335,7 @@ struct LoadChunksLowering : OpConversionPattern<LoadOp> {
     for (auto [g, rc] : llvm::enumerate(chunkRuns(b, loc, *map, perRun))) {
       Value run = LLVM::BitcastOp::create(
           b, loc, elems, source.load(b, loc, rc.first, rc.second));
-      for (int64_t i = 0; i < perRun; ++i)
-        result = LLVM::InsertValueOp::create(
-            b, loc, result,
-            LLVM::ExtractElementOp::create(b, loc, run, constI32(b, loc, i)),
-            g * perRun + i);
+      result = unpackInto(b, loc, result, run, g * perRun);
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -345,13 +364,7 @@ struct StoreChunksLowering : OpConversionPattern<StoreOp> {
     auto runType = VectorType::get({4}, b.getI32Type());
     bool transposed = op->hasAttr(kLdsTransposed);
     for (auto [g, rc] : llvm::enumerate(chunkRuns(b, loc, *map, perRun))) {
-      Value run = LLVM::UndefOp::create(b, loc, elems);
-      for (int64_t i = 0; i < perRun; ++i)
-        run = LLVM::InsertElementOp::create(
-            b, loc, run,
-            LLVM::ExtractValueOp::create(b, loc, adaptor.getValue(),
-                                         g * perRun + i),
-            constI32(b, loc, i));
+      Value run = packFields(b, loc, adaptor.getValue(), g * perRun, elems);
       storeRun(b, loc, adaptor.getDst(), op.getDst(), rc.first, rc.second,
                LLVM::BitcastOp::create(b, loc, runType, run), transposed);
     }
@@ -403,11 +416,7 @@ struct LoadSharedLowering : OpConversionPattern<LoadOp> {
                               swizzledOffset(b, loc, shared, rows, r, c)),
                     run * eb)
                     .getResult();
-      for (int64_t i = 0; i < run; ++i)
-        result = LLVM::InsertValueOp::create(
-            b, loc, result,
-            LLVM::ExtractElementOp::create(b, loc, v, constI32(b, loc, i)),
-            reg + i);
+      result = unpackInto(b, loc, result, v, reg);
     }
     rewriter.replaceOp(op, result);
     return success();
