@@ -125,6 +125,24 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan,
   return "";
 }
 
+/// Each copy's coordinates in the iteration whose induction variable is
+/// `iv`: the body ops they depend on are cloned at `b`, the induction
+/// variable replaced.
+SmallVector<SmallVector<Value>> copyCoordsAt(OpBuilder &b, LoopPlan &plan,
+                                             Value iv) {
+  IRMapping map;
+  map.map(plan.loop.getInductionVar(), iv);
+  for (Operation *op : plan.slice)
+    b.clone(*op, map);
+  SmallVector<SmallVector<Value>> coords;
+  for (CopyOp copy : plan.copies) {
+    coords.emplace_back();
+    for (Value c : copy.getCoords())
+      coords.back().push_back(map.lookupOrDefault(c));
+  }
+  return coords;
+}
+
 /// The ring type holding `stages` copies of `buffer`.
 Type ringType(Type buffer, int64_t stages) {
   if (auto tile = dyn_cast<SharedTileType>(buffer)) {
@@ -349,19 +367,6 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     for (AllocOp alloc : plan.allocs)
       rings.push_back(
           AllocOp::create(b, alloc.getLoc(), ringType(alloc.getType(), 3)));
-    auto coordsAt = [&](OpBuilder &b, Value iv) {
-      IRMapping map;
-      map.map(loop.getInductionVar(), iv);
-      for (Operation *op : plan.slice)
-        b.clone(*op, map);
-      SmallVector<SmallVector<Value>> coords;
-      for (CopyOp copy : plan.copies) {
-        coords.emplace_back();
-        for (Value c : copy.getCoords())
-          coords.back().push_back(map.lookupOrDefault(c));
-      }
-      return coords;
-    };
     auto slot = [&](OpBuilder &b, Value ring, Value stage) {
       return SlotOp::create(b, loc, ring, stage).getResult();
     };
@@ -370,8 +375,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     b.setInsertionPoint(loop);
     Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);
     Value three = constIndex(b, loc, 3);
-    for (auto [copy, ring, coords] :
-         llvm::zip(plan.copies, rings, coordsAt(b, loop.getLowerBound())))
+    for (auto [copy, ring, coords] : llvm::zip(
+             plan.copies, rings, copyCoordsAt(b, plan, loop.getLowerBound())))
       CopyOp::create(b, copy.getLoc(), copy.getSrc(), coords,
                      slot(b, ring, zero));
     Value wg = WarpgroupIdOp::create(b, loc);
@@ -397,7 +402,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
         b, loc, arith::AddIOp::create(b, loc, k, one), three);
     Value nextIv = arith::AddIOp::create(b, loc, iv, loop.getStep());
     for (auto [copy, ring, type, coords] :
-         llvm::zip(plan.copies, rings, staged, coordsAt(b, nextIv))) {
+         llvm::zip(plan.copies, rings, staged, copyCoordsAt(b, plan, nextIv))) {
       Value runs =
           LoadOp::create(b, copy.getLoc(), type, copy.getSrc(), coords);
       StoreOp::create(b, copy.getLoc(), runs, slot(b, ring, next),
@@ -486,17 +491,12 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
   void rewriteForAMD(LoopPlan &plan, ArrayRef<RegTileType> staged) {
     scf::ForOp loop = plan.loop;
     Location loc = loop.getLoc();
-    auto fetch = [&](OpBuilder &b, IRMapping &map) {
-      for (Operation *op : plan.slice)
-        b.clone(*op, map);
+    auto fetch = [&](OpBuilder &b, Value iv) {
       SmallVector<Value> values;
-      for (auto [copy, type] : llvm::zip(plan.copies, staged)) {
-        SmallVector<Value> coords;
-        for (Value c : copy.getCoords())
-          coords.push_back(map.lookupOrDefault(c));
+      for (auto [copy, type, coords] :
+           llvm::zip(plan.copies, staged, copyCoordsAt(b, plan, iv)))
         values.push_back(
             LoadOp::create(b, copy.getLoc(), type, copy.getSrc(), coords));
-      }
       return values;
     };
     auto commit = [&](OpBuilder &b, ValueRange values) {
@@ -507,17 +507,13 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     };
     // Prologue: the first iteration's tiles.
     OpBuilder b(loop);
-    IRMapping first;
-    first.map(loop.getInductionVar(), loop.getLowerBound());
-    commit(b, fetch(b, first));
+    commit(b, fetch(b, loop.getLowerBound()));
     // Top of each iteration: the next one's tiles (past the end they read
     // as zeros and are never used).
     b.setInsertionPointToStart(loop.getBody());
-    IRMapping next;
-    next.map(
-        loop.getInductionVar(),
-        arith::AddIOp::create(b, loc, loop.getInductionVar(), loop.getStep()));
-    SmallVector<Value> nextTiles = fetch(b, next);
+    SmallVector<Value> nextTiles =
+        fetch(b, arith::AddIOp::create(b, loc, loop.getInductionVar(),
+                                       loop.getStep()));
     // End of each iteration: into the buffers.
     b.setInsertionPoint(loop.getBody()->getTerminator());
     commit(b, nextTiles);
@@ -651,10 +647,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     auto produce = [&](OpBuilder &b, Value j) {
       Value k = arith::AddIOp::create(b, loc, lb,
                                       arith::MulIOp::create(b, loc, j, step));
-      IRMapping map;
-      map.map(loop.getInductionVar(), k);
-      for (Operation *op : plan.slice)
-        b.clone(*op, map);
+      SmallVector<SmallVector<Value>> coords = copyCoordsAt(b, plan, k);
       auto [stage, round] = position(b, j);
       // The stage is free once its previous round was released.
       Value previous = arith::XOrIOp::create(
@@ -665,13 +658,9 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       for (Value ring : rings)
         slots.push_back(SlotOp::create(b, loc, ring, stage));
       SemExpectOp::create(b, loc, fullSlot, slots);
-      for (auto [copy, slot] : llvm::zip(plan.copies, slots)) {
-        SmallVector<Value> coords;
-        for (Value c : copy.getCoords())
-          coords.push_back(map.lookupOrDefault(c));
-        LoadAsyncOp::create(b, copy.getLoc(), copy.getSrc(), coords, slot,
-                            fullSlot, /*multicast=*/false);
-      }
+      for (auto [copy, slot, at] : llvm::zip(plan.copies, slots, coords))
+        LoadAsyncOp::create(b, copy.getLoc(), copy.getSrc(), at, slot, fullSlot,
+                            /*multicast=*/false);
     };
 
     Value ahead = constIndex(b, loc, stages - 1);
