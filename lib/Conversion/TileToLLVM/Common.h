@@ -38,6 +38,9 @@ inline constexpr llvm::StringLiteral kSmemOffset = "tk.smem_offset";
 inline constexpr llvm::StringLiteral kViewParam = "tk.view_param";
 inline constexpr llvm::StringLiteral kTmaParam = "tk.tma_param";
 inline constexpr llvm::StringLiteral kRoleBase = "tk.role_base";
+/// On block-scope tile.barrier inside a tile.warp_specialize role: the
+/// role's named barrier id and thread count (it waits for those only).
+inline constexpr llvm::StringLiteral kRoleBarrier = "tk.role_barrier";
 /// On tile.sem_init / tile.sem_arrive of semaphores that only sem_arrive
 /// signals: each warp arrives for itself (no warpgroup barrier), so the
 /// mbarrier expects this many arrivals per declared one.

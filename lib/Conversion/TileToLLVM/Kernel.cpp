@@ -499,6 +499,18 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     ws.getConsumer().walk([&](WarpgroupIdOp id) {
       id->setAttr(kRoleBase, b.getI64IntegerAttr(producers));
     });
+    // A block barrier inside a role waits for the role's threads only.
+    // Named barriers 14 (producers) and 15 (consumers); 1.. are the
+    // warpgroups' own.
+    auto roleBarriers = [&](Region &role, int64_t id, int64_t warpgroups) {
+      role.walk([&](BarrierOp barrier) {
+        if (barrier.getScope() == Scope::block)
+          barrier->setAttr(kRoleBarrier,
+                           b.getDenseI64ArrayAttr({id, 128 * warpgroups}));
+      });
+    };
+    roleBarriers(ws.getProducer(), 14, ws.getProducerWarpgroups());
+    roleBarriers(ws.getConsumer(), 15, ws.getConsumerWarpgroups());
   });
   kernel.walk([&](WarpgroupIdOp id) {
     if (!id->hasAttr(kRoleBase))

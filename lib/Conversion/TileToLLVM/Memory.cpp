@@ -609,7 +609,9 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
     Value rows = dims[rank - 2], cols = dims[rank - 1];
     Type element = tile.getElementType();
     Value ptr = adaptor.getDst();
-    if (storeGlobalWide(rewriter, loc, map, element, adaptor.getValue(), ptr,
+    bool reduce = op.getReduce().has_value();
+    if (!reduce &&
+        storeGlobalWide(rewriter, loc, map, element, adaptor.getValue(), ptr,
                         base, row, col, rows, cols)) {
       rewriter.eraseOp(op);
       return success();
@@ -640,7 +642,12 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
       Value address =
           LLVM::GEPOp::create(rewriter, loc, ptr.getType(), element, ptr,
                               ValueRange{toI64(rewriter, loc, index)});
-      LLVM::StoreOp::create(rewriter, loc, value, address);
+      if (reduce)
+        LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::fadd,
+                                  address, value,
+                                  LLVM::AtomicOrdering::monotonic);
+      else
+        LLVM::StoreOp::create(rewriter, loc, value, address);
     }
     rewriter.eraseOp(op);
     return success();
@@ -881,8 +888,6 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
   LogicalResult
   matchAndRewrite(StoreAsyncOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getReduce()) // rejected by the pre-step with a diagnostic
-      return rewriter.notifyMatchFailure(op, "reduce add");
     Location loc = op.getLoc();
     Type buffer = op.getSrc().getType();
     Value map =
@@ -908,9 +913,14 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
           src = offsetPtr(b, loc, src, constI64(b, loc, j * blockBytes));
         SmallVector<Value> coords =
             tmaCoordinates(b, loc, buffer, adaptor.getCoords(), j * width);
-        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-            b, loc, map, src, coords, /*l2CacheHint=*/Value{},
-            NVVM::TMAStoreMode::TILE, /*predicate=*/Value{});
+        if (op.getReduce())
+          NVVM::CpAsyncBulkTensorReduceOp::create(
+              b, loc, map, src, NVVM::TMAReduxKind::ADD,
+              NVVM::TMAStoreMode::TILE, coords, /*l2CacheHint=*/Value{});
+        else
+          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+              b, loc, map, src, coords, /*l2CacheHint=*/Value{},
+              NVVM::TMAStoreMode::TILE, /*predicate=*/Value{});
       }
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     });

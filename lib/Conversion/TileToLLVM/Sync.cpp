@@ -143,6 +143,15 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
     Location loc = op.getLoc();
     switch (op.getScope()) {
     case Scope::block:
+      if (auto role = op->getAttrOfType<DenseI64ArrayAttr>(kRoleBarrier)) {
+        // Inside a role: the role's warpgroups only.
+        NVVM::BarrierOp::create(rewriter, loc, /*res=*/Type{},
+                                constI32(rewriter, loc, role[0]),
+                                constI32(rewriter, loc, role[1]),
+                                /*reductionOp=*/NVVM::BarrierReductionAttr{},
+                                /*reductionPredicate=*/Value{});
+        break;
+      }
       NVVM::Barrier0Op::create(rewriter, loc);
       break;
     case Scope::warpgroup:

@@ -59,8 +59,6 @@ std::string unsupportedReason(Operation *op) {
   if (isa<CopyOp>(op))
     return "is the synchronous naive form; run tile-pipeline (stages = 1 "
            "for a plain synchronous copy) before lowering";
-  if (auto store = dyn_cast<StoreAsyncOp>(op))
-    return store.getReduce() ? "with 'reduce add' is not lowered yet" : "";
   if (auto convert = dyn_cast<ConvertLayoutOp>(op))
     return sameFragments(convert)
                ? ""
@@ -84,10 +82,11 @@ std::string unsupportedReason(Operation *op) {
   }
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpSpecializeOp,
           WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
-          SubtileOp, LoadAsyncOp, StoreAsyncWaitOp, SemInitOp, SemArriveOp,
-          SemExpectOp, SemWaitOp, BarrierOp, FenceOp, FillOp, CastOp, AddOp,
-          SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
-          BroadcastOp, MmaWaitOp, CausalMaskOp, BoundMaskOp>(op))
+          SubtileOp, LoadAsyncOp, StoreAsyncOp, StoreAsyncWaitOp, SemInitOp,
+          SemArriveOp, SemExpectOp, SemWaitOp, BarrierOp, FenceOp, FillOp,
+          CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp,
+          Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp, CausalMaskOp,
+          BoundMaskOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";

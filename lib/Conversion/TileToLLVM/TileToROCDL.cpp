@@ -73,6 +73,8 @@ std::string amdUnsupportedReason(Operation *op) {
            chunks.getRun() * elementBytes(tile.getElementType()) == 16;
   };
   if (auto store = dyn_cast<StoreOp>(op)) {
+    if (store.getReduce())
+      return "with 'reduce add' is not lowered on AMD yet";
     if (isa<RegTileType>(store.getValue().getType()) &&
         isa<GlobalType>(store.getDst().getType()))
       return "";

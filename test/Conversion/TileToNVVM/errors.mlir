@@ -70,14 +70,6 @@ tile.kernel @k() launch(warpgroups = 1) {
 
 // -----
 
-tile.kernel @k(%G: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
-  %a = tile.alloc : !tile.st<64x32xf32, #tile.swizzle<128>>
-  // expected-error @+1 {{'tile.store_async' op with 'reduce add' is not lowered yet}}
-  tile.store_async %a -> %G[%i, %i] reduce add : !tile.st<64x32xf32, #tile.swizzle<128>>, !tile.gl<?x?xf32>
-}
-
-// -----
-
 tile.kernel @k() launch(warpgroups = 1) {
   %x = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
   // expected-error @+1 {{'tile.cumsum' op is not lowered to NVVM yet}}

@@ -380,3 +380,46 @@ tile.kernel @cluster(%B: !tile.gl<?x?xbf16>, %n: index)
   tile.sem_arrive %e
   tile.cluster_sync
 }
+
+// -----
+
+// Add-reducing stores. Through shared memory: the proxy fence, the
+// warpgroup's barrier, then one reducing TMA store per 128-byte column block
+// issued by one thread. Straight from registers: an atomic add per element,
+// inside the view's bounds, never the 16-byte plain stores.
+// CHECK-LABEL: llvm.func @reduce_add
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id
+// CHECK: nvvm.cp.async.bulk.tensor.reduce %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] {redKind = #nvvm.tma_redux_kind<add>}
+// CHECK: nvvm.cp.async.bulk.tensor.reduce %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] {redKind = #nvvm.tma_redux_kind<add>}
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK-NOT: llvm.store
+// CHECK: scf.if
+// CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32
+// CHECK-NOT: llvm.store
+tile.kernel @reduce_add(%G: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xf32, #tile.swizzle<128>>
+  tile.store_async %a -> %G[%i, %i] reduce add : !tile.st<64x64xf32, #tile.swizzle<128>>, !tile.gl<?x?xf32>
+  %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  tile.store %x, %G[%i, %i] reduce add : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>, !tile.gl<?x?xf32>
+}
+
+// -----
+
+// A block barrier is bar.sync 0 for the whole block; inside a role it is a
+// named barrier of the role's threads (15 for the consumers, 14 for the
+// producers), so the other role is not waited for.
+// CHECK-LABEL: llvm.func @role_barriers
+// CHECK: nvvm.barrier0
+// CHECK: nvvm.setmaxregister decrease
+// CHECK: nvvm.barrier id = %c14_i32 number_of_threads = %c128_i32
+// CHECK: nvvm.setmaxregister increase
+// CHECK: nvvm.barrier id = %c15_i32 number_of_threads = %c256_i32
+tile.kernel @role_barriers() launch(warpgroups = 3) {
+  tile.barrier block
+  tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+    tile.barrier block
+  } consumer(warpgroups = 2, registers = 232) {
+    tile.barrier block
+  }
+}

@@ -139,3 +139,13 @@ module attributes {tile.target = "gfx942"} {
     %a = tile.alloc : !tile.st<256x256xf16, #tile.swizzle<128>>
   }
 }
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @reduce_store(%G: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
+    %x = tile.fill 1.0 : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    // expected-error @+1 {{'tile.store' op with 'reduce add' is not lowered on AMD yet}}
+    tile.store %x, %G[%i, %i] reduce add : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.gl<?x?xf32>
+  }
+}

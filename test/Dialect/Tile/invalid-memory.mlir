@@ -301,3 +301,20 @@ tile.kernel @copy_box(%g: !tile.gl<?x?xbf16>, %i: index) {
   // expected-error @+1 {{'tile.copy' op async copies move boxes of at most 256 elements per dimension on sm_90a; the buffer is 64x512}}
   tile.copy %g[%i, %i] -> %a : !tile.gl<?x?xbf16>, !tile.st<64x512xbf16>
 }
+
+// -----
+
+tile.kernel @store_reduce_shared() {
+  %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup>
+  %a = tile.alloc : !tile.st<64x64xf32>
+  // expected-error @+1 {{'tile.store' op 'reduce add' stores register tiles to global views only}}
+  "tile.store"(%x, %a) {reduce = 0 : i32} : (!tile.rt<64x64xf32, warpgroup>, !tile.st<64x64xf32>) -> ()
+}
+
+// -----
+
+tile.kernel @store_reduce_bf16(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %x = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup>
+  // expected-error @+1 {{'tile.store' op 'reduce add' needs f32 elements, got 'bf16'}}
+  tile.store %x, %g[%i, %i] reduce add : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16>
+}

@@ -62,16 +62,6 @@ tile.kernel @k(%p: i64) {
 // -----
 
 tile.kernel @k() {
-  tile.warp_specialize producer(warpgroups = 1) {
-    // expected-error @+1 {{'tile.barrier' op a block barrier inside a warp-specialized region waits for warps that never arrive; use warpgroup scope or a semaphore}}
-    tile.barrier block
-  } consumer(warpgroups = 1) {
-  }
-}
-
-// -----
-
-tile.kernel @k() {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [async_proxy, sem_init, block]}}
   tile.fence cluster
 }

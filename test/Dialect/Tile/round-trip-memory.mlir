@@ -31,6 +31,7 @@ tile.kernel @buffers(%i: index) {
 // CHECK: tile.store %{{.*}}, %{{.*}} : !tile.rt<128x64xbf16, block>, !tile.st<128x64xbf16>
 // CHECK: tile.store %{{.*}}, %{{.*}} : !tile.rv<64xf32, warpgroup>, !tile.sv<64xf32>
 // CHECK: tile.store %{{.*}}, %[[G]][%{{.*}}, %{{.*}}] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16>
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] reduce add : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x?xf32>
 // CHECK: tile.store_async %{{.*}} -> %[[G]][%{{.*}}, %{{.*}}] : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16>
 // CHECK: tile.store_async %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] reduce add : !tile.st<64x64xf32>, !tile.gl<?x?xf32>
 // CHECK: tile.store_async_wait{{$}}
@@ -50,6 +51,8 @@ tile.kernel @transfers(%g: !tile.gl<?x?xbf16>, %f: !tile.gl<?x?xf32>,
   tile.store %r, %a : !tile.rt<128x64xbf16, block>, !tile.st<128x64xbf16>
   tile.store %rv, %v : !tile.rv<64xf32, warpgroup>, !tile.sv<64xf32>
   tile.store %rg, %g[%i, %i] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16>
+  %rf = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup>
+  tile.store %rf, %f[%i, %i] reduce add : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x?xf32>
   tile.store_async %a -> %g[%i, %i] : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16>
   tile.store_async %acc -> %f[%i, %i] reduce add : !tile.st<64x64xf32>, !tile.gl<?x?xf32>
   tile.store_async_wait

@@ -423,12 +423,3 @@ LogicalResult ClusterSyncOp::verify() {
                        "'tile.warp_specialize'");
   return success();
 }
-
-LogicalResult BarrierOp::verify() {
-  if (getScope() == Scope::block &&
-      (*this)->getParentOfType<WarpSpecializeOp>())
-    return emitOpError("a block barrier inside a warp-specialized region "
-                       "waits for warps that never arrive; use warpgroup "
-                       "scope or a semaphore");
-  return success();
-}

@@ -202,8 +202,19 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
-  return verifyRegisterTransfer(*this, getValue().getType(), getDst().getType(),
-                                getCoords());
+  if (failed(verifyRegisterTransfer(*this, getValue().getType(),
+                                    getDst().getType(), getCoords())))
+    return failure();
+  if (!getReduce())
+    return success();
+  auto tile = dyn_cast<RegTileType>(getValue().getType());
+  if (!tile || !isa<GlobalType>(getDst().getType()))
+    return emitOpError("'reduce add' stores register tiles to global views "
+                       "only");
+  if (!tile.getElementType().isF32())
+    return emitOpError("'reduce add' needs f32 elements, got ")
+           << tile.getElementType();
+  return success();
 }
 
 LogicalResult StoreAsyncOp::verify() {

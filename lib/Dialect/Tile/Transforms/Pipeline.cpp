@@ -405,8 +405,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
          llvm::zip(plan.copies, rings, staged, copyCoordsAt(b, plan, nextIv))) {
       Value runs =
           LoadOp::create(b, copy.getLoc(), type, copy.getSrc(), coords);
-      StoreOp::create(b, copy.getLoc(), runs, slot(b, ring, next),
-                      ValueRange{});
+      StoreOp::create(b, copy.getLoc(), runs, slot(b, ring, next), ValueRange{},
+                      nullptr);
     }
     BarrierOp::create(b, loc, Scope::block);
     for (auto [alloc, ring] : llvm::zip(plan.allocs, rings))
@@ -502,7 +502,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     auto commit = [&](OpBuilder &b, ValueRange values) {
       BarrierOp::create(b, loc, Scope::block);
       for (auto [copy, value] : llvm::zip(plan.copies, values))
-        StoreOp::create(b, copy.getLoc(), value, copy.getDst(), ValueRange{});
+        StoreOp::create(b, copy.getLoc(), value, copy.getDst(), ValueRange{},
+                        nullptr);
       BarrierOp::create(b, loc, Scope::block);
     };
     // Prologue: the first iteration's tiles.

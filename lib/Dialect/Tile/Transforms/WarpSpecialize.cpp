@@ -312,7 +312,7 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
         SubtileOp::create(b, loc, sliceType, buffer, wg, constIndex(b, loc, 0));
     // The buffer's previous copy out must have read it.
     StoreAsyncWaitOp::create(b, loc);
-    StoreOp::create(b, loc, store.getValue(), slice, ValueRange{});
+    StoreOp::create(b, loc, store.getValue(), slice, ValueRange{}, nullptr);
     StoreAsyncOp::create(b, loc, slice, store.getDst(), store.getCoords(),
                          /*reduce=*/nullptr);
     store.erase();

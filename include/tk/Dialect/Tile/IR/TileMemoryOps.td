@@ -145,18 +145,26 @@ def Tile_StoreOp : Tile_Op<"store"> {
   let description = [{
     To a shared tile (vector) of the same shape, or to a global view at tile
     coordinates `coords`; out-of-bounds global elements are not written.
+    With `reduce add` (register tiles of f32 to a global view only) each
+    element is added to memory atomically instead: partial sums from many
+    blocks accumulate, as attention's backward does for dQ.
+    tile-warp-specialize routes such a store through a shared buffer and a
+    reducing async (TMA) store; lowered directly, it is one atomic add per
+    element.
 
     ```mlir
     tile.store %o, %O[%b, %h, %q, %c0] : !tile.rt<64x128xbf16, warpgroup>, !tile.gl<?x?x?x128xbf16>
+    tile.store %dq, %dQ[%b, %h, %q, %c0] reduce add : !tile.rt<64x128xf32, block>, !tile.gl<?x?x?x128xf32>
     ```
   }];
   let arguments = (ins Tile_AnyRegister:$value,
                        AnyTypeOf<[Tile_SharedTileType, Tile_SharedVecType,
                                   Tile_GlobalType]>:$dst,
-                       Variadic<Index>:$coords);
+                       Variadic<Index>:$coords,
+                       OptionalAttr<Tile_ReduceKind>:$reduce);
   let assemblyFormat = [{
-    $value `,` $dst (`[` $coords^ `]`)? attr-dict `:` qualified(type($value))
-    `,` qualified(type($dst))
+    $value `,` $dst (`[` $coords^ `]`)? (`reduce` $reduce^)? attr-dict `:`
+    qualified(type($value)) `,` qualified(type($dst))
   }];
   let hasVerifier = 1;
 }

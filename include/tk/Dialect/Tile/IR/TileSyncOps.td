@@ -87,12 +87,14 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
   let summary = "execution and shared-memory barrier over a scope";
   let description = [{
     `warp`: the executing warp; `warpgroup`: the executing warpgroup;
-    `block`: every thread of the block (not allowed inside a warp role,
-    which runs on part of the block).
+    `block`: every thread that runs the block's work -- the whole block, or,
+    inside a `tile.warp_specialize` role, every warpgroup of that role (a
+    named barrier of the role's threads on NVIDIA). So a block barrier in a
+    program's tile loop keeps its meaning when tile-warp-specialize moves
+    the loop into the consumer role.
   }];
   let arguments = (ins Tile_Scope:$scope);
   let assemblyFormat = "$scope attr-dict";
-  let hasVerifier = 1;
 }
 
 def Tile_FenceOp : Tile_Op<"fence"> {
