@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Checks tk_mlir.attention()'s gradients (kernels/attention_bwd_dq.mlir and
-attention_bwd_dkv.mlir, and their _d64 twins) against float32 torch
-autograd, and
-times the backward next to torch SDPA's flash and cuDNN backends in the same
-run.
+"""Checks tk_mlir.attention()'s gradients (kernels/attention_bwd.mlir and
+attention_bwd_d64.mlir; for [batch, heads, seq, dim] cases also the
+two-kernel form, attention_bwd_dq.mlir + attention_bwd_dkv.mlir and their
+_d64 twins) against float32 torch autograd, and times both forms of the
+backward next to torch SDPA's flash and cuDNN backends in the same run.
 
 usage: TK_MLIR_ARTIFACTS=DIR attention_bwd.py [--out DIR] [--check-only]
 
@@ -12,8 +12,9 @@ dV relative Frobenius error below 3e-2 against the float32 reference (P
 and dS pass through bf16 for the MMAs), or, where the exact gradient is zero
 (a single key), largest absolute error below 3e-2; GQA cases check that dK and dV sum
 over the query heads sharing a kv head. Timing: the backward alone (ours:
-Δ = rowsum(dO ∘ O) in torch plus the two kernels; SDPA: o.backward(dO) on a
-retained graph); FA3-paper shapes (16k tokens, hidden 2048: 16 heads of
+Δ = rowsum(dO ∘ O) in torch plus the fused kernel, with zeroing the f32 dQ
+accumulator and converting it to bf16 -- or plus the two kernels; SDPA:
+o.backward(dO) on a retained graph); FA3-paper shapes (16k tokens, hidden 2048: 16 heads of
 128 or 32 of 64, seq 512 … 16384); TFLOP/s = 2.5 · 4 · batch · heads · seq²
 · dim, halved for causal.
 """
@@ -82,31 +83,48 @@ def check(rows):
         ok = all((a < TOLERANCE) if z else (e < TOLERANCE)
                  for e, a, z in zip(errs, absolute, zero)) and not any(
             t.isnan().any().item() for t in grads)
+        split = None
+        if layout == "bhsd":
+            # The two-kernel form on the same inputs.
+            o2, lse2 = attention_forward(q, k, v, causal, scale)
+            got2 = attention_backward(q, k, v, o2, lse2, g, causal, scale,
+                                      fused=False)
+            split = [((x.float() - w).norm() / w.norm().clamp_min(1e-30))
+                     .item() for x, w in zip(got2, ref)]
+            abs2 = [(x.float() - w).abs().max().item()
+                    for x, w in zip(got2, ref)]
+            ok = ok and all((a < TOLERANCE) if z else (e < TOLERANCE)
+                            for e, a, z in zip(split, abs2, zero)) and not any(
+                x.isnan().any().item() for x in got2)
         rows.append({"batch": b, "heads": h, "kv_heads": hk, "seq": n,
                      "dim": d, "causal": causal, "layout": layout,
                      "dq_rel_err": errs[0], "dk_rel_err": errs[1],
                      "dv_rel_err": errs[2], "max_abs_err": absolute,
-                     "zero_reference": zero, "ok": ok})
+                     "zero_reference": zero, "split_rel_errs": split,
+                     "ok": ok})
         print(f"grad b={b} h={h} kv={hk} n={n:>5} d={d:>3} "
               f"causal={causal!s:5} "
               f"{layout}: dQ {errs[0]:.2e} dK {errs[1]:.2e} dV {errs[2]:.2e} "
+              f"split {split and ' '.join(f'{e:.2e}' for e in split)} "
               f"{'ok' if ok else 'FAIL'}", flush=True)
 
 
-def bench(rows, D):
+def bench(rows, D, seqs=SEQS):
     scale = 1 / math.sqrt(D)
-    for n in SEQS:
+    for n in seqs:
         b, h = 16384 // n, 2048 // D
         for causal in (False, True):
             q, k, v, do = (torch.randn(b, h, n, D, device="cuda")
                            .to(torch.bfloat16) for _ in range(4))
             o, lse = attention_forward(q, k, v, causal, scale)
             flops = 2.5 * 4 * b * h * n * n * D / (2 if causal else 1)
-            t = time_ms(lambda: attention_backward(q, k, v, o, lse, do,
-                                                   causal, scale),
-                        warmup=3, batches=5, per_batch=5)
             row = {"batch": b, "heads": h, "seq": n, "dim": D,
-                   "causal": causal, "tk_tflops": flops / t / 1e9}
+                   "causal": causal}
+            for key, fused in (("tk", True), ("tk_split", False)):
+                t = time_ms(lambda: attention_backward(
+                    q, k, v, o, lse, do, causal, scale, fused=fused),
+                    warmup=3, batches=5, per_batch=5)
+                row[f"{key}_tflops"] = flops / t / 1e9
             for name, backend in (
                     ("flash", torch.nn.attention.SDPBackend.FLASH_ATTENTION),
                     ("cudnn",
@@ -132,13 +150,16 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--check-only", action="store_true")
+    parser.add_argument("--seqs", type=lambda x: [int(n) for n in x.split(",")],
+                        default=SEQS, help="sequence lengths to time "
+                        "(comma-separated; default: the FA3 paper's)")
     args = parser.parse_args()
     result = {"device": torch.cuda.get_device_name(), "check": [],
               "bench": []}
     check(result["check"])
     if not args.check_only:
         for dim in (128, 64):
-            bench(result["bench"], dim)
+            bench(result["bench"], dim, args.seqs)
     return finish(args.out, "attention_bwd.json", result)
 
 

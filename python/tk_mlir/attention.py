@@ -7,9 +7,12 @@ build/artifacts of this checkout), as scripts/setup.sh writes them:
 <dir>/attention_naive/attention_naive.json and
 <dir>/attention_naive_d64/attention_naive_d64.json.
 
-Gradients go through kernels/attention_bwd_dq.mlir and
-kernels/attention_bwd_dkv.mlir (and their _d64 twins for head dim 64;
-<dir>/attention_bwd_dq/..., ...): the forward is a torch.autograd.Function.
+Gradients go through kernels/attention_bwd.mlir (attention_bwd_d64.mlir for
+head dim 64): one kernel per key tile computes dK and dV and adds its part of
+dQ into an f32 accumulator. The older two-kernel form
+(kernels/attention_bwd_dq.mlir and attention_bwd_dkv.mlir, and their _d64
+twins) stays available as attention_backward(..., fused=False). The forward
+is a torch.autograd.Function.
 """
 import math
 import os
@@ -23,8 +26,12 @@ BACKWARD = {128: ("attention_bwd_dq", "attention_bwd_dkv"),
 _DQ_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq", "scale", "causal"]
 _DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
              "causal"]
+FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
+_FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
+               "scale", "causal"]
 _ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()
               for name, args in ((dq, _DQ_ARGS), (dkv, _DKV_ARGS))}
+_ARG_NAMES.update({name: _FUSED_ARGS for name in FUSED_BACKWARD.values()})
 LAYOUTS = ("bhsd", "bshd")
 
 
@@ -110,9 +117,11 @@ def attention_forward(q, k, v, causal, scale):
     return o, lse
 
 
-def attention_backward(q, k, v, o, lse, do, causal, scale):
+def attention_backward(q, k, v, o, lse, do, causal, scale, fused=True):
     """dQ, dK, dV for contiguous [batch, heads, seq, dim] tensors, from the
-    forward's O and LSE (Δ = rowsum(dO ∘ O) is computed here, in f32)."""
+    forward's O and LSE (Δ = rowsum(dO ∘ O) is computed here, in f32).
+    fused: one kernel that adds dQ into an f32 accumulator (converted to
+    bf16 here); False: the dQ and dK/dV kernels."""
     import torch
     dim = q.shape[-1]
     if dim not in BACKWARD:
@@ -120,6 +129,12 @@ def attention_backward(q, k, v, o, lse, do, causal, scale):
             f"attention backward exists for head dims {sorted(BACKWARD)}, "
             f"not {dim}")
     delta = (do.float() * o.float()).sum(-1)
+    if fused:
+        dq_accum = torch.zeros(q.shape, device=q.device, dtype=torch.float32)
+        dk, dv = torch.empty_like(k), torch.empty_like(v)
+        _kernel(FUSED_BACKWARD[dim])(q, k, v, do, lse, delta, dq_accum, dk,
+                                     dv, float(scale), bool(causal))
+        return dq_accum.to(q.dtype), dk, dv
     dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
     dq_name, dkv_name = BACKWARD[dim]
     _kernel(dq_name)(q, k, v, do, lse, delta, dq, float(scale), bool(causal))

@@ -130,13 +130,28 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
         arith::MulIOp::create(b, loc, row, constIndex(b, loc, warpgroups));
     return arith::AddIOp::create(b, loc, scaled, wg);
   };
-  // The warpgroup's rows of a shared tile of the block's shape.
-  auto sharedSlice = [&](OpBuilder &b, Location loc, Value tile) -> Value {
+  // The warpgroup's rows (or columns) of a shared tile of the block's shape.
+  auto sharedSlice = [&](OpBuilder &b, Location loc, Value tile,
+                         bool byColumns = false) -> Value {
     auto type = cast<SharedTileType>(tile.getType());
-    SmallVector<int64_t> shape{type.getRows() / warpgroups, type.getCols()};
+    SmallVector<int64_t> shape{type.getRows(), type.getCols()};
+    shape[byColumns] /= warpgroups;
     auto slice = SharedTileType::get(type.getContext(), shape,
                                      type.getElementType(), type.getSwizzle());
-    return SubtileOp::create(b, loc, slice, tile, wg, constIndex(b, loc, 0));
+    Value zero = constIndex(b, loc, 0);
+    return SubtileOp::create(b, loc, slice, tile, byColumns ? zero : wg,
+                             byColumns ? wg : zero);
+  };
+  // Values split by columns instead: the results of an mma whose rows do not
+  // split (every warpgroup reads all of A and its columns of B), and what
+  // elementwise ops make of them. Only stores may consume them.
+  llvm::DenseSet<Value> byColumns;
+  auto columnSlice = [&](Type type) -> Type {
+    auto tile = cast<RegTileType>(type);
+    return RegTileType::get({tile.getShape()[0],
+                             tile.getShape()[1] / warpgroups},
+                            tile.getElementType(), Scope::warpgroup,
+                            tile.getLayout());
   };
 
   // Decide which ops to rewrite before any type changes.
@@ -178,20 +193,65 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
       break;
     OpBuilder b(op);
     Location loc = op->getLoc();
-    if (auto mma = dyn_cast<MmaOp>(op)) {
-      if (mma.getForm() != MmaForm::AB && mma.getForm() != MmaForm::ABt) {
-        why = "an mma with a transposed A is not split by rows yet";
+    bool columnOperand = llvm::any_of(
+        op->getOperands(), [&](Value v) { return byColumns.contains(v); });
+    if (columnOperand) {
+      // Elementwise ops on column slices (their other tile operands too),
+      // then a store of the warpgroup's columns.
+      bool elementwise = isa<CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp,
+                             NegOp, AbsOp, ExpOp, Exp2Op, LogOp, FmaOp>(op);
+      auto store = dyn_cast<StoreOp>(op);
+      if ((!elementwise && !store) ||
+          llvm::any_of(op->getOperands(), [&](Value v) {
+            return isBlockScope(v.getType()) && !byColumns.contains(v) &&
+                   !(store && v == store.getDst());
+          })) {
+        why = "the column slices of an mma whose rows do not split feed '" +
+              op->getName().getStringRef().str() +
+              "'; only elementwise ops on them and stores are split yet";
         break;
       }
+      if (store && isa<GlobalType>(store.getDst().getType())) {
+        OpOperand &col = store.getCoordsMutable()[store.getCoords().size() - 1];
+        col.set(sliceRow(b, loc, col.get()));
+      } else if (store) {
+        store.getDstMutable().assign(
+            sharedSlice(b, loc, store.getDst(), /*byColumns=*/true));
+      }
+      for (Value result : op->getResults()) {
+        result.setType(columnSlice(result.getType()));
+        byColumns.insert(result);
+      }
+      continue;
+    }
+    if (auto mma = dyn_cast<MmaOp>(op)) {
       int64_t rows = mma.getType().getShape()[0];
-      if (mma.getType().getScope() == Scope::block &&
-          rows % (64 * warpgroups)) {
-        why = "an mma of " + std::to_string(rows) +
-              " rows does not split "
-              "into " +
-              std::to_string(warpgroups) +
-              " warpgroup mmas of "
-              "whole 64-row blocks";
+      bool blockScope = mma.getType().getScope() == Scope::block;
+      if (blockScope && rows % (64 * warpgroups)) {
+        // Split by columns: each warpgroup multiplies all of A by its
+        // columns of B (the rows of a transposed B).
+        bool bT =
+            mma.getForm() == MmaForm::ABt || mma.getForm() == MmaForm::AtBt;
+        int64_t cols = mma.getType().getShape()[1];
+        if (!isa<SharedTileType>(mma.getA().getType()) ||
+            !isa<SharedTileType>(mma.getB().getType()) || mma.getAcc() ||
+            cols % (8 * warpgroups)) {
+          why = "an mma of " + std::to_string(rows) +
+                " rows does not split into " + std::to_string(warpgroups) +
+                " warpgroup mmas of whole 64-row blocks, and only one with "
+                "both operands in shared memory, no accumulator and columns "
+                "in whole 8-column blocks per warpgroup splits by columns";
+          break;
+        }
+        mma.getBMutable().assign(
+            sharedSlice(b, loc, mma.getB(), /*byColumns=*/!bT));
+        Value product = mma.getResult();
+        product.setType(columnSlice(product.getType()));
+        byColumns.insert(product);
+        continue;
+      }
+      if (mma.getForm() != MmaForm::AB && mma.getForm() != MmaForm::ABt) {
+        why = "an mma with a transposed A is not split by rows yet";
         break;
       }
       if (isa<SharedTileType>(mma.getA().getType()))
@@ -282,8 +342,18 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
   if (!target.hasAsyncCopyEngine)
     return;
   bool any = false;
-  for (auto store :
-       llvm::make_early_inc_range(tiles.getBody().front().getOps<StoreOp>())) {
+  // Add-reducing stores anywhere in the tile (attention's dQ, per k-step)
+  // come first: without a buffer each element is an atomic add. Then the
+  // tile's plain stores.
+  SmallVector<StoreOp> stores;
+  tiles.walk([&](StoreOp store) {
+    if (store.getReduce())
+      stores.push_back(store);
+  });
+  for (auto store : tiles.getBody().front().getOps<StoreOp>())
+    if (!store.getReduce())
+      stores.push_back(store);
+  for (StoreOp store : stores) {
     auto value = dyn_cast<RegTileType>(store.getValue().getType());
     if (!value || value.getScope() != Scope::warpgroup ||
         !isa<GlobalType>(store.getDst().getType()) ||
@@ -303,7 +373,7 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
     auto buffer = AllocOp::create(b, loc, bufferType);
     if (kernel.getSharedMemoryBytes() > target.sharedMemoryBytes) {
       buffer.erase();
-      return;
+      break;
     }
     b.setInsertionPoint(store);
     auto sliceType = SharedTileType::get(kernel.getContext(), value.getShape(),
@@ -314,7 +384,7 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
     StoreAsyncWaitOp::create(b, loc);
     StoreOp::create(b, loc, store.getValue(), slice, ValueRange{}, nullptr);
     StoreAsyncOp::create(b, loc, slice, store.getDst(), store.getCoords(),
-                         /*reduce=*/nullptr);
+                         store.getReduceAttr());
     store.erase();
     any = true;
   }
