@@ -20,6 +20,7 @@
 !acc16 = !tile.rt<128x64xbf16, block>
 !col = !tile.rv<64xf32, block>
 !ds_st = !tile.st<128x64xbf16>
+!ds_ring = !tile.st<2x128x64xbf16>
 !dq = !tile.rt<64x64xf32, block>
 !dqg = !tile.gl<?x?x?x64xf32>
 
@@ -31,7 +32,7 @@ tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
   %v = tile.alloc : !kv_st
   %q = tile.alloc : !q_st
   %do = tile.alloc : !q_st
-  %ds_s = tile.alloc : !ds_st
+  %ds_ring = tile.alloc : !ds_ring
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -59,6 +60,7 @@ tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
     %dk, %dv = scf.for %x = %c0 to %steps step %c1
         iter_args(%dk_x = %zero, %dv_x = %zero) -> (!acc, !acc) {
       %g = arith.divui %x, %count : index
+      %parity = arith.remui %x, %c2 : index
       %i_rel = arith.remui %x, %count : index
       %i = arith.addi %first, %i_rel : index
       %hg = arith.muli %hk, %group : index
@@ -100,18 +102,21 @@ tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %s_shift = tile.sub %s_scaled, %lse_b : !st
       %p = tile.exp2 %s_shift : !st
       %p16 = tile.cast %p : !st to !st16
-      %dv_next = tile.mma AB %p16, %do, %dv_x : !st16, !q_st -> !acc
-      // dSᵀ = Pᵀ ∘ (V dOᵀ − Δ), dK += dSᵀ Q.
+      // dSᵀ = Pᵀ ∘ (V dOᵀ − Δ).
       %dp = tile.mma ABt %v, %do : !kv_st, !q_st -> !st
       %dp_c = tile.sub %dp, %delta_b : !st
       %ds = tile.mul %p, %dp_c : !st
       %ds16 = tile.cast %ds : !st to !st16
-      %dk_next = tile.mma AB %ds16, %q, %dk_x : !st16, !q_st -> !acc
-      // dQ += scale · dS K: dSᵀ (keys along rows) through shared memory,
-      // once the previous step's product has read it.
-      tile.barrier block
+      // dSᵀ (keys along rows) goes to shared memory for dQ, in two buffers
+      // taken in turn: the step that wrote this one last has passed the
+      // barrier below, after which it is not read again.
+      %ds_s = tile.slot %ds_ring[%parity] : !ds_ring
       tile.store %ds16, %ds_s : !st16, !ds_st
       tile.fence async_proxy
+      // dV += Pᵀ dO, dK += dSᵀ Q while the other warps write their dSᵀ.
+      %dv_next = tile.mma AB %p16, %do, %dv_x : !st16, !q_st -> !acc
+      %dk_next = tile.mma AB %ds16, %q, %dk_x : !st16, !q_st -> !acc
+      // dQ += scale · dS K once all of dSᵀ is written.
       tile.barrier block
       %dq = tile.mma AtB %ds_s, %k : !ds_st, !kv_st -> !dq
       %dq_s = tile.mul %dq, %scale : !dq, f32

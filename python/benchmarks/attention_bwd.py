@@ -150,13 +150,16 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--check-only", action="store_true")
+    parser.add_argument("--no-check", action="store_true",
+                        help="time only (for experiments)")
     parser.add_argument("--seqs", type=lambda x: [int(n) for n in x.split(",")],
                         default=SEQS, help="sequence lengths to time "
                         "(comma-separated; default: the FA3 paper's)")
     args = parser.parse_args()
     result = {"device": torch.cuda.get_device_name(), "check": [],
               "bench": []}
-    check(result["check"])
+    if not args.no_check:
+        check(result["check"])
     if not args.check_only:
         for dim in (128, 64):
             bench(result["bench"], dim, args.seqs)

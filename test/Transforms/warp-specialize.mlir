@@ -241,8 +241,76 @@ tile.kernel @row_vectors(%A: !view, %L: !tile.gl<?xf32>, %c: i1) launch(warpgrou
 
 // CHECK-LABEL: tile.kernel @short_mma
 // CHECK-NOT: tile.warp_specialize
-// expected-remark @+1 {{not warp-specialized: an mma of 64 rows does not split into 2 warpgroup mmas of whole 64-row blocks}}
-tile.kernel @short_mma(%A: !view) launch(warpgroups = 2) {
+// expected-remark @+1 {{not warp-specialized: an mma of 64 rows does not split into 2 warpgroup mmas of whole 64-row blocks, and only one with both operands in shared memory, no accumulator and columns in whole 8-column blocks per warpgroup splits by columns}}
+tile.kernel @short_mma(%A: !view, %C: !tile.gl<?x?xf32>) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    %z = tile.fill 0.0 : !tile.rt<64x64xf32, block>
+    %r = scf.for %k = %c0 to %c1 step %c1 iter_args(%acc = %z) -> (!tile.rt<64x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
+      %d = tile.mma ABt %a, %a, %acc : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, block>
+      scf.yield %d : !tile.rt<64x64xf32, block>
+    }
+    tile.store %r, %C[%m, %c0] : !tile.rt<64x64xf32, block>, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// An mma whose 64 rows do not split over two warpgroups, with both operands
+// in shared memory and no accumulator, is split by columns: each warpgroup
+// multiplies all of A (here transposed) by its 64 columns of B; elementwise
+// ops keep the slices, and an add-reducing store of them goes through a
+// shared buffer of one 64x64 slice per warpgroup and a reducing async store
+// at the warpgroup's column of tiles. The block barrier stays: inside the
+// consumer role it waits for the consumers only.
+// CHECK-LABEL: tile.kernel @column_split
+// CHECK: %[[BUF:.*]] = tile.alloc : !tile.st<128x64xf32>
+// CHECK: consumer(warpgroups = 2
+// CHECK: %[[WG:.*]] = tile.warpgroup_id
+// CHECK: scf.for
+// CHECK: tile.barrier block
+// CHECK: %[[B:.*]] = tile.subtile %{{.*}}[%{{.*}}, %[[WG]]] : !tile.st<64x128xbf16> to !tile.st<64x64xbf16>
+// CHECK: %[[D:.*]] = tile.mma AtB %{{.*}}, %[[B]] : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+// CHECK: %[[S:.*]] = tile.mul %[[D]], %{{.*}} : !tile.rt<64x64xf32, warpgroup>, f32
+// CHECK: %[[TWO:.*]] = arith.muli %{{.*}}, %c2
+// CHECK: %[[COL:.*]] = arith.addi %[[TWO]], %[[WG]]
+// CHECK: %[[SLICE:.*]] = tile.subtile %[[BUF]][%[[WG]], %{{.*}}] : !tile.st<128x64xf32> to !tile.st<64x64xf32>
+// CHECK: tile.store_async_wait
+// CHECK: tile.store %[[S]], %[[SLICE]]
+// CHECK: tile.store_async %[[SLICE]] -> %{{.*}}[%{{.*}}, %[[COL]]] reduce add
+// CHECK: tile.store_async_wait
+tile.kernel @column_split(%A: !view, %B: !view, %C: !tile.gl<?x?xf32>, %s: f32) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %b = tile.alloc : !tile.st<64x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.dim %A[0] : !view
+  tile.foreach_tile (%m) in (%n) {
+    scf.for %k = %c0 to %n step %c1 {
+      tile.copy %A[%k, %m] -> %a : !view, !tile.st<64x64xbf16>
+      tile.copy %B[%k, %c0] -> %b : !view, !tile.st<64x128xbf16>
+      tile.barrier block
+      %d = tile.mma AtB %a, %b : !tile.st<64x64xbf16>, !tile.st<64x128xbf16> -> !tile.rt<64x128xf32, block>
+      %e = tile.mul %d, %s : !tile.rt<64x128xf32, block>, f32
+      tile.store %e, %C[%m, %c0] reduce add : !tile.rt<64x128xf32, block>, !tile.gl<?x?xf32>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// Column slices may only feed elementwise ops and stores.
+// CHECK-LABEL: tile.kernel @column_split_reduced
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: the column slices of an mma whose rows do not split feed 'tile.row_sum'; only elementwise ops on them and stores are split yet}}
+tile.kernel @column_split_reduced(%A: !view, %L: !tile.gl<?xf32>) launch(warpgroups = 2) {
   %a = tile.alloc : !tile.st<64x64xbf16>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -250,6 +318,9 @@ tile.kernel @short_mma(%A: !view) launch(warpgroups = 2) {
     scf.for %k = %c0 to %c1 step %c1 {
       tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
       %d = tile.mma ABt %a, %a : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, block>
+      %x = tile.fill 0.0 : !tile.rv<64xf32, block>
+      %r = tile.row_sum %d, %x : !tile.rt<64x64xf32, block> -> !tile.rv<64xf32, block>
+      tile.store %r, %L[%m] : !tile.rv<64xf32, block>, !tile.gl<?xf32>
     }
   }
 }

@@ -243,9 +243,25 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
 // wgmma
 //===----------------------------------------------------------------------===//
 
-/// The 64-bit wgmma matrix descriptor of `tile` at K offset `k0`.
+/// The shared address of `ptr` as an i64 that loops cannot hoist: an
+/// operand's descriptors are computed from it at each use. Hoisted, the
+/// descriptors of loop-invariant operands (attention's K and V, one per K
+/// step) hold dozens of registers for the whole loop, and the accumulators
+/// spill.
+Value opaqueAddress(OpBuilder &b, Location loc, Value ptr) {
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getI64Type(), ValueRange{addr}, "mov.b64 $0, $1;",
+             "=l,l", /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::TailCallKind::None, /*asm_dialect=*/nullptr,
+             /*operand_attrs=*/nullptr)
+      .getResult(0);
+}
+
+/// The 64-bit wgmma matrix descriptor of `tile` (at shared address `addr`,
+/// an i64) at K offset `k0`.
 /// K-major: rows are M (or N), K runs along columns. MN-major: rows are K.
-Value matrixDescriptor(OpBuilder &b, Location loc, Value ptr, Value tileValue,
+Value matrixDescriptor(OpBuilder &b, Location loc, Value addr, Value tileValue,
                        bool kMajor, int64_t k0) {
   auto tile = cast<SharedTileType>(tileValue.getType());
   int64_t swizzle = tile.getSwizzle().getBytes();
@@ -262,7 +278,6 @@ Value matrixDescriptor(OpBuilder &b, Location loc, Value ptr, Value tileValue,
   }
   int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
   int64_t fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (mode << 62);
-  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
   addr = arith::AddIOp::create(b, loc, addr, constI64(b, loc, start));
   Value field = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, addr, constI64(b, loc, 0x3FFFF)),
@@ -385,9 +400,11 @@ struct MmaLowering : OpConversionPattern<OpTy> {
       for (int64_t k0 = 0; k0 < k; k0 += kStep)
         aWords.push_back(
             registerAWords(rewriter, loc, adaptor.getA(), elem, k0));
+    Value addrB = opaqueAddress(rewriter, loc, adaptor.getB());
+    Value addrA = aReg ? Value() : opaqueAddress(rewriter, loc, adaptor.getA());
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t k0 = 0; k0 < k; k0 += kStep) {
-      Value descB = matrixDescriptor(rewriter, loc, adaptor.getB(), op.getB(),
+      Value descB = matrixDescriptor(rewriter, loc, addrB, op.getB(),
                                      /*kMajor=*/bT, k0);
       bool accumulate = op.getAcc() || k0 > 0;
       if (aReg) {
@@ -395,7 +412,7 @@ struct MmaLowering : OpConversionPattern<OpTy> {
                              accumulate, n, elem, /*transB=*/!bT);
         continue;
       }
-      Value descA = matrixDescriptor(rewriter, loc, adaptor.getA(), op.getA(),
+      Value descA = matrixDescriptor(rewriter, loc, addrA, op.getA(),
                                      /*kMajor=*/!aT, k0);
       acc = NVVM::WgmmaMmaAsyncOp::create(
           rewriter, loc, structType, acc, descA, descB,

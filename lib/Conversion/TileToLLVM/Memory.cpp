@@ -799,19 +799,38 @@ struct StoreSharedLowering : OpConversionPattern<StoreOp> {
                      constIndex(rewriter, loc, 0));
     ArrayRef<FragmentMode> regs = map.modes(FragmentMap::Index::reg);
     Type element = tile.getElementType();
+    int64_t eb = elementBytes(element);
     bool pairs = !regs.empty() && regs[0].size == 2 && regs[0].rowStride == 0 &&
-                 regs[0].colStride == 1 && elementBytes(element) == 2;
+                 regs[0].colStride == 1 && (eb == 2 || eb == 4);
     int64_t step = pairs ? 2 : 1;
+    // Elements whose swizzle pattern is the same (rows a multiple of the
+    // pattern's period apart, columns whole swizzle blocks apart) share one
+    // computed offset plus a constant: the few offsets a thread needs are
+    // what stays live when they are hoisted out of a loop.
+    int64_t allocRows = allocationRows(op.getDst());
+    int64_t swizzle = shared.getSwizzle().getBytes();
+    int64_t period = !swizzle ? 1 : targetsAMD(rewriter) ? 16 : 8;
+    int64_t width = swizzle ? swizzle / eb : 1;
+    std::map<std::pair<int64_t, int64_t>, Value> bases;
     for (int64_t reg = 0; reg < map.numRegs(); reg += step) {
       auto [dr, dc] = map.elementAt({reg, 0, 0});
-      Value r = arith::AddIOp::create(rewriter, loc, row,
-                                      constIndex(rewriter, loc, dr));
-      Value c = arith::AddIOp::create(rewriter, loc, col,
-                                      constIndex(rewriter, loc, dc));
+      std::pair<int64_t, int64_t> key{dr % period, dc % width};
+      Value &base = bases[key];
+      if (!base)
+        base = swizzledOffset(
+            rewriter, loc, shared, allocRows,
+            arith::AddIOp::create(rewriter, loc, row,
+                                  constIndex(rewriter, loc, key.first)),
+            arith::AddIOp::create(rewriter, loc, col,
+                                  constIndex(rewriter, loc, key.second)));
+      int64_t rows = dr - key.first, cols = dc - key.second;
+      int64_t extra = swizzle
+                          ? rows * swizzle + cols / width * allocRows * swizzle
+                          : (rows * shared.getCols() + cols) * eb;
       Value address =
           offsetPtr(rewriter, loc, adaptor.getDst(),
-                    swizzledOffset(rewriter, loc, shared,
-                                   allocationRows(op.getDst()), r, c));
+                    arith::AddIOp::create(rewriter, loc, base,
+                                          constIndex(rewriter, loc, extra)));
       Value value =
           LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), reg);
       if (pairs) {
@@ -826,7 +845,7 @@ struct StoreSharedLowering : OpConversionPattern<StoreOp> {
         value = v;
       }
       LLVM::StoreOp::create(rewriter, loc, value, address,
-                            /*alignment=*/step * elementBytes(element));
+                            /*alignment=*/step * eb);
     }
     rewriter.eraseOp(op);
     return success();

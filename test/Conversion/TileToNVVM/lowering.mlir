@@ -190,8 +190,12 @@ tile.kernel @mma_in_flight() launch(warpgroups = 1) {
 // CHECK-LABEL: llvm.func @to_shared
 // CHECK-COUNT-2: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
 // CHECK-NOT: nvvm.stmatrix
-// CHECK: arith.xori
-// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// Fragments whose swizzle pattern repeats (8 rows apart, or a whole 128-byte
+// block apart) share one computed offset plus a constant: 4 XORs for the 8
+// pairs of a 64x32 f32 tile.
+// CHECK-COUNT-4: arith.xori
+// CHECK-NOT: arith.xori
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 tile.kernel @to_shared() launch(warpgroups = 1) {
   %s16 = tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
   %s32 = tile.alloc : !tile.st<64x32xf32, #tile.swizzle<128>>

@@ -7,6 +7,6 @@
 // CHECK-DAG: stmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // CHECK-DAG: ld.shared.b32
-// CHECK-DAG: st.shared.b32
+// CHECK-DAG: st.shared.v2.b32
 // CHECK-DAG: shfl.sync.idx.b32
 // CHECK-DAG: st.global.v4.b32

@@ -390,26 +390,46 @@ void assignVectorLayouts(KernelOp kernel, Attribute tileFallback) {
   apply(kernel, vectors, fallback);
 }
 
-/// The widest swizzle a tile of this shape takes, else none.
-SwizzleAttr chooseSwizzle(SharedTileType type) {
+/// The widest swizzle that a tile of this shape and each of its subtiles
+/// (`parts`: a column slice must be whole swizzle atoms) take, else none.
+SwizzleAttr chooseSwizzle(SharedTileType type, ArrayRef<SharedTileType> parts) {
   MLIRContext *ctx = type.getContext();
   int64_t elemBytes =
       std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
   for (unsigned bytes : {128u, 64u, 32u}) {
     auto swizzle = SwizzleAttr::get(ctx, bytes);
-    if (swizzle.checkShape(type.getRows(), type.getCols(), elemBytes).empty())
+    auto fits = [&](SharedTileType t) {
+      return swizzle.checkShape(t.getRows(), t.getCols(), elemBytes).empty();
+    };
+    if (fits(type) && llvm::all_of(parts, fits))
       return swizzle;
   }
   return SwizzleAttr::get(ctx, 0);
 }
 
+/// The subtiles taken of `tile`, through slots and subtiles of subtiles.
+void collectSubtiles(Value tile, SmallVectorImpl<SharedTileType> &parts) {
+  for (Operation *user : tile.getUsers()) {
+    if (auto subtile = dyn_cast<SubtileOp>(user)) {
+      if (auto type = dyn_cast<SharedTileType>(subtile.getType()))
+        parts.push_back(type);
+      collectSubtiles(subtile.getResult(), parts);
+    } else if (auto slot = dyn_cast<SlotOp>(user)) {
+      collectSubtiles(slot.getResult(), parts);
+    }
+  }
+}
+
 void assignSwizzles(KernelOp kernel) {
   for (AllocOp alloc : kernel.getBody().getOps<AllocOp>()) {
     auto type = dyn_cast<SharedTileType>(alloc.getType());
-    if (type && !type.getSwizzle())
-      alloc.getResult().setType(
-          SharedTileType::get(type.getContext(), type.getShape(),
-                              type.getElementType(), chooseSwizzle(type)));
+    if (!type || type.getSwizzle())
+      continue;
+    SmallVector<SharedTileType> parts;
+    collectSubtiles(alloc.getResult(), parts);
+    alloc.getResult().setType(
+        SharedTileType::get(type.getContext(), type.getShape(),
+                            type.getElementType(), chooseSwizzle(type, parts)));
   }
   // Slots and subtiles follow their source.
   kernel.walk([&](Operation *op) {

@@ -148,10 +148,9 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
   llvm::DenseSet<Value> byColumns;
   auto columnSlice = [&](Type type) -> Type {
     auto tile = cast<RegTileType>(type);
-    return RegTileType::get({tile.getShape()[0],
-                             tile.getShape()[1] / warpgroups},
-                            tile.getElementType(), Scope::warpgroup,
-                            tile.getLayout());
+    return RegTileType::get(
+        {tile.getShape()[0], tile.getShape()[1] / warpgroups},
+        tile.getElementType(), Scope::warpgroup, tile.getLayout());
   };
 
   // Decide which ops to rewrite before any type changes.
