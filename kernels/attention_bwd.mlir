@@ -113,12 +113,14 @@ tile.kernel @attention_bwd(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %ds_s = tile.slot %ds_ring[%parity] : !ds_ring
       tile.store %ds16, %ds_s : !st16, !ds_st
       tile.fence async_proxy
-      // dV += Pᵀ dO, dK += dSᵀ Q while the other warps write their dSᵀ.
-      %dv_next = tile.mma AB %p16, %do, %dv_x : !st16, !q_st -> !acc
-      %dk_next = tile.mma AB %ds16, %q, %dk_x : !st16, !q_st -> !acc
-      // dQ += scale · dS K once all of dSᵀ is written.
+      // dV += Pᵀ dO, dK += dSᵀ Q while the other warps write their dSᵀ,
+      // then dQ += scale · dS K once all of dSᵀ is written: the three MMAs
+      // queue back to back, and one wait covers them.
+      %dv_next = tile.mma_async AB %p16, %do, %dv_x : !st16, !q_st -> !acc
+      %dk_next = tile.mma_async AB %ds16, %q, %dk_x : !st16, !q_st -> !acc
       tile.barrier block
-      %dq = tile.mma AtB %ds_s, %k : !ds_st, !kv_st -> !dq
+      %dq = tile.mma_async AtB %ds_s, %k : !ds_st, !kv_st -> !dq
+      tile.mma_wait 0
       %dq_s = tile.mul %dq, %scale : !dq, f32
       tile.store %dq_s, %dQ[%b, %h, %i, %c0] reduce add : !dq, !dqg
       scf.yield %dk_next, %dv_next : !acc, !acc

@@ -170,7 +170,38 @@ tile.kernel @async_mma(%A: !view) launch(warpgroups = 1) {
   scf.for %k = %c0 to %c1 step %c1 {
     tile.copy %A[%c0, %k] -> %a : !view, !tile.st<64x64xbf16>
     %d = tile.mma_async ABt %a, %a : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !acc
-    tile.mma_wait 0
+    tile.mma_wait 1
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+!acc = !tile.rt<64x64xf32, warpgroup>
+
+// An mma_async that a `tile.mma_wait 0` of its own block completes reads
+// its buffers only within the iteration (or tile): those copies are made
+// asynchronous like any other.
+// CHECK-LABEL: tile.kernel @async_mma_waited
+// CHECK-NOT: tile.copy
+// CHECK: tile.load_async
+// CHECK: scf.for
+// CHECK: tile.mma_async
+// CHECK: tile.mma_wait 0
+// CHECK: tile.sem_arrive
+tile.kernel @async_mma_waited(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.dim %A[0] : !view
+  tile.foreach_tile (%t) in (%n) {
+    tile.copy %A[%t, %c0] -> %b : !view, !tile.st<64x64xbf16>
+    scf.for %k = %c0 to %n step %c1 {
+      tile.copy %A[%c0, %k] -> %a : !view, !tile.st<64x64xbf16>
+      %d = tile.mma_async ABt %a, %b : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !acc
+      tile.mma_wait 0
+    }
   }
 }
 
@@ -403,7 +434,7 @@ tile.kernel @tile_copy_left_alone(%Q: !qkv) launch(warpgroups = 1) {
     // expected-remark @+1 {{not made asynchronous: the copied buffer is also read by 'tile.mma_async' or copied into again}}
     tile.copy %Q[%c0, %t, %c0] -> %u : !qkv, !tile.st<128x128xbf16>
     %d = tile.mma_async ABt %u, %u : !tile.st<128x128xbf16>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, warpgroup>
-    tile.mma_wait 0
+    tile.mma_wait 1
     %w0 = tile.slot %w[%c0] : !tile.st<2x128x128xbf16>
     // expected-remark @+1 {{not made asynchronous: the copy's destination is not a 'tile.alloc'}}
     tile.copy %Q[%c0, %t, %c0] -> %w0 : !qkv, !tile.st<128x128xbf16>

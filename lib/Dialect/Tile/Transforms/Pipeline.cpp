@@ -43,6 +43,17 @@ struct LoopPlan {
 };
 
 /// Adds the body ops `value` depends on to `needed`; "" or why not.
+/// Whether `user` is a tile.mma_async that a later `tile.mma_wait 0` of its
+/// own block completes: it reads its operands only while that block runs.
+bool waitedInItsBlock(Operation *user) {
+  if (!isa<MmaAsyncOp>(user))
+    return false;
+  for (Operation *op = user->getNextNode(); op; op = op->getNextNode())
+    if (auto wait = dyn_cast<MmaWaitOp>(op); wait && wait.getPending() == 0)
+      return true;
+  return false;
+}
+
 std::string collectSlice(scf::ForOp loop, Value value,
                          llvm::SetVector<Operation *> &needed) {
   Block *body = loop.getBody();
@@ -94,7 +105,7 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan,
         return "a copied buffer is used outside the loop";
       if (inBody != copy && inBody->isBeforeInBlock(copy))
         return "a copied buffer is used before its copy in the iteration";
-      if (isa<MmaAsyncOp>(user))
+      if (isa<MmaAsyncOp>(user) && !waitedInItsBlock(user))
         return "a copied buffer is read by 'tile.mma_async', which may still "
                "read it when the iteration ends";
       if (isa<CopyOp>(user) && user != copy.getOperation())
@@ -210,7 +221,7 @@ std::string planTileCopy(KernelOp kernel, CopyOp copy, Operation *&lastUse) {
       return "the copied buffer is used outside the tile loop";
     if (inBody->isBeforeInBlock(copy))
       return "the copied buffer is used before its copy in the tile";
-    if (isa<MmaAsyncOp, CopyOp>(user))
+    if ((isa<MmaAsyncOp>(user) && !waitedInItsBlock(user)) || isa<CopyOp>(user))
       return "the copied buffer is also read by 'tile.mma_async' or copied "
              "into again";
     if (!lastUse || lastUse->isBeforeInBlock(inBody))

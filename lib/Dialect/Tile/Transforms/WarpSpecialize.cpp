@@ -223,7 +223,9 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
       }
       continue;
     }
-    if (auto mma = dyn_cast<MmaOp>(op)) {
+    // tile.mma and tile.mma_async split alike: 0 row split, 1 why is set,
+    // 2 split by columns (result typed).
+    auto splitMma = [&](auto mma) -> int {
       int64_t rows = mma.getType().getShape()[0];
       bool blockScope = mma.getType().getScope() == Scope::block;
       if (blockScope && rows % (64 * warpgroups)) {
@@ -240,21 +242,30 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
                 " warpgroup mmas of whole 64-row blocks, and only one with "
                 "both operands in shared memory, no accumulator and columns "
                 "in whole 8-column blocks per warpgroup splits by columns";
-          break;
+          return 1;
         }
         mma.getBMutable().assign(
             sharedSlice(b, loc, mma.getB(), /*byColumns=*/!bT));
         Value product = mma.getResult();
         product.setType(columnSlice(product.getType()));
         byColumns.insert(product);
-        continue;
+        return 2;
       }
       if (mma.getForm() != MmaForm::AB && mma.getForm() != MmaForm::ABt) {
         why = "an mma with a transposed A is not split by rows yet";
-        break;
+        return 1;
       }
       if (isa<SharedTileType>(mma.getA().getType()))
         mma.getAMutable().assign(sharedSlice(b, loc, mma.getA()));
+      return 0;
+    };
+    if (isa<MmaOp, MmaAsyncOp>(op)) {
+      int split = isa<MmaOp>(op) ? splitMma(cast<MmaOp>(op))
+                                 : splitMma(cast<MmaAsyncOp>(op));
+      if (split == 1)
+        break;
+      if (split == 2)
+        continue;
     } else if (isa<StoreOp, LoadOp>(op)) {
       // The memory side: a global view at coordinates (rows are the second
       // to last for a tile, the last for a vector), or a shared tile.
