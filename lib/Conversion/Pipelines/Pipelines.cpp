@@ -40,6 +40,11 @@ struct NVIDIAPipelineOptions
       *this, "group",
       llvm::cl::desc("tile-warp-specialize's L2 group of tile rows"),
       llvm::cl::init(8)};
+  Option<std::string> mmaSplit{
+      *this, "mma-split",
+      llvm::cl::desc("tile-warp-specialize's split of an mma whose rows do "
+                     "not split: columns or contraction"),
+      llvm::cl::init("columns")};
 };
 
 void buildNVIDIAPipeline(OpPassManager &pm,
@@ -53,6 +58,7 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   tk::tile::TileWarpSpecializeOptions specialize;
   specialize.producerRegisters = options.producerRegisters;
   specialize.group = options.group;
+  specialize.mmaSplit = options.mmaSplit;
   if (options.warpSpecialize)
     kernels.addPass(tk::tile::createTileWarpSpecialize(specialize));
   kernels.addPass(tk::tile::createTileAssignLayouts());

@@ -14,6 +14,50 @@
 // RUN: rm -rf %t.q64 && tk-opt %kernels/attention_bwd_dq_d64.mlir -tile-to-nvidia="out=%t.q64 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=Q64 < %t.q64/attention_bwd_dq_d64.ptx
 
+// The fused backward (attention_bwd.mlir): one kernel per 128-key tile;
+// dSᵀ goes to shared memory (two buffers), the consumers meet on their own
+// named barrier (15, 256 threads), each multiplies dS by its 64 columns of
+// K and add-reduces its part of dQ with a reducing TMA store (two 128-byte
+// column blocks of f32).
+// RUN: rm -rf %t.f && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.f cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: FileCheck %s --check-prefix=FUSED < %t.f/attention_bwd.ptx
+// RUN: tk-opt %kernels/attention_bwd.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=FUSED-IR
+// RUN: rm -rf %t.c && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.c cubin=false producer-registers=24 mma-split=contraction stages=2" -o /dev/null 2>/dev/null
+// RUN: FileCheck %s --check-prefix=CONTRACTION < %t.c/attention_bwd.ptx
+// RUN: rm -rf %t.f6 && tk-opt %kernels/attention_bwd_d64.mlir -tile-to-nvidia="out=%t.f6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: FileCheck %s --check-prefix=FUSED64 < %t.f6/attention_bwd_d64.ptx
+
+// FUSED: .entry attention_bwd
+// FUSED-DAG: setmaxnreg.inc.sync.aligned.u32 240
+// FUSED-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// FUSED-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// FUSED-DAG: bar.sync 15, 256
+// FUSED-DAG: fence.proxy.async.shared::cta
+// FUSED-DAG: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// FUSED-DAG: cp.async.bulk.wait_group.read 0
+
+// FUSED-IR-LABEL: tile.kernel @attention_bwd
+// FUSED-IR: tile.alloc : !tile.st<2x128x64xbf16, #tile.swizzle<128>>
+// FUSED-IR: tile.alloc : !tile.st<128x64xf32, #tile.swizzle<128>>
+// FUSED-IR: consumer(warpgroups = 2, registers = 232)
+// FUSED-IR: tile.barrier block
+// FUSED-IR: tile.mma_async AtB {{.*}} : !tile.st<128x64xbf16, #tile.swizzle<128>>, !tile.st<128x64xbf16, #tile.swizzle<128>> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+// FUSED-IR: tile.mma_wait 0
+// FUSED-IR: tile.store_async {{.*}} reduce add : !tile.st<64x64xf32, #tile.swizzle<128>>, !tile.gl<?x?x?x128xf32>
+
+// With mma-split=contraction each consumer reduces its own 64 keys' part
+// (a 64x128 product) and no shared data crosses warpgroups: no consumer
+// barrier, four reducing stores per part.
+// CONTRACTION: .entry attention_bwd
+// CONTRACTION-NOT: bar.sync 15
+// CONTRACTION-COUNT-4: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+
+// Head dim 64: K takes the 64-byte swizzle, so each consumer's 32 columns
+// of it are whole swizzle blocks.
+// FUSED64: .entry attention_bwd_d64
+// FUSED64-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
+// FUSED64-DAG: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+
 // DQ: .entry attention_bwd_dq
 // DQ-DAG: setmaxnreg.inc.sync.aligned.u32 240
 // DQ-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16

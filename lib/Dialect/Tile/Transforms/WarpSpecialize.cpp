@@ -106,9 +106,27 @@ llvm::DenseSet<Value> columnVectors(Block &body) {
   return columns;
 }
 
+/// Whether `v` (an mma's result) reaches memory only through scalings and
+/// add-reducing stores to global memory: a sum of per-warpgroup parts of it
+/// is then as good as the whole.
+bool onlyReducedAway(Value v) {
+  return llvm::all_of(v.getUsers(), [&](Operation *user) {
+    if (auto mul = dyn_cast<MulOp>(user))
+      return !isa<RegisterType>(mul.getRhs().getType()) && mul.getLhs() == v &&
+             onlyReducedAway(mul.getResult());
+    auto store = dyn_cast<StoreOp>(user);
+    return store && store.getReduce() && store.getValue() == v &&
+           isa<GlobalType>(store.getDst().getType());
+  });
+}
+
 /// Splits the block's work in `body` over `warpgroups` consumer warpgroups
-/// by rows; `wg` is the warpgroup's index. "" or why not.
-std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
+/// by rows; `wg` is the warpgroup's index. An mma whose rows do not split is
+/// split by columns, or, with `contraction` and when its result is only
+/// scaled and add-reduced to global memory, along K (each warpgroup's part
+/// is reduced on its own). "" or why not.
+std::string splitByRows(Block &body, Value wg, int64_t warpgroups,
+                        bool contraction) {
   std::string why;
   llvm::DenseSet<Value> columns = columnVectors(body);
   // The warpgroup's type of `v`: a row slice, or all of a column vector.
@@ -146,6 +164,8 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
   // split (every warpgroup reads all of A and its columns of B), and what
   // elementwise ops make of them. Only stores may consume them.
   llvm::DenseSet<Value> byColumns;
+  // Per-warpgroup parts of an mma split along K (summed by reducing stores).
+  llvm::DenseSet<Value> partial;
   auto columnSlice = [&](Type type) -> Type {
     auto tile = cast<RegTileType>(type);
     return RegTileType::get(
@@ -192,6 +212,17 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
       break;
     OpBuilder b(op);
     Location loc = op->getLoc();
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return partial.contains(v); })) {
+      // onlyReducedAway admitted only scalings and reducing stores.
+      for (Value result : op->getResults()) {
+        auto tile = cast<RegTileType>(result.getType());
+        result.setType(RegTileType::get(tile.getShape(), tile.getElementType(),
+                                        Scope::warpgroup, tile.getLayout()));
+        partial.insert(result);
+      }
+      continue;
+    }
     bool columnOperand = llvm::any_of(
         op->getOperands(), [&](Value v) { return byColumns.contains(v); });
     if (columnOperand) {
@@ -231,12 +262,27 @@ std::string splitByRows(Block &body, Value wg, int64_t warpgroups) {
       if (blockScope && rows % (64 * warpgroups)) {
         // Split by columns: each warpgroup multiplies all of A by its
         // columns of B (the rows of a transposed B).
+        bool aT =
+            mma.getForm() == MmaForm::AtB || mma.getForm() == MmaForm::AtBt;
         bool bT =
             mma.getForm() == MmaForm::ABt || mma.getForm() == MmaForm::AtBt;
         int64_t cols = mma.getType().getShape()[1];
-        if (!isa<SharedTileType>(mma.getA().getType()) ||
-            !isa<SharedTileType>(mma.getB().getType()) || mma.getAcc() ||
-            cols % (8 * warpgroups)) {
+        bool shared = isa<SharedTileType>(mma.getA().getType()) &&
+                      isa<SharedTileType>(mma.getB().getType());
+        if (contraction && shared && aT && !bT && !mma.getAcc() &&
+            onlyReducedAway(mma.getResult())) {
+          // Along K: K runs down the rows of both operands.
+          mma.getAMutable().assign(sharedSlice(b, loc, mma.getA()));
+          mma.getBMutable().assign(sharedSlice(b, loc, mma.getB()));
+          Value product = mma.getResult();
+          auto tile = cast<RegTileType>(product.getType());
+          product.setType(RegTileType::get(tile.getShape(),
+                                           tile.getElementType(),
+                                           Scope::warpgroup, tile.getLayout()));
+          partial.insert(product);
+          return 2;
+        }
+        if (!shared || mma.getAcc() || cols % (8 * warpgroups)) {
           why = "an mma of " + std::to_string(rows) +
                 " rows does not split into " + std::to_string(warpgroups) +
                 " warpgroup mmas of whole 64-row blocks, and only one with "
@@ -340,6 +386,50 @@ SmallVector<Operation *> neededBy(Block &body, ArrayRef<Operation *> roots) {
   llvm::sort(ordered,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return ordered;
+}
+
+/// When every shared tile the consumers write in `tiles` is accessed there
+/// only as the warpgroup's own row slice (subtile [wg, 0]), no shared data
+/// passes between consumer warpgroups: their block barriers (which order
+/// shared-memory traffic) become warpgroup barriers, and the warpgroups no
+/// longer run in step.
+void privatizeBarriers(ForeachTileOp tiles, Value wg) {
+  auto root = [](Value tile) {
+    while (true) {
+      if (auto sub = tile.getDefiningOp<SubtileOp>())
+        tile = sub.getSource();
+      else if (auto slot = tile.getDefiningOp<SlotOp>())
+        tile = slot.getRing();
+      else
+        return tile;
+    }
+  };
+  llvm::DenseSet<Value> written;
+  tiles.walk([&](StoreOp store) {
+    if (isa<SharedTileType>(store.getDst().getType()))
+      written.insert(root(store.getDst()));
+  });
+  if (written.empty())
+    return;
+  auto own = [&](Value tile) {
+    auto sub = tile.getDefiningOp<SubtileOp>();
+    return sub && sub.getRow() == wg && matchPattern(sub.getCol(), m_Zero());
+  };
+  bool shared = false;
+  tiles.walk([&](Operation *op) {
+    if (isa<SubtileOp, SlotOp>(op))
+      return;
+    for (Value operand : op->getOperands())
+      if (isa<SharedTileType>(operand.getType()) &&
+          written.contains(root(operand)) && !own(operand))
+        shared = true;
+  });
+  if (shared)
+    return;
+  tiles.walk([&](BarrierOp barrier) {
+    if (barrier.getScope() == Scope::block)
+      barrier.setScope(Scope::warpgroup);
+  });
 }
 
 /// Routes the consumers' stores of whole tiles to global memory through a
@@ -462,6 +552,12 @@ struct WarpSpecializePass
     if (consumers + 1 > int64_t(target.maxWarpgroups()))
       return "a producer warpgroup would exceed the target's " +
              std::to_string(target.maxWarpgroups()) + " warpgroups";
+    if (mmaSplit != "columns" && mmaSplit != "contraction") {
+      kernel.emitError("'mma-split' must be 'columns' or 'contraction', got '")
+          << mmaSplit << "'";
+      signalPassFailure();
+      return "";
+    }
     if (producerRegisters < 24 || producerRegisters > 256 ||
         producerRegisters % 8) {
       kernel.emitError("'producer-registers' must be a multiple of 8 in "
@@ -508,13 +604,14 @@ struct WarpSpecializePass
     });
     for (Operation *op : loads)
       op->erase();
-    if (std::string why =
-            splitByRows(consumerLoop.getBody().front(), wg, consumers);
+    if (std::string why = splitByRows(consumerLoop.getBody().front(), wg,
+                                      consumers, mmaSplit == "contraction");
         !why.empty()) {
       roles.erase();
       return why;
     }
 
+    privatizeBarriers(consumerLoop, wg);
     storeThroughShared(kernel, consumerLoop, wg, consumers);
 
     // Producer: the prologue's loop body run for every k-step.

@@ -173,6 +173,11 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::tk::tile::KernelOp"> {
     Option<"group", "group", "int64_t", /*default=*/"8",
            "Rows of tiles per L2 group of the persistent tile order (0: "
            "row-major)">,
+    Option<"mmaSplit", "mma-split", "std::string", /*default=*/"\"columns\"",
+           "How an mma whose rows do not split over the consumers is split: "
+           "'columns' (each warpgroup its columns of the result) or "
+           "'contraction' (each its rows of K, when the result is only "
+           "scaled and add-reduced to global memory)">,
   ];
 }
 
