@@ -56,3 +56,30 @@ def test_bad_layout():
 def test_artifacts_dir_from_environment(monkeypatch):
     monkeypatch.setenv("TK_MLIR_ARTIFACTS", "/some/where")
     assert artifacts_dir() == "/some/where"
+
+
+@pytest.mark.parametrize("dim", [128, 64])
+def test_backward_argument_names_match_the_kernels(tmp_path, dim):
+    """Each backward kernel's manifest lists as many parameters as the names
+    attention_backward() passes, and the fused kernel's dQ accumulator is an
+    f32 view of the head dim."""
+    import json
+    import subprocess
+    from tk_mlir.attention import (_ARG_NAMES, BACKWARD, FUSED_BACKWARD)
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    tk_opt = os.path.join(root, "build", "bin", "tk-opt")
+    if not os.path.exists(tk_opt):
+        pytest.skip("tk-opt is not built")
+    for name in (FUSED_BACKWARD[dim],) + BACKWARD[dim]:
+        out = tmp_path / name
+        subprocess.run([tk_opt, os.path.join(root, "kernels", name + ".mlir"),
+                        f"-tile-to-nvidia=out={out} cubin=false "
+                        "producer-registers=24", "-o", os.devnull],
+                       check=True, capture_output=True)
+        manifest = json.load(open(out / (name + ".json")))
+        params = manifest["kernels"][name]["params"]
+        names = _ARG_NAMES[name]
+        assert len(params) == len(names), name
+        if name == FUSED_BACKWARD[dim]:
+            accum = params[names.index("dq_accum")]
+            assert accum["dtype"] == "f32" and accum["shape"][-1] == dim
