@@ -18,7 +18,7 @@
 
 tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
                              %L: !tile.gl<?x?x?xf32>, %scale: f32, %causal: i1)
-    launch(warpgroups = 2) {
+    launch(warpgroups = 2, grid = persistent) {
   %q = tile.alloc : !st
   %k = tile.alloc : !st
   %v = tile.alloc : !st
@@ -42,7 +42,7 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     %kv_tiles = arith.select %causal, %diag, %q_tiles : index
     %hk = arith.divui %h, %group : index
     %q0 = arith.muli %qt, %c128 : index
-    tile.copy %Q[%b, %h, %qt, %c0] -> %q : !qkv, !st
+    tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 2} : !qkv, !st
     %m0 = tile.fill 0xFFF0000000000000 : !row
     %l0 = tile.fill 0.0 : !row
     %o0 = tile.fill 0.0 : !o

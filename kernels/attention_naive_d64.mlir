@@ -22,7 +22,7 @@
 
 tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
                              %L: !tile.gl<?x?x?xf32>, %scale: f32, %causal: i1)
-    launch(warpgroups = 3) {
+    launch(warpgroups = 3, grid = persistent) {
   %q = tile.alloc : !q_st
   %k = tile.alloc : !st
   %v = tile.alloc : !st
@@ -51,7 +51,7 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     %upto = arith.ceildivui %q_end, %c128 : index
     %diag = arith.minui %upto, %all_kv : index
     %kv_tiles = arith.select %causal, %diag, %all_kv : index
-    tile.copy %Q[%b, %h, %qt, %c0] -> %q : !qkv, !q_st
+    tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 2} : !qkv, !q_st
     %m0 = tile.fill 0xFFF0000000000000 : !row
     %l0 = tile.fill 0.0 : !row
     %o0 = tile.fill 0.0 : !o

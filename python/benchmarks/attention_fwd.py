@@ -47,11 +47,12 @@ GQA_CHECKS = [  # batch, heads, kv heads, seq, causal
 SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 
 
-def run(kernel, q, k, v, scale, causal):
+def run(kernel, q, k, v, scale, causal, one_tile_per_block):
     b, h, n, _ = q.shape
     o = torch.full_like(q, float("nan"))
     lse = torch.full((b, h, n), float("nan"), device="cuda")
-    kernel(q, k, v, o, lse, scale, causal)
+    kernel(q, k, v, o, lse, scale, causal,
+           one_tile_per_block=one_tile_per_block)
     return o, lse
 
 
@@ -61,19 +62,27 @@ def check(kernel, result, b, h, hk, n, causal, scale):
     q = torch.randn(b, h, n, D, device="cuda").to(torch.bfloat16)
     k, v = (torch.randn(b, hk, n, D, device="cuda").to(torch.bfloat16)
             for _ in range(2))
-    o, lse = run(kernel, q, k, v, scale, causal)
-    torch.cuda.synchronize()
     ref_o, ref_lse = attention_reference(q, k, v, scale, causal)
-    err = ((o.float() - ref_o).norm() / ref_o.norm()).item()
-    lse_err = (lse - ref_lse).abs().max().item()
-    ok = (err < 2e-2 and lse_err < 2e-2 and not o.isnan().any().item()
-          and not lse.isnan().any().item())
-    result["check"].append({"batch": b, "heads": h, "kv_heads": hk,
-                            "seq": n, "causal": causal, "rel_err": err,
-                            "lse_max_abs_err": lse_err, "ok": ok})
-    print(f"check b={b} h={h} kv={hk} n={n:>5} causal={causal!s:5}: O rel "
-          f"err {err:.2e}, LSE max err {lse_err:.2e} "
-          f"{'ok' if ok else 'FAIL'}", flush=True)
+    # A persistent kernel is checked both ways it can be launched: a static
+    # order of several tiles per block (the running ring position across
+    # tiles of different lengths) and one tile per block.
+    launches = ([False, True] if kernel.spec.grid_policy == "persistent"
+                else [False])
+    for one in launches:
+        o, lse = run(kernel, q, k, v, scale, causal, one)
+        torch.cuda.synchronize()
+        err = ((o.float() - ref_o).norm() / ref_o.norm()).item()
+        lse_err = (lse - ref_lse).abs().max().item()
+        ok = (err < 2e-2 and lse_err < 2e-2 and not o.isnan().any().item()
+              and not lse.isnan().any().item())
+        result["check"].append({"batch": b, "heads": h, "kv_heads": hk,
+                                "seq": n, "causal": causal,
+                                "one_tile_per_block": one, "rel_err": err,
+                                "lse_max_abs_err": lse_err, "ok": ok})
+        print(f"check b={b} h={h} kv={hk} n={n:>5} causal={causal!s:5} "
+              f"{'one tile per block' if one else 'grid as compiled'}: O "
+              f"rel err {err:.2e}, LSE max err {lse_err:.2e} "
+              f"{'ok' if ok else 'FAIL'}", flush=True)
 
 
 def bench(kernel, baseline, result, scale):
@@ -90,7 +99,10 @@ def bench(kernel, baseline, result, scale):
             if baseline is not None:
                 timed.append(("baseline", baseline))
             for name, fn in timed:
-                t = time_ms(lambda: fn(q, k, v, o, lse, scale, causal),
+                # As tk_mlir.attention() launches it: causal, one tile per
+                # block.
+                t = time_ms(lambda: fn(q, k, v, o, lse, scale, causal,
+                                       one_tile_per_block=causal),
                             warmup=5, batches=5, per_batch=10)
                 row[f"{name}_tflops"] = flops / t / 1e9
             for name, backend in (

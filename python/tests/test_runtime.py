@@ -178,6 +178,8 @@ def test_grid_sizes(gemm):
     # 4000 x 3000 output in 128 x 256 tiles: 32 x 12 = 384 tiles.
     assert grid_size(gemm, gemm_args(), multiprocessors=132) == 132
     assert grid_size(gemm, gemm_args(m=128, n=256), 132) == 1
+    # A persistent kernel may still be launched with one tile per block.
+    assert grid_size(gemm, gemm_args(), 132, one_tile_per_block=True) == 384
     entry = gemm_entry()
     entry["grid_policy"] = "tiles"
     assert grid_size(KernelSpec("k", entry), gemm_args(), 132) == 384

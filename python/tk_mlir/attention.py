@@ -113,7 +113,10 @@ def attention_forward(q, k, v, causal, scale):
     o = torch.empty_like(q)
     lse = torch.empty(batch, heads, seq, device=q.device,
                       dtype=torch.float32)
-    _kernel(KERNELS[dim])(q, k, v, o, lse, float(scale), bool(causal))
+    # The forward kernels are persistent; causal tiles differ in work, and
+    # one tile per block balances them better (measured: docs/performance.md).
+    _kernel(KERNELS[dim])(q, k, v, o, lse, float(scale), bool(causal),
+                          one_tile_per_block=bool(causal))
     return o, lse
 
 

@@ -218,14 +218,16 @@ def grid_tiles(spec, args):
     return total
 
 
-def grid_size(spec, args, multiprocessors):
+def grid_size(spec, args, multiprocessors, one_tile_per_block=False):
     """Blocks to launch. The unit of work is the cluster (one block without
     clusters): one per tile, or for persistent kernels at most as many as
     fit on the multiprocessors at once; every block of a cluster shares
-    its tiles."""
+    its tiles. one_tile_per_block launches a persistent kernel with one tile
+    per block anyway (its tile loop then runs once per block): the hardware
+    balances tiles of different work better than a static order."""
     tiles = grid_tiles(spec, args)
     cluster = spec.cluster[0] if spec.cluster else 1
-    if spec.grid_policy == "persistent":
+    if spec.grid_policy == "persistent" and not one_tile_per_block:
         workers = max(1, min(tiles, multiprocessors // cluster))
     else:
         workers = max(1, tiles)
@@ -351,11 +353,12 @@ class Kernel:
         # so repeated calls on the same tensors skip the host-side encoding.
         self._packed = {}
 
-    def grid(self, *args):
-        return grid_size(self.spec, args, self._cuda.multiprocessor_count())
+    def grid(self, *args, one_tile_per_block=False):
+        return grid_size(self.spec, args, self._cuda.multiprocessor_count(),
+                         one_tile_per_block)
 
-    def __call__(self, *args, stream=None):
-        key = _cache_key(args)
+    def __call__(self, *args, stream=None, one_tile_per_block=False):
+        key = (_cache_key(args), bool(one_tile_per_block))
         packed = self._packed.get(key)
         if packed is None:
             check_arguments(self.spec, args, self.names)
@@ -364,7 +367,8 @@ class Kernel:
             else:
                 params = pack_parameters(self.spec, args,
                                          self._cuda.encode_tensor_map)
-            packed = (params, self.grid(*args))
+            packed = (params,
+                      self.grid(*args, one_tile_per_block=one_tile_per_block))
             if len(self._packed) >= 64:
                 self._packed.pop(next(iter(self._packed)))
             self._packed[key] = packed

@@ -226,3 +226,18 @@ module attributes {tile.target = "gfx942"} {
     }
   }
 }
+
+// -----
+
+// A persistent grid asked for by the program is not scheduled on AMD yet:
+// one tile per block, with a remark.
+// CHECK-LABEL: tile.kernel @persistent_on_amd
+// CHECK-SAME: launch(warpgroups = 1)
+// CHECK-NOT: persistent
+module attributes {tile.target = "gfx942"} {
+  // expected-remark @+1 {{one tile per block on AMD: persistent grids are not scheduled there yet}}
+  tile.kernel @persistent_on_amd(%n: index) launch(warpgroups = 1, grid = persistent) {
+    tile.foreach_tile (%t) in (%n) {
+    }
+  }
+}

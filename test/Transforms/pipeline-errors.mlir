@@ -46,7 +46,22 @@ tile.kernel @no_room_per_tile(%A: !view) launch(warpgroups = 1) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.foreach_tile (%t) in (%c1) {
-    // expected-error @+1 {{no shared memory left for the copy's two semaphores}}
+    // expected-error @+1 {{1 buffer(s) of the copy and their semaphores need 232464 bytes of shared memory; sm_90a allows 232448}}
     tile.copy %A[%t, %c0] -> %a : !view, !tile.st<256x256xbf16>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// A second buffer for a per-tile copy (tile.stages = 2) must fit too.
+tile.kernel @no_room_second_buffer(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<256x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%t) in (%c1) {
+    // expected-error @+1 {{2 buffer(s) of the copy and their semaphores need 262176 bytes of shared memory; sm_90a allows 232448}}
+    tile.copy %A[%t, %c0] -> %a {tile.stages = 2} : !view, !tile.st<256x256xbf16>
   }
 }

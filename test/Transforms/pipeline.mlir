@@ -306,7 +306,7 @@ tile.kernel @nested_loop(%A: !view) launch(warpgroups = 1) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   scf.for %i = %c0 to %c1 step %c1 {
-    // expected-remark @+1 {{not pipelined: the ring position across executions of the loop is unknown: the loop must be in the kernel body, or directly in a 'tile.foreach_tile' with bounds defined outside it}}
+    // expected-remark @+1 {{not pipelined: the ring position across executions of the loop is unknown: the loop must be in the kernel body, or directly in a 'tile.foreach_tile'}}
     scf.for %k = %c0 to %c1 step %c1 {
       tile.copy %A[%i, %k] -> %a : !view, !tile.st<64x64xbf16>
     }
@@ -395,19 +395,35 @@ tile.kernel @per_tile_copy(%Q: !qkv, %K: !qkv) launch(warpgroups = 2) {
 
 !qkv = !tile.gl<?x?x128xbf16>
 
-// In a persistent kernel the ring position needs the same trip count for
-// every tile.
+// When the trip count differs per tile (here tile t runs t + 1 steps), a
+// block's ring position continues from the running sum of its earlier
+// tiles' trip counts (tile.prefix_sum), so a persistent kernel keeps its
+// ring across tiles; with the same count everywhere it is iteration x trips.
+// A per-tile copy with tile.stages = 2 takes two buffers in turn: tile i
+// fills buffer i mod 2 in round i / 2.
 // CHECK-LABEL: tile.kernel @persistent_varying_trips
+// CHECK: %[[Q:.*]] = tile.alloc : !tile.st<2x128x128xbf16>
+// CHECK: tile.foreach_tile (%{{.*}}) in (%{{.*}}) iteration(%[[IT:.*]]) {
+// CHECK: %[[S:.*]] = arith.remui %[[IT]], %c2
+// CHECK: %[[R:.*]] = arith.divui %[[IT]], %c2
+// CHECK: %[[BUF:.*]] = tile.slot %[[Q]][%[[S]]] : !tile.st<2x128x128xbf16>
+// CHECK: tile.load_async %{{.*}} -> %[[BUF]]
+// CHECK: %[[TRIPS:.*]] = arith.select
+// CHECK: %[[BASE:.*]] = tile.prefix_sum %[[TRIPS]]
+// CHECK: scf.for
+// CHECK: arith.addi %[[BASE]]
 tile.kernel @persistent_varying_trips(%K: !qkv) launch(warpgroups = 1, grid = persistent) {
+  %q = tile.alloc : !tile.st<128x128xbf16>
   %k = tile.alloc : !tile.st<128x128xbf16>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %n = tile.dim %K[1] : !qkv
   tile.foreach_tile (%t) in (%n) {
+    tile.copy %K[%c0, %t, %c0] -> %q {tile.stages = 2} : !qkv, !tile.st<128x128xbf16>
     %kv = arith.addi %t, %c1 : index
-    // expected-remark @+1 {{not pipelined: the ring position across executions of the loop is unknown}}
     scf.for %j = %c0 to %kv step %c1 {
       tile.copy %K[%c0, %j, %c0] -> %k : !qkv, !tile.st<128x128xbf16>
+      %s = tile.mma ABt %q, %k : !tile.st<128x128xbf16>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
     }
   }
 }

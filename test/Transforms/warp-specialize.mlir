@@ -603,3 +603,36 @@ tile.kernel @column_vectors(%K: !qkv, %Q: !qkv, %L: !tile.gl<?x?xf32>) launch(wa
     }
   }
 }
+
+// -----
+
+!qkv = !tile.gl<?x?x128xbf16>
+
+// The same shape with `grid = persistent` asked for by the program: the
+// kernel stays persistent (no L2 group: the tiles differ in length), both
+// roles take the ring position from the running sum of the trip counts, and
+// the double-buffered Q slot follows the tile iteration in both.
+// CHECK-LABEL: tile.kernel @persistent_requested
+// CHECK-SAME:  launch(warpgroups = 3, grid = persistent)
+// CHECK:       tile.warp_specialize producer
+// CHECK:         tile.foreach_tile (%{{.*}}, %{{.*}}) in (%{{.*}}, %{{.*}}) iteration
+// CHECK:           tile.prefix_sum
+// CHECK:       } consumer
+// CHECK:         tile.foreach_tile (%{{.*}}, %{{.*}}) in (%{{.*}}, %{{.*}}) iteration
+// CHECK:           tile.slot %{{.*}} : !tile.st<2x128x128xbf16>
+// CHECK:           tile.prefix_sum
+tile.kernel @persistent_requested(%Q: !qkv, %K: !qkv) launch(warpgroups = 2, grid = persistent) {
+  %q = tile.alloc : !tile.st<128x128xbf16>
+  %k = tile.alloc : !tile.st<128x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.dim %Q[1] : !qkv
+  tile.foreach_tile (%t, %h) in (%n, %n) {
+    %kv = arith.addi %t, %c1 : index
+    tile.copy %Q[%h, %t, %c0] -> %q {tile.stages = 2} : !qkv, !tile.st<128x128xbf16>
+    scf.for %j = %c0 to %kv step %c1 {
+      tile.copy %K[%h, %j, %c0] -> %k : !qkv, !tile.st<128x128xbf16>
+      %s = tile.mma ABt %q, %k : !tile.st<128x128xbf16>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+    }
+  }
+}

@@ -172,8 +172,26 @@ Value tk::lower::blockIndex(OpBuilder &b, Location loc) {
 }
 Value tk::lower::gridSize(OpBuilder &b, Location loc) {
   Type i32 = b.getI32Type();
-  if (targetsAMD(b))
-    return toIndex(b, loc, ROCDL::GridDimXOp::create(b, loc, i32));
+  if (targetsAMD(b)) {
+    // Workgroups along x from the HSA dispatch packet: grid_size_x (u32 at
+    // byte 12, in work-items) / workgroup_size_x (u16 at byte 4).
+    // (rocdl.grid.dim.x would need ROCm's device libraries.)
+    auto constant = LLVM::LLVMPointerType::get(b.getContext(), 4);
+    Value packet =
+        LLVM::CallIntrinsicOp::create(
+            b, loc, constant, b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
+            ValueRange{})
+            .getResult(0);
+    auto field = [&](int64_t offset, Type type) -> Value {
+      Value at = LLVM::GEPOp::create(b, loc, constant, b.getI8Type(), packet,
+                                     ArrayRef<LLVM::GEPArg>{offset});
+      Value v = LLVM::LoadOp::create(b, loc, type, at);
+      return type == i32 ? v : LLVM::ZExtOp::create(b, loc, i32, v).getResult();
+    };
+    Value items = field(12, i32);
+    Value size = field(4, b.getI16Type());
+    return toIndex(b, loc, arith::DivUIOp::create(b, loc, items, size));
+  }
   return toIndex(b, loc, NVVM::GridDimXOp::create(b, loc, i32));
 }
 Value tk::lower::shuffleXor(OpBuilder &b, Location loc, Value value,

@@ -113,18 +113,33 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     }
     Operation *insertBefore;
     Value linear, iteration;
+    // tile.prefix_sum: a running sum carried by the persistent loop; with
+    // one tile per block, 0.
+    SmallVector<PrefixSumOp> sums(op.getBody().front().getOps<PrefixSumOp>());
+    SmallVector<Value> summed;
+    for (PrefixSumOp sum : sums)
+      summed.push_back(sum.getX());
+    scf::ForOp persistentLoop;
     if (op->hasAttr("tk.persistent")) {
       Value grid = gridSize(rewriter, loc);
       if (cluster)
         grid = arith::DivUIOp::create(
             rewriter, loc, grid, constIndex(rewriter, loc, cluster.getInt()));
-      auto loop = scf::ForOp::create(rewriter, loc, block, total, grid);
-      insertBefore = loop.getBody()->getTerminator();
+      SmallVector<Value> zeros(sums.size(), constIndex(rewriter, loc, 0));
+      persistentLoop = scf::ForOp::create(
+          rewriter, loc, block, total, grid, zeros,
+          [](OpBuilder &b, Location l, Value, ValueRange carried) {
+            scf::YieldOp::create(b, l, carried);
+          });
+      insertBefore = persistentLoop.getBody()->getTerminator();
       rewriter.setInsertionPoint(insertBefore);
-      linear = loop.getInductionVar();
+      linear = persistentLoop.getInductionVar();
       iteration = arith::DivUIOp::create(
           rewriter, loc, arith::SubIOp::create(rewriter, loc, linear, block),
           grid);
+      for (auto [sum, carried] :
+           llvm::zip(sums, persistentLoop.getRegionIterArgs()))
+        rewriter.replaceOp(sum, carried);
     } else {
       Value inRange = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::ult, dealt, total);
@@ -134,13 +149,28 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       rewriter.setInsertionPoint(insertBefore);
       linear = block;
       iteration = constIndex(rewriter, loc, 0);
+      for (PrefixSumOp sum : sums)
+        rewriter.replaceOp(sum, constIndex(rewriter, loc, 0));
     }
     SmallVector<Value> args =
         tileCoordinates(rewriter, loc, linear, bounds, op.getGroup());
     args.push_back(iteration);
     Block &body = op.getBody().front();
+    // A summed value that is a tile coordinate is its value after inlining.
+    for (Value &x : summed)
+      if (auto arg = dyn_cast<BlockArgument>(x); arg && arg.getOwner() == &body)
+        x = args[arg.getArgNumber()];
     rewriter.eraseOp(body.getTerminator());
     rewriter.inlineBlockBefore(&body, insertBefore, args);
+    if (persistentLoop && !summed.empty()) {
+      rewriter.setInsertionPoint(insertBefore);
+      SmallVector<Value> next;
+      for (auto [carried, x] :
+           llvm::zip(persistentLoop.getRegionIterArgs(), summed))
+        next.push_back(arith::AddIOp::create(rewriter, loc, carried, x));
+      rewriter.modifyOpInPlace(insertBefore,
+                               [&] { insertBefore->setOperands(next); });
+    }
     rewriter.eraseOp(op);
     return success();
   }

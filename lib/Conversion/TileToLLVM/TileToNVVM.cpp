@@ -82,10 +82,10 @@ std::string unsupportedReason(Operation *op) {
   }
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpSpecializeOp,
           WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
-          SubtileOp, LoadAsyncOp, StoreAsyncOp, StoreAsyncWaitOp, SemInitOp,
-          SemArriveOp, SemExpectOp, SemWaitOp, BarrierOp, FenceOp, FillOp,
-          CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp,
-          Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp, CausalMaskOp,
+          PrefixSumOp, SubtileOp, LoadAsyncOp, StoreAsyncOp, StoreAsyncWaitOp,
+          SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp, BarrierOp, FenceOp,
+          FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp,
+          AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp, CausalMaskOp,
           BoundMaskOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))

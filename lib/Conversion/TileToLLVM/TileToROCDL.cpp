@@ -97,9 +97,9 @@ std::string amdUnsupportedReason(Operation *op) {
            "only";
   }
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpgroupIdOp, DimOp,
-          AllocOp, SlotOp, SubtileOp, FillOp, CastOp, AddOp, SubOp, MulOp,
-          DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp,
-          CausalMaskOp, BoundMaskOp>(op))
+          PrefixSumOp, AllocOp, SlotOp, SubtileOp, FillOp, CastOp, AddOp, SubOp,
+          MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
+          BroadcastOp, CausalMaskOp, BoundMaskOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to ROCDL yet";

@@ -73,6 +73,37 @@ tile.kernel @roles(%n: index) launch(warpgroups = 3, grid = persistent) {
 
 // -----
 
+// tile.prefix_sum: the persistent tile loop carries the running sum (0 at
+// the block's first tile, plus the tile's value at the end of each).
+// CHECK-LABEL: llvm.func @running_sum
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[SUM:.*]] = %[[C0]]) -> (index)
+// CHECK: "test.use"(%[[SUM]])
+// CHECK: %[[NEXT:.*]] = arith.addi %[[SUM]], %{{.*}} : index
+// CHECK: scf.yield %[[NEXT]] : index
+tile.kernel @running_sum(%n: index) launch(warpgroups = 1, grid = persistent) {
+  tile.foreach_tile (%i) in (%n) {
+    %trips = arith.addi %i, %n : index
+    %s = tile.prefix_sum %trips
+    "test.use"(%s) : (index) -> ()
+  }
+}
+
+// -----
+
+// With one tile per block, every block's running sum is 0.
+// CHECK-LABEL: llvm.func @running_sum_one_tile
+// CHECK: scf.if
+// CHECK: "test.use"(%c0{{(_[0-9]+)?}})
+tile.kernel @running_sum_one_tile(%n: index) launch(warpgroups = 1) {
+  tile.foreach_tile (%i) in (%n) {
+    %s = tile.prefix_sum %i
+    "test.use"(%s) : (index) -> ()
+  }
+}
+
+// -----
+
 // One tile per block: the block index picks the tile, guarded by the count.
 // CHECK-LABEL: llvm.func @one_tile_per_block
 // CHECK: %[[BID:.*]] = nvvm.read.ptx.sreg.ctaid.x

@@ -359,3 +359,31 @@ tile.kernel @k() {
   // expected-error @+1 {{'tile.interleave' must be a unit attribute on an 'scf.for'}}
   tile.barrier block {tile.interleave}
 }
+
+// -----
+
+tile.kernel @prefix_sum_outside(%n: index) {
+  // expected-error @+1 {{'tile.prefix_sum' op must be directly in a 'tile.foreach_tile' body}}
+  %s = tile.prefix_sum %n
+}
+
+// -----
+
+tile.kernel @prefix_sum_nested(%n: index, %c: i1) {
+  tile.foreach_tile (%t) in (%n) {
+    %x = scf.if %c -> (index) {
+      scf.yield %t : index
+    } else {
+      scf.yield %n : index
+    }
+    %y = scf.if %c -> (index) {
+      %z = arith.addi %t, %t : index
+      // expected-error @+1 {{'tile.prefix_sum' op must be directly in a 'tile.foreach_tile' body}}
+      %s = tile.prefix_sum %z
+      scf.yield %s : index
+    } else {
+      scf.yield %n : index
+    }
+  }
+}
+

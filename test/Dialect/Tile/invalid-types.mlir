@@ -182,7 +182,7 @@ module attributes {tile.arch = "sm_90a"} {}
 // -----
 
 tile.kernel @stages_not_positive(%n: index) {
-  // expected-error @+1 {{'tile.stages' must be a positive integer on an 'scf.for'}}
+  // expected-error @+1 {{'tile.stages' must be a positive integer on an 'scf.for' or a 'tile.copy'}}
   scf.for %i = %n to %n step %n {
   } {tile.stages = 0}
 }

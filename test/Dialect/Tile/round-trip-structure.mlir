@@ -67,3 +67,15 @@ tile.kernel @cluster_rank() launch(warpgroups = 1, cluster = [2, 1, 1]) {
   %r = tile.cluster_rank
   "test.use"(%r) : (index) -> ()
 }
+
+// CHECK-LABEL: tile.kernel @prefix_sum
+// CHECK: tile.foreach_tile
+// CHECK: %[[S:.*]] = tile.prefix_sum %{{.*}}
+// CHECK-NEXT: "test.use"(%[[S]])
+tile.kernel @prefix_sum(%n: index) launch(warpgroups = 1, grid = persistent) {
+  tile.foreach_tile (%t) in (%n) {
+    %trips = arith.addi %t, %n : index
+    %s = tile.prefix_sum %trips
+    "test.use"(%s) : (index) -> ()
+  }
+}

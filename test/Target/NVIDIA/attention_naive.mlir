@@ -1,8 +1,11 @@
 // The naive attention program becomes a warp-specialized kernel through
 // -tile-to-nvidia's passes: a producer loading Q per tile and K/V through a
 // ring, two consumers each owning 64 query rows with the online softmax on
-// the wgmma accumulator, P fed back as a register A operand; one block per
-// 128 queries (the K/V trip count depends on the tile when causal).
+// the wgmma accumulator, P fed back as a register A operand; a persistent
+// grid (the program asks for it) whose ring position continues across
+// tiles by a running sum of the K/V trip counts (which depend on the tile
+// when causal), and two Q buffers, so the next tile's Q loads during this
+// one.
 // RUN: rm -rf %t && tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --check-prefix=PTX < %t/attention_naive.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/attention_naive.json
@@ -18,5 +21,5 @@
 // PTX-DAG: ex2.approx
 // PTX-DAG: shfl.sync.bfly.b32
 
-// MANIFEST: "grid_policy": "tiles",
+// MANIFEST: "grid_policy": "persistent",
 // MANIFEST: "threads": 384,

@@ -494,6 +494,14 @@ LogicalResult WarpgroupIdOp::verify() {
   return success();
 }
 
+LogicalResult PrefixSumOp::verify() {
+  // (Dominance then puts the summed value in the body or before the loop,
+  // where the lowering can add it at the end of every tile.)
+  if (!isa<ForeachTileOp>((*this)->getParentOp()))
+    return emitOpError("must be directly in a 'tile.foreach_tile' body");
+  return success();
+}
+
 LogicalResult DimOp::verify() {
   int64_t rank = getView().getType().getShape().size();
   int64_t index = getIndexAttr().getInt();

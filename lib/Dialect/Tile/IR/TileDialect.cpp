@@ -31,9 +31,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   StringRef name = attr.getName().getValue();
   if (name == kStagesAttr || name == kPipelinedAttr) {
     auto stages = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!isa<scf::ForOp>(op) || !stages || stages.getInt() < 1)
+    // tile.stages also sets how many buffers a per-tile copy takes in turn.
+    bool copy = name == kStagesAttr && isa<CopyOp>(op);
+    if ((!isa<scf::ForOp>(op) && !copy) || !stages || stages.getInt() < 1)
       return op->emitError()
-             << "'" << name << "' must be a positive integer on an 'scf.for'";
+             << "'" << name << "' must be a positive integer on an 'scf.for'"
+             << (name == kStagesAttr ? " or a 'tile.copy'" : "");
     return success();
   }
   if (name == kInterleaveAttr) {

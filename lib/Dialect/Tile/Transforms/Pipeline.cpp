@@ -125,14 +125,12 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan,
   if (isa<KernelOp>(parent))
     return "";
   plan.foreach = dyn_cast<ForeachTileOp>(parent);
-  // With one tile per block the position restarts at 0 for every tile.
-  bool oneTilePerBlock = kernel.getGrid() == GridPolicy::tiles;
-  if (!plan.foreach ||
-      !(oneTilePerBlock || sameTripsPerTile(loop, plan.foreach)))
+  // Directly in a tile loop, the ring position continues from the block's
+  // earlier tiles (tile.prefix_sum of the trip counts).
+  if (!plan.foreach)
     return "the ring position across executions of the loop is unknown: the "
            "loop must be in the kernel body, or directly in a "
-           "'tile.foreach_tile' with bounds defined outside it (or in a "
-           "kernel with one tile per block, grid = tiles)";
+           "'tile.foreach_tile'";
   return "";
 }
 
@@ -152,6 +150,13 @@ SmallVector<SmallVector<Value>> copyCoordsAt(OpBuilder &b, LoopPlan &plan,
       coords.back().push_back(map.lookupOrDefault(c));
   }
   return coords;
+}
+
+/// Bytes of one shared tile or vector.
+int64_t tileBytes(Type buffer) {
+  if (auto tile = dyn_cast<SharedTileType>(buffer))
+    return tile.getTileBytes();
+  return cast<SharedVecType>(buffer).getTileBytes();
 }
 
 /// The ring type holding `stages` copies of `buffer`.
@@ -253,12 +258,21 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
         copy.emitRemark("not made asynchronous: ") << why;
         continue;
       }
-      if (kernel.getSharedMemoryBytes() + 16 >
-          getTargetInfo(kernel).sharedMemoryBytes) {
-        copy.emitError("no shared memory left for the copy's two semaphores");
+      // tile.stages = n on the copy: n buffers taken in turn by the tiles,
+      // so the next tile's load overlaps this tile's work.
+      int64_t n = 1;
+      if (auto attr = copy->getAttrOfType<IntegerAttr>(kStagesAttr))
+        n = attr.getInt();
+      int64_t extra = (n - 1) * tileBytes(copy.getDst().getType()) + 16 * n;
+      int64_t budget = getTargetInfo(kernel).sharedMemoryBytes;
+      if (kernel.getSharedMemoryBytes() + extra > budget) {
+        copy.emitError() << n << " buffer(s) of the copy and their semaphores "
+                         << "need " << kernel.getSharedMemoryBytes() + extra
+                         << " bytes of shared memory; "
+                         << getTargetInfo(kernel).name << " allows " << budget;
         return signalPassFailure();
       }
-      rewriteTileCopy(kernel, copy, lastUse);
+      rewriteTileCopy(kernel, copy, lastUse, n);
     }
     SmallVector<scf::ForOp> loops;
     kernel.walk([&](scf::ForOp loop) {
@@ -286,6 +300,14 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
   /// (`#tile.chunks`: 16-byte runs per thread). A loop with tile.stages = 1
   /// (or the option stages = 1) keeps its synchronous copies.
   void runForAMD(KernelOp kernel) {
+    // The AMD schedules restart per tile and were sized for one tile per
+    // block (a persistent loop around attention's exceeds gfx950's SGPRs).
+    if (kernel.getGrid() == GridPolicy::persistent) {
+      kernel.emitRemark("one tile per block on AMD: persistent grids are "
+                        "not scheduled there yet");
+      kernel.setGridAttr(
+          GridPolicyAttr::get(kernel.getContext(), GridPolicy::tiles));
+    }
     if (kernel.getSharedMemoryBytes() > getTargetInfo(kernel).sharedMemoryBytes)
       moveOperandsToRegisters(kernel);
     SmallVector<scf::ForOp> loops;
@@ -583,13 +605,31 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
   /// A copy directly in a tile loop's body: warpgroup 0 loads the buffer
   /// once the previous tile released it; every warpgroup waits for it and
   /// releases it after its last use. The position is the tile iteration.
-  void rewriteTileCopy(KernelOp kernel, CopyOp copy, Operation *lastUse) {
+  void rewriteTileCopy(KernelOp kernel, CopyOp copy, Operation *lastUse,
+                       int64_t stages) {
     Location loc = copy.getLoc();
-    auto [full, empty] = createSemaphores(kernel, 1, loc);
+    auto [full, empty] = createSemaphores(kernel, stages, loc);
     auto foreach = cast<ForeachTileOp>(copy->getParentOp());
     OpBuilder b(copy);
-    Value round = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                             foreach.getIteration());
+    Value it = foreach.getIteration();
+    Value round = arith::IndexCastOp::create(b, loc, b.getI32Type(), it);
+    if (stages > 1) {
+      // Tile t fills buffer t mod n in round t / n.
+      auto alloc = copy.getDst().getDefiningOp<AllocOp>();
+      Value n = constIndex(b, loc, stages);
+      Value stage = arith::RemUIOp::create(b, loc, it, n);
+      round = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                         arith::DivUIOp::create(b, loc, it, n));
+      OpBuilder at(alloc);
+      Value ring = AllocOp::create(at, alloc.getLoc(),
+                                   ringType(alloc.getType(), stages));
+      Value buffer = SlotOp::create(b, loc, ring, stage);
+      alloc.getResult().replaceAllUsesWith(buffer);
+      alloc.erase();
+      full = SlotOp::create(b, loc, full, stage);
+      empty = SlotOp::create(b, loc, empty, stage);
+    }
+    copy->removeAttr(kStagesAttr);
     Value previous = arith::XOrIOp::create(
         b, loc, round, arith::ConstantIntOp::create(b, loc, 1, 32));
     Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -633,9 +673,15 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     b.setInsertionPoint(loop);
     Value lb = loop.getLowerBound(), step = loop.getStep();
     Value trips = tripCount(b, loc, lb, loop.getUpperBound(), step);
+    // Where this execution of the loop starts in the ring: the block's
+    // earlier tiles ran `trips` steps each, or, when the count differs per
+    // tile, their running sum.
     Value base = constIndex(b, loc, 0);
     if (plan.foreach)
-      base = arith::MulIOp::create(b, loc, plan.foreach.getIteration(), trips);
+      base = sameTripsPerTile(loop, plan.foreach)
+                 ? Value(arith::MulIOp::create(
+                       b, loc, plan.foreach.getIteration(), trips))
+                 : Value(PrefixSumOp::create(b, loc, trips));
     Value n = constIndex(b, loc, stages);
     Value one = constIndex(b, loc, 1);
     Value zero = constIndex(b, loc, 0);

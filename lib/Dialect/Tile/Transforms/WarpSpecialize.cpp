@@ -664,12 +664,19 @@ struct WarpSpecializePass
     foreach
       .erase();
     kernel.setWarpgroupsAttr(b.getI32IntegerAttr(consumers + 1));
-    if (sameTrips) {
+    // Persistent when every tile runs the same number of steps (the ring
+    // position follows from the tile iteration), or when the program asks
+    // for it (`grid = persistent`; tile-pipeline's running sum of the trip
+    // counts keeps the position). Otherwise one tile per block: a static
+    // order balances tiles of different work worse than the hardware's
+    // block scheduler (measured on causal attention).
+    bool persistent = sameTrips || kernel.getGrid() == GridPolicy::persistent;
+    if (sameTrips)
       for (ForeachTileOp tiles : {producerLoop, consumerLoop})
         if (group > 0 && tiles.getBounds().size() == 2 && !tiles.getGroup())
           tiles.setGroupAttr(b.getI64IntegerAttr(group));
+    if (persistent)
       kernel.setGridAttr(GridPolicyAttr::get(ctx, GridPolicy::persistent));
-    }
     return "";
   }
 };

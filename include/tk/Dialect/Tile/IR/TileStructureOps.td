@@ -161,6 +161,26 @@ def Tile_WarpgroupIdOp : Tile_Op<"warpgroup_id", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_PrefixSumOp : Tile_Op<"prefix_sum", [Pure]> {
+  let summary = "sum of a per-tile value over the block's earlier tiles";
+  let description = [{
+    Directly in a `tile.foreach_tile` body: the sum of `x` over the tiles
+    the executing block (cluster) ran before the current one, 0 for its
+    first (so `x` may differ from tile to tile). With a
+    persistent grid this is how a block keeps a running count across tiles
+    whose work differs (tile-pipeline's ring position when trip counts vary
+    per tile, e.g. causal attention).
+
+    ```mlir
+    %base = tile.prefix_sum %trips
+    ```
+  }];
+  let arguments = (ins Index:$x);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$x attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_ClusterRankOp : Tile_Op<"cluster_rank", [Pure]> {
   let summary = "index of the executing block within its cluster";
   let description = [{
