@@ -47,6 +47,9 @@ GQA_CHECKS = [  # batch, heads, kv heads, seq, causal
 SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 
 
+CAUSAL_AS_COMPILED = False
+
+
 def run(kernel, q, k, v, scale, causal, one_tile_per_block):
     b, h, n, _ = q.shape
     o = torch.full_like(q, float("nan"))
@@ -100,9 +103,10 @@ def bench(kernel, baseline, result, scale):
                 timed.append(("baseline", baseline))
             for name, fn in timed:
                 # As tk_mlir.attention() launches it: causal, one tile per
-                # block.
+                # block (unless --causal-as-compiled).
+                one = causal and not CAUSAL_AS_COMPILED
                 t = time_ms(lambda: fn(q, k, v, o, lse, scale, causal,
-                                       one_tile_per_block=causal),
+                                       one_tile_per_block=one),
                             warmup=5, batches=5, per_batch=10)
                 row[f"{name}_tflops"] = flops / t / 1e9
             for name, backend in (
@@ -135,7 +139,13 @@ def main():
     parser.add_argument("--baseline")
     parser.add_argument("--name", default="attention_fwd.json")
     parser.add_argument("--check-only", action="store_true")
+    parser.add_argument("--causal-as-compiled", action="store_true",
+                        help="time causal calls with the grid the kernel was "
+                        "compiled for (persistent kernels: a static order) "
+                        "instead of one tile per block")
     args = parser.parse_args()
+    global CAUSAL_AS_COMPILED
+    CAUSAL_AS_COMPILED = args.causal_as_compiled
     names = ["Q", "K", "V", "O", "L", "scale", "causal"]
     kernel = Kernel(args.manifest, names=names)
     global D
