@@ -38,6 +38,14 @@ inline bool sameTripsPerTile(mlir::scf::ForOp loop, mlir::Operation *tiles) {
                       });
 }
 
+/// Splits the block's work in `body` (a consumer's tile loop body) over
+/// `warpgroups` consumer warpgroups by rows; `wg` is the warpgroup's index.
+/// An mma whose rows do not split is split by columns, or, with
+/// `contraction` and when its result is only scaled and add-reduced to
+/// global memory, along K. Returns "" or why not (SplitWork.cpp).
+std::string splitWork(mlir::Block &body, mlir::Value wg, int64_t warpgroups,
+                      bool contraction);
+
 } // namespace tk::tile
 
 #endif // TK_LIB_DIALECT_TILE_TRANSFORMS_UTILS_H
