@@ -243,3 +243,13 @@ tile.kernel @copy_tag_on_for(%n: index) {
 
 // expected-error @+1 {{layout #tile.chunks<lanes = 64, warps = 8, run = 8> does not fit this block-scope register tile: a 16x64 tile in runs of 8 does not spread evenly over 512 threads}}
 "test.source"() : () -> !tile.rt<16x64xbf16, block, #tile.chunks<lanes = 64, warps = 8, run = 8>>
+
+// -----
+
+tile.kernel @copy_stages_in_loop(%g: !tile.gl<?x?xbf16>, %n: index) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  scf.for %i = %n to %n step %n {
+    // expected-error @+1 {{'tile.stages' on a 'tile.copy' sets the buffers of a per-tile copy (directly in a 'tile.foreach_tile'); a copy in a loop takes the loop's stages}}
+    tile.copy %g[%i, %i] -> %a {tile.stages = 2} : !tile.gl<?x?xbf16>, !tile.st<64x64xbf16>
+  }
+}

@@ -37,6 +37,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError()
              << "'" << name << "' must be a positive integer on an 'scf.for'"
              << (name == kStagesAttr ? " or a 'tile.copy'" : "");
+    if (copy && !isa<ForeachTileOp>(op->getParentOp()))
+      return op->emitError()
+             << "'" << name << "' on a 'tile.copy' sets the buffers of a "
+             << "per-tile copy (directly in a 'tile.foreach_tile'); a copy "
+             << "in a loop takes the loop's stages";
     return success();
   }
   if (name == kInterleaveAttr) {
