@@ -316,34 +316,61 @@ struct LoadGlobalVectorLowering : OpConversionPattern<LoadOp> {
     Value pos = place->pos, base = place->base;
     Type element = vec.getElementType();
     Type structType = getTypeConverter()->convertType(vec);
-    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
     Value zero = arith::ConstantOp::create(rewriter, loc, element,
                                            rewriter.getZeroAttr(element));
-    for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
-      Value p = arith::AddIOp::create(
-          rewriter, loc, pos,
-          constIndex(rewriter, loc, map.elementAt({reg, 0, 0}).first));
-      Value inside = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::ult, p, dims[rank - 1]);
-      auto guard = scf::IfOp::create(rewriter, loc, element, inside,
-                                     /*withElseRegion=*/true);
-      {
-        OpBuilder::InsertionGuard g(rewriter);
-        rewriter.setInsertionPointToStart(guard.thenBlock());
-        Value index = arith::AddIOp::create(rewriter, loc, base, p);
-        Value address = LLVM::GEPOp::create(
-            rewriter, loc, adaptor.getSrc().getType(), element,
-            adaptor.getSrc(), ValueRange{toI64(rewriter, loc, index)});
-        scf::YieldOp::create(
-            rewriter, loc,
-            LLVM::LoadOp::create(rewriter, loc, element, address).getResult());
-        rewriter.setInsertionPointToStart(guard.elseBlock());
-        scf::YieldOp::create(rewriter, loc, zero);
+    Value end = dims[rank - 1];
+    int64_t last = 0;
+    for (int64_t reg = 0; reg < map.numRegs(); ++reg)
+      last = std::max(last, map.elementAt({reg, 0, 0}).first);
+    // The thread's elements, each loaded when `guarded` finds it inside.
+    auto loadAll = [&](OpBuilder &b, bool guarded) -> Value {
+      Value result = LLVM::UndefOp::create(b, loc, structType);
+      for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
+        Value p = arith::AddIOp::create(
+            b, loc, pos, constIndex(b, loc, map.elementAt({reg, 0, 0}).first));
+        auto load = [&](OpBuilder &b) -> Value {
+          Value index = arith::AddIOp::create(b, loc, base, p);
+          Value address = LLVM::GEPOp::create(
+              b, loc, adaptor.getSrc().getType(), element, adaptor.getSrc(),
+              ValueRange{toI64(b, loc, index)});
+          return LLVM::LoadOp::create(b, loc, element, address);
+        };
+        Value value;
+        if (guarded) {
+          Value inside =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, p, end);
+          auto guard = scf::IfOp::create(
+              b, loc, inside,
+              [&](OpBuilder &b, Location) {
+                scf::YieldOp::create(b, loc, load(b));
+              },
+              [&](OpBuilder &b, Location) {
+                scf::YieldOp::create(b, loc, zero);
+              });
+          value = guard.getResult(0);
+        } else {
+          value = load(b);
+        }
+        result = LLVM::InsertValueOp::create(b, loc, result, value, reg);
       }
-      result = LLVM::InsertValueOp::create(rewriter, loc, result,
-                                           guard.getResult(0), reg);
-    }
-    rewriter.replaceOp(op, result);
+      return result;
+    };
+    // All of the thread's elements inside the view (every tile but the
+    // last): straight-line loads, which issue back to back.
+    Value allInside = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult,
+        arith::AddIOp::create(rewriter, loc, pos,
+                              constIndex(rewriter, loc, last)),
+        end);
+    auto paths = scf::IfOp::create(
+        rewriter, loc, allInside,
+        [&](OpBuilder &b, Location) {
+          scf::YieldOp::create(b, loc, loadAll(b, /*guarded=*/false));
+        },
+        [&](OpBuilder &b, Location) {
+          scf::YieldOp::create(b, loc, loadAll(b, /*guarded=*/true));
+        });
+    rewriter.replaceOp(op, paths.getResult(0));
     return success();
   }
 };

@@ -312,8 +312,16 @@ tile.kernel @vector_store(%L: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 
 // -----
 
 // A register vector comes from global memory element by element: each
-// thread loads what its registers hold, zero past the view's end.
+// thread loads what its registers hold (16 of a 64-column vector). When its
+// last element is inside the view, all 16 loads are straight-line; else
+// each is guarded, zero past the view's end.
 // CHECK-LABEL: llvm.func @vector_load
+// CHECK: %[[LAST:.*]] = arith.addi %{{.*}}, %c57 : index
+// CHECK: %[[ALL:.*]] = arith.cmpi ult, %[[LAST]], %{{.*}} : index
+// CHECK: scf.if %[[ALL]] -> (!llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)>) {
+// CHECK-NOT: scf.if
+// CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+// CHECK: } else {
 // CHECK: arith.cmpi ult
 // CHECK: scf.if %{{.*}} -> (f32)
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
