@@ -111,10 +111,8 @@ struct AllocLowering : OpConversionPattern<AllocOp> {
 
 /// Bytes between consecutive slots of a ring.
 int64_t slotBytes(Type ring) {
-  if (auto tile = dyn_cast<SharedTileType>(ring))
-    return tile.getTileBytes();
-  if (auto vec = dyn_cast<SharedVecType>(ring))
-    return vec.getTileBytes();
+  if (isa<SharedTileType, SharedVecType>(ring))
+    return getSharedTileBytes(ring);
   return 8; // one mbarrier
 }
 

@@ -373,12 +373,8 @@ LogicalResult MmaAsyncOp::verify() { return verifyMma(*this); }
 
 int64_t SemExpectOp::getBytes() {
   int64_t bytes = 0;
-  for (Type type : getBuffers().getTypes()) {
-    if (auto tile = dyn_cast<SharedTileType>(type))
-      bytes += tile.getTileBytes();
-    else
-      bytes += cast<SharedVecType>(type).getTileBytes();
-  }
+  for (Type type : getBuffers().getTypes())
+    bytes += getSharedTileBytes(type);
   return bytes;
 }
 

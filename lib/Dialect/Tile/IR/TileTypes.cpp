@@ -230,6 +230,12 @@ int64_t SharedTileType::getTileBytes() const {
   return getRows() * getCols() * elementBytes(getElementType());
 }
 
+int64_t tk::tile::getSharedTileBytes(Type type) {
+  if (auto tile = dyn_cast<SharedTileType>(type))
+    return tile.getTileBytes();
+  return cast<SharedVecType>(type).getTileBytes();
+}
+
 Type SharedVecType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;

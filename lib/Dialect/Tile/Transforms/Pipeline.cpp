@@ -152,13 +152,6 @@ SmallVector<SmallVector<Value>> copyCoordsAt(OpBuilder &b, LoopPlan &plan,
   return coords;
 }
 
-/// Bytes of one shared tile or vector.
-int64_t tileBytes(Type buffer) {
-  if (auto tile = dyn_cast<SharedTileType>(buffer))
-    return tile.getTileBytes();
-  return cast<SharedVecType>(buffer).getTileBytes();
-}
-
 /// The ring type holding `stages` copies of `buffer`.
 Type ringType(Type buffer, int64_t stages) {
   if (auto tile = dyn_cast<SharedTileType>(buffer)) {
@@ -263,7 +256,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       int64_t n = 1;
       if (auto attr = copy->getAttrOfType<IntegerAttr>(kStagesAttr))
         n = attr.getInt();
-      int64_t extra = (n - 1) * tileBytes(copy.getDst().getType()) + 16 * n;
+      int64_t extra =
+          (n - 1) * getSharedTileBytes(copy.getDst().getType()) + 16 * n;
       int64_t budget = getTargetInfo(kernel).sharedMemoryBytes;
       if (kernel.getSharedMemoryBytes() + extra > budget) {
         copy.emitError() << n << " buffer(s) of the copy and their semaphores "

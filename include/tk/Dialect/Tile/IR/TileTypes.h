@@ -16,6 +16,9 @@ namespace tk::tile {
 /// bf16, f16, f32, f8E4M3FN, f8E5M2.
 bool isTileElementType(mlir::Type type);
 
+/// Bytes of one tile (one slot of a ring) of a shared tile or vector type.
+int64_t getSharedTileBytes(mlir::Type type);
+
 /// Builds the fragment map of a register type owned by `numWarps` warps (0:
 /// not known). Fails with `why` when the type has no layout or its shape
 /// does not fit the layout.
