@@ -794,6 +794,47 @@ Value loadWithLdmatrix(OpBuilder &b, Location loc, const FragmentMap &map,
   return result;
 }
 
+/// Shared-memory offsets of a thread's fragment elements, (dr, dc) from the
+/// thread's origin (row, col). Elements whose swizzle pattern is the same
+/// (rows a multiple of the pattern's period apart, columns whole swizzle
+/// blocks apart) share one computed offset plus a constant: the few offsets
+/// a thread needs are what stays live when a loop hoists them.
+class FragmentOffsets {
+public:
+  FragmentOffsets(OpBuilder &b, Location loc, SharedTileType tile,
+                  int64_t allocRows, Value row, Value col)
+      : b(b), loc(loc), tile(tile), allocRows(allocRows), row(row), col(col),
+        swizzle(tile.getSwizzle().getBytes()),
+        eb(elementBytes(tile.getElementType())), period(!swizzle        ? 1
+                                                        : targetsAMD(b) ? 16
+                                                                        : 8),
+        width(swizzle ? swizzle / eb : 1) {}
+
+  Value at(int64_t dr, int64_t dc) {
+    std::pair<int64_t, int64_t> key{dr % period, dc % width};
+    Value &base = bases[key];
+    if (!base)
+      base = swizzledOffset(
+          b, loc, tile, allocRows,
+          arith::AddIOp::create(b, loc, row, constIndex(b, loc, key.first)),
+          arith::AddIOp::create(b, loc, col, constIndex(b, loc, key.second)));
+    int64_t rows = dr - key.first, cols = dc - key.second;
+    int64_t extra = swizzle
+                        ? rows * swizzle + cols / width * allocRows * swizzle
+                        : (rows * tile.getCols() + cols) * eb;
+    return arith::AddIOp::create(b, loc, base, constIndex(b, loc, extra));
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  SharedTileType tile;
+  int64_t allocRows;
+  Value row, col;
+  int64_t swizzle, eb, period, width;
+  std::map<std::pair<int64_t, int64_t>, Value> bases;
+};
+
 /// Register tile → shared tile: stmatrix where the layout is the m8n8
 /// fragment; otherwise each thread writes its elements at their swizzled
 /// addresses, two at a time where a layout keeps two consecutive columns in
@@ -828,34 +869,12 @@ struct StoreSharedLowering : OpConversionPattern<StoreOp> {
     bool pairs = !regs.empty() && regs[0].size == 2 && regs[0].rowStride == 0 &&
                  regs[0].colStride == 1 && (eb == 2 || eb == 4);
     int64_t step = pairs ? 2 : 1;
-    // Elements whose swizzle pattern is the same (rows a multiple of the
-    // pattern's period apart, columns whole swizzle blocks apart) share one
-    // computed offset plus a constant: the few offsets a thread needs are
-    // what stays live when they are hoisted out of a loop.
-    int64_t allocRows = allocationRows(op.getDst());
-    int64_t swizzle = shared.getSwizzle().getBytes();
-    int64_t period = !swizzle ? 1 : targetsAMD(rewriter) ? 16 : 8;
-    int64_t width = swizzle ? swizzle / eb : 1;
-    std::map<std::pair<int64_t, int64_t>, Value> bases;
+    FragmentOffsets offsets(rewriter, loc, shared, allocationRows(op.getDst()),
+                            row, col);
     for (int64_t reg = 0; reg < map.numRegs(); reg += step) {
       auto [dr, dc] = map.elementAt({reg, 0, 0});
-      std::pair<int64_t, int64_t> key{dr % period, dc % width};
-      Value &base = bases[key];
-      if (!base)
-        base = swizzledOffset(
-            rewriter, loc, shared, allocRows,
-            arith::AddIOp::create(rewriter, loc, row,
-                                  constIndex(rewriter, loc, key.first)),
-            arith::AddIOp::create(rewriter, loc, col,
-                                  constIndex(rewriter, loc, key.second)));
-      int64_t rows = dr - key.first, cols = dc - key.second;
-      int64_t extra = swizzle
-                          ? rows * swizzle + cols / width * allocRows * swizzle
-                          : (rows * shared.getCols() + cols) * eb;
       Value address =
-          offsetPtr(rewriter, loc, adaptor.getDst(),
-                    arith::AddIOp::create(rewriter, loc, base,
-                                          constIndex(rewriter, loc, extra)));
+          offsetPtr(rewriter, loc, adaptor.getDst(), offsets.at(dr, dc));
       Value value =
           LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), reg);
       if (pairs) {
@@ -905,16 +924,12 @@ struct LoadSharedLowering : OpConversionPattern<LoadOp> {
     auto [row, col] =
         threadOrigin(rewriter, loc, map, constIndex(rewriter, loc, 0),
                      constIndex(rewriter, loc, 0));
+    FragmentOffsets offsets(rewriter, loc, shared, blockRows, row, col);
     Value result = LLVM::UndefOp::create(rewriter, loc, structType);
     for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
       auto [dr, dc] = map.elementAt({reg, 0, 0});
-      Value r = arith::AddIOp::create(rewriter, loc, row,
-                                      constIndex(rewriter, loc, dr));
-      Value c = arith::AddIOp::create(rewriter, loc, col,
-                                      constIndex(rewriter, loc, dc));
       Value address =
-          offsetPtr(rewriter, loc, adaptor.getSrc(),
-                    swizzledOffset(rewriter, loc, shared, blockRows, r, c));
+          offsetPtr(rewriter, loc, adaptor.getSrc(), offsets.at(dr, dc));
       Value v = LLVM::LoadOp::create(rewriter, loc, element, address,
                                      elementBytes(element));
       result = LLVM::InsertValueOp::create(rewriter, loc, result, v, reg);
