@@ -56,6 +56,21 @@ def reference_grads(q, k, v, g, scale, causal):
     return qf.grad, kf.grad, vf.grad
 
 
+def compare(grads, ref, zero):
+    """Relative Frobenius errors and largest absolute errors of `grads`
+    against `ref`, and whether they pass. A gradient that is zero in exact
+    arithmetic (one key: softmax is constant) has no relative error: there
+    the largest absolute difference must be below the tolerance instead."""
+    errs = [((got.float() - want).norm() / want.norm().clamp_min(1e-30))
+            .item() for got, want in zip(grads, ref)]
+    absolute = [(got.float() - want).abs().max().item()
+                for got, want in zip(grads, ref)]
+    ok = all((a < TOLERANCE) if z else (e < TOLERANCE)
+             for e, a, z in zip(errs, absolute, zero)) and not any(
+        t.isnan().any().item() for t in grads)
+    return errs, absolute, ok
+
+
 def check(rows):
     for b, h, hk, n, d, causal, layout in CASES:
         q = torch.randn(b, h, n, d, device="cuda").to(torch.bfloat16)
@@ -72,30 +87,16 @@ def check(rows):
         grads = [t.grad.transpose(1, 2) if layout == "bshd" else t.grad
                  for t in ins]
         ref = reference_grads(q, k, v, g, scale, causal)
-        errs = [((got.float() - want).norm() / want.norm().clamp_min(1e-30))
-                .item() for got, want in zip(grads, ref)]
-        # A gradient that is zero in exact arithmetic (one key: softmax is
-        # constant) has no relative error: there the largest absolute
-        # difference must be below the tolerance instead.
-        absolute = [(got.float() - want).abs().max().item()
-                    for got, want in zip(grads, ref)]
         zero = [want.norm().item() < 1e-4 for want in ref]
-        ok = all((a < TOLERANCE) if z else (e < TOLERANCE)
-                 for e, a, z in zip(errs, absolute, zero)) and not any(
-            t.isnan().any().item() for t in grads)
+        errs, absolute, ok = compare(grads, ref, zero)
         split = None
         if layout == "bhsd":
             # The two-kernel form on the same inputs.
             o2, lse2 = attention_forward(q, k, v, causal, scale)
             got2 = attention_backward(q, k, v, o2, lse2, g, causal, scale,
                                       fused=False)
-            split = [((x.float() - w).norm() / w.norm().clamp_min(1e-30))
-                     .item() for x, w in zip(got2, ref)]
-            abs2 = [(x.float() - w).abs().max().item()
-                    for x, w in zip(got2, ref)]
-            ok = ok and all((a < TOLERANCE) if z else (e < TOLERANCE)
-                            for e, a, z in zip(split, abs2, zero)) and not any(
-                x.isnan().any().item() for x in got2)
+            split, _, split_ok = compare(got2, ref, zero)
+            ok = ok and split_ok
         rows.append({"batch": b, "heads": h, "kv_heads": hk, "seq": n,
                      "dim": d, "causal": causal, "layout": layout,
                      "dq_rel_err": errs[0], "dk_rel_err": errs[1],
