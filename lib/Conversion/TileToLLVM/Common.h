@@ -133,6 +133,9 @@ mlir::Value kernelParam(mlir::Operation *op, int64_t index);
 /// warpgroup issues the op.
 void emitOncePerWarpgroup(mlir::OpBuilder &b, mlir::Location loc,
                           llvm::function_ref<void(mlir::OpBuilder &)> body);
+/// bar.sync `id` (an i32), `threads` threads (NVIDIA).
+void namedBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id,
+                  int64_t threads);
 /// Named barrier of the executing warpgroup: id 1 + its index in the block
 /// (id 0 is the block barrier), 128 threads.
 void warpgroupSync(mlir::OpBuilder &b, mlir::Location loc);

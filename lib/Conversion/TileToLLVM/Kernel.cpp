@@ -250,14 +250,18 @@ void tk::lower::emitOncePerWarpgroup(
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   body(b);
 }
+void tk::lower::namedBarrier(OpBuilder &b, Location loc, Value id,
+                             int64_t threads) {
+  NVVM::BarrierOp::create(b, loc, /*res=*/Type{}, id, constI32(b, loc, threads),
+                          /*reductionOp=*/NVVM::BarrierReductionAttr{},
+                          /*reductionPredicate=*/Value{});
+}
 void tk::lower::warpgroupSync(OpBuilder &b, Location loc) {
   Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
                                     constIndex(b, loc, 128));
   Value id =
       toI32(b, loc, arith::AddIOp::create(b, loc, wg, constIndex(b, loc, 1)));
-  NVVM::BarrierOp::create(b, loc, /*res=*/Type{}, id, constI32(b, loc, 128),
-                          /*reductionOp=*/NVVM::BarrierReductionAttr{},
-                          /*reductionPredicate=*/Value{});
+  namedBarrier(b, loc, id, 128);
 }
 int64_t tk::lower::allocationRows(Value tile) {
   while (auto subtile = tile.getDefiningOp<SubtileOp>())

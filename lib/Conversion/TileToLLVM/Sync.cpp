@@ -145,11 +145,7 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
     case Scope::block:
       if (auto role = op->getAttrOfType<DenseI64ArrayAttr>(kRoleBarrier)) {
         // Inside a role: the role's warpgroups only.
-        NVVM::BarrierOp::create(rewriter, loc, /*res=*/Type{},
-                                constI32(rewriter, loc, role[0]),
-                                constI32(rewriter, loc, role[1]),
-                                /*reductionOp=*/NVVM::BarrierReductionAttr{},
-                                /*reductionPredicate=*/Value{});
+        namedBarrier(rewriter, loc, constI32(rewriter, loc, role[0]), role[1]);
         break;
       }
       NVVM::Barrier0Op::create(rewriter, loc);
