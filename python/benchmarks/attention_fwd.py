@@ -47,9 +47,6 @@ GQA_CHECKS = [  # batch, heads, kv heads, seq, causal
 SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 
 
-CAUSAL_AS_COMPILED = False
-
-
 def run(kernel, q, k, v, scale, causal, one_tile_per_block):
     b, h, n, _ = q.shape
     o = torch.full_like(q, float("nan"))
@@ -88,7 +85,7 @@ def check(kernel, result, b, h, hk, n, causal, scale):
               f"{'ok' if ok else 'FAIL'}", flush=True)
 
 
-def bench(kernel, baseline, result, scale):
+def bench(kernel, baseline, result, scale, causal_as_compiled=False):
     # 16k tokens, hidden 2048 (FA3 paper).
     for b, h, n in [(16384 // n, 2048 // D, n) for n in SEQS]:
         for causal in (False, True):
@@ -104,7 +101,7 @@ def bench(kernel, baseline, result, scale):
             for name, fn in timed:
                 # As tk_mlir.attention() launches it: causal, one tile per
                 # block (unless --causal-as-compiled).
-                one = causal and not CAUSAL_AS_COMPILED
+                one = causal and not causal_as_compiled
                 t = time_ms(lambda: fn(q, k, v, o, lse, scale, causal,
                                        one_tile_per_block=one),
                             warmup=5, batches=5, per_batch=10)
@@ -144,8 +141,6 @@ def main():
                         "compiled for (persistent kernels: a static order) "
                         "instead of one tile per block")
     args = parser.parse_args()
-    global CAUSAL_AS_COMPILED
-    CAUSAL_AS_COMPILED = args.causal_as_compiled
     names = ["Q", "K", "V", "O", "L", "scale", "causal"]
     kernel = Kernel(args.manifest, names=names)
     global D
@@ -161,7 +156,7 @@ def main():
         for b, h, hk, n, causal in GQA_CHECKS:
             check(kernel, result, b, h, hk, n, causal, scale)
     if not args.check_only:
-        bench(kernel, baseline, result, scale)
+        bench(kernel, baseline, result, scale, args.causal_as_compiled)
     return finish(args.out, args.name, result)
 
 
