@@ -31,7 +31,7 @@ from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
 from tk_mlir.attention import attention_backward, attention_forward  # noqa: E402
-from timing import time_ms  # noqa: E402
+from timing import time_interleaved  # noqa: E402
 
 CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
     (1, 2, 2, 1, 128, False, "bhsd"), (1, 2, 2, 17, 128, True, "bhsd"),
@@ -121,11 +121,9 @@ def bench(rows, D, seqs=SEQS):
             flops = 2.5 * 4 * b * h * n * n * D / (2 if causal else 1)
             row = {"batch": b, "heads": h, "seq": n, "dim": D,
                    "causal": causal}
-            for key, fused in (("tk", True), ("tk_split", False)):
-                t = time_ms(lambda: attention_backward(
-                    q, k, v, o, lse, do, causal, scale, fused=fused),
-                    warmup=3, batches=5, per_batch=5)
-                row[f"{key}_tflops"] = flops / t / 1e9
+            fns = {key: (lambda fused=fused: attention_backward(
+                q, k, v, o, lse, do, causal, scale, fused=fused))
+                for key, fused in (("tk", True), ("tk_split", False))}
             for name, backend in (
                     ("flash", torch.nn.attention.SDPBackend.FLASH_ATTENTION),
                     ("cudnn",
@@ -136,11 +134,13 @@ def bench(rows, D, seqs=SEQS):
                     with torch.nn.attention.sdpa_kernel(backend):
                         out = torch.nn.functional.scaled_dot_product_attention(
                             qs, ks, vs, is_causal=causal, scale=scale)
-                    t = time_ms(lambda: out.backward(do, retain_graph=True),
-                                warmup=3, batches=5, per_batch=5)
-                    row[f"{name}_tflops"] = flops / t / 1e9
+                    fns[name] = (lambda out=out:
+                                 out.backward(do, retain_graph=True))
                 except RuntimeError as e:
                     row[f"{name}_error"] = str(e)[:200]
+            for name, t in time_interleaved(fns, warmup=3, rounds=9,
+                                            per_batch=5).items():
+                row[f"{name}_tflops"] = flops / t / 1e9
             if "cudnn_tflops" in row:
                 row["vs_cudnn"] = row["tk_tflops"] / row["cudnn_tflops"]
             rows.append(row)

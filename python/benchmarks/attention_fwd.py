@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
-from timing import time_ms  # noqa: E402
+from timing import time_interleaved  # noqa: E402
 
 D = 128  # head dim: set from the manifest in main()
 CHECKS = [  # batch, heads, seq, causal
@@ -95,31 +95,29 @@ def bench(kernel, baseline, result, scale, causal_as_compiled=False):
             lse = torch.empty(b, h, n, device="cuda")
             flops = 4 * b * h * n * n * D / (2 if causal else 1)
             row = {"batch": b, "heads": h, "seq": n, "causal": causal}
-            timed = [("tk", kernel)]
+            # As tk_mlir.attention() launches it: causal, one tile per block
+            # (unless --causal-as-compiled).
+            one = causal and not causal_as_compiled
+            fns = {"tk": lambda: kernel(q, k, v, o, lse, scale, causal,
+                                        one_tile_per_block=one)}
             if baseline is not None:
-                timed.append(("baseline", baseline))
-            for name, fn in timed:
-                # As tk_mlir.attention() launches it: causal, one tile per
-                # block (unless --causal-as-compiled).
-                one = causal and not causal_as_compiled
-                t = time_ms(lambda: fn(q, k, v, o, lse, scale, causal,
-                                       one_tile_per_block=one),
-                            warmup=5, batches=5, per_batch=10)
-                row[f"{name}_tflops"] = flops / t / 1e9
+                fns["baseline"] = lambda: baseline(
+                    q, k, v, o, lse, scale, causal, one_tile_per_block=one)
             for name, backend in (
                     ("flash", torch.nn.attention.SDPBackend.FLASH_ATTENTION),
                     ("cudnn",
                      torch.nn.attention.SDPBackend.CUDNN_ATTENTION)):
-                try:
+                def sdpa(backend=backend):
                     with torch.nn.attention.sdpa_kernel(backend):
-                        t = time_ms(lambda: torch.nn.functional
-                                    .scaled_dot_product_attention(
-                                        q, k, v, is_causal=causal,
-                                        scale=scale), warmup=5, batches=5,
-                                    per_batch=10)
-                    row[f"{name}_tflops"] = flops / t / 1e9
+                        torch.nn.functional.scaled_dot_product_attention(
+                            q, k, v, is_causal=causal, scale=scale)
+                try:
+                    sdpa()
+                    fns[name] = sdpa
                 except RuntimeError as e:
                     row[f"{name}_error"] = str(e)[:200]
+            for name, t in time_interleaved(fns).items():
+                row[f"{name}_tflops"] = flops / t / 1e9
             if "cudnn_tflops" in row:
                 row["vs_cudnn"] = row["tk_tflops"] / row["cudnn_tflops"]
             if "baseline_tflops" in row:

@@ -22,3 +22,30 @@ def time_ms(fn, warmup=10, batches=7, per_batch=20):
         end.synchronize()
         times.append(start.elapsed_time(end) / per_batch)
     return statistics.median(times)
+
+
+def time_interleaved(fns, warmup=5, rounds=15, per_batch=10):
+    """{name: ms per call} for several functions timed in alternation: each
+    round times one batch of back-to-back calls of every function, starting
+    with a different one each round, and each function's result is the
+    median over rounds. Clock and temperature drift during a run then falls
+    on all of them alike instead of on whichever ran last (timed one after
+    the other, one kernel against itself differed by up to 10% on an H100)."""
+    names = list(fns)
+    for name in names:
+        for _ in range(warmup):
+            fns[name]()
+    torch.cuda.synchronize()
+    times = {name: [] for name in names}
+    for r in range(rounds):
+        for i in range(len(names)):
+            name = names[(r + i) % len(names)]
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            for _ in range(per_batch):
+                fns[name]()
+            end.record()
+            end.synchronize()
+            times[name].append(start.elapsed_time(end) / per_batch)
+    return {name: statistics.median(t) for name, t in times.items()}

@@ -24,6 +24,13 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
 
     Ops the lowering does not handle yet are reported with their location.
   }];
+  let options = [
+    Option<"fpContract", "fp-contract", "bool", "true",
+           "Mark the tile ops' float adds, subtracts and multiplies "
+           "contractable, so LLVM fuses a multiply and the add that uses it "
+           "into one fma (nvcc's default --fmad=true; false keeps them "
+           "separately rounded)">,
+  ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",
@@ -71,6 +78,13 @@ def ConvertTileToROCDL : Pass<"convert-tile-to-rocdl", "::mlir::ModuleOp"> {
 
     Ops it does not handle are reported with their location and a reason.
   }];
+  let options = [
+    Option<"fpContract", "fp-contract", "bool", "true",
+           "Mark the tile ops' float adds, subtracts and multiplies "
+           "contractable, so LLVM fuses a multiply and the add that uses it "
+           "into one fma (nvcc's default --fmad=true; false keeps them "
+           "separately rounded)">,
+  ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::ROCDL::ROCDLDialect",
     "::mlir::gpu::GPUDialect", "::mlir::arith::ArithDialect",

@@ -40,6 +40,11 @@ struct NVIDIAPipelineOptions
       *this, "group",
       llvm::cl::desc("tile-warp-specialize's L2 group of tile rows"),
       llvm::cl::init(8)};
+  Option<bool> fpContract{
+      *this, "fp-contract",
+      llvm::cl::desc("Let LLVM fuse the tile ops' multiplies and adds into "
+                     "fmas (convert-tile-to-nvvm's fp-contract)"),
+      llvm::cl::init(true)};
   Option<std::string> mmaSplit{
       *this, "mma-split",
       llvm::cl::desc("tile-warp-specialize's split of an mma whose rows do "
@@ -64,7 +69,9 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   kernels.addPass(tk::tile::createTileAssignLayouts());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
-  pm.addPass(tk::createConvertTileToNVVM());
+  tk::ConvertTileToNVVMOptions convert;
+  convert.fpContract = options.fpContract;
+  pm.addPass(tk::createConvertTileToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -94,6 +101,11 @@ struct AMDPipelineOptions : public PassPipelineOptions<AMDPipelineOptions> {
       llvm::cl::desc("1 keeps the copies synchronous; 0 (default) splits "
                      "those in loops into register-staged prefetches"),
       llvm::cl::init(0)};
+  Option<bool> fpContract{
+      *this, "fp-contract",
+      llvm::cl::desc("Let LLVM fuse the tile ops' multiplies and adds into "
+                     "fmas (convert-tile-to-rocdl's fp-contract)"),
+      llvm::cl::init(true)};
 };
 
 void buildAMDPipeline(OpPassManager &pm, const AMDPipelineOptions &options) {
@@ -109,7 +121,9 @@ void buildAMDPipeline(OpPassManager &pm, const AMDPipelineOptions &options) {
   kernels.addPass(tk::tile::createTileAssignLayouts());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
-  pm.addPass(tk::createConvertTileToROCDL());
+  tk::ConvertTileToROCDLOptions convert;
+  convert.fpContract = options.fpContract;
+  pm.addPass(tk::createConvertTileToROCDL(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -188,9 +188,10 @@ llvm::FailureOr<mlir::gpu::GPUModuleOp> lowerKernels(
 
 /// Rewrites every tile op of `gpuModule` (after lowerKernels) into LLVM and
 /// the vendor's dialect (NVVM or ROCDL), with the shared patterns and that
-/// vendor's own.
+/// vendor's own. With `contract`, the float adds, subtracts and multiplies
+/// it leaves (and the kernel's arith ones) may be fused into fmas.
 mlir::LogicalResult convertTileOps(mlir::gpu::GPUModuleOp gpuModule,
-                                   tk::Vendor vendor);
+                                   tk::Vendor vendor, bool contract);
 
 /// Patterns shared by both targets, plus NVIDIA's own when `nvidia`.
 void populateStructurePatterns(mlir::TypeConverter &converter,

@@ -725,8 +725,29 @@ tk::lower::lowerKernels(ModuleOp module, tk::Vendor vendor, StringRef pass,
   return gpuModule;
 }
 
+/// Allows LLVM to fuse a float multiply with the add or subtract that uses
+/// it (one fma, one rounding): the `contract` fast-math flag on both.
+static void markContractable(gpu::GPUModuleOp gpuModule) {
+  gpuModule.walk([](Operation *op) {
+    if (isa<LLVM::FAddOp, LLVM::FSubOp, LLVM::FMulOp>(op)) {
+      auto iface = cast<LLVM::FastmathFlagsInterface>(op);
+      op->setAttr(iface.getFastmathAttrName(),
+                  LLVM::FastmathFlagsAttr::get(
+                      op->getContext(), iface.getFastmathAttr().getValue() |
+                                            LLVM::FastmathFlags::contract));
+    } else if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op)) {
+      auto iface = cast<arith::ArithFastMathInterface>(op);
+      op->setAttr(
+          iface.getFastMathAttrName(),
+          arith::FastMathFlagsAttr::get(
+              op->getContext(), iface.getFastMathFlagsAttr().getValue() |
+                                    arith::FastMathFlags::contract));
+    }
+  });
+}
+
 LogicalResult tk::lower::convertTileOps(gpu::GPUModuleOp gpuModule,
-                                        tk::Vendor vendor) {
+                                        tk::Vendor vendor, bool contract) {
   MLIRContext *ctx = gpuModule.getContext();
   bool nvidia = vendor == tk::Vendor::nvidia;
   TileTypeConverter converter(ctx);
@@ -750,5 +771,9 @@ LogicalResult tk::lower::convertTileOps(gpu::GPUModuleOp gpuModule,
     populateSyncPatterns(converter, patterns);
   else
     populateAMDPatterns(converter, patterns);
-  return applyPartialConversion(gpuModule, target, std::move(patterns));
+  if (failed(applyPartialConversion(gpuModule, target, std::move(patterns))))
+    return failure();
+  if (contract)
+    markContractable(gpuModule);
+  return success();
 }

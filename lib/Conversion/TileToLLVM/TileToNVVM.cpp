@@ -95,6 +95,7 @@ std::string unsupportedReason(Operation *op) {
 
 struct ConvertTileToNVVMPass
     : public tk::impl::ConvertTileToNVVMBase<ConvertTileToNVVMPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<gpu::GPUModuleOp> gpuModule = lowerKernels(
@@ -104,7 +105,7 @@ struct ConvertTileToNVVMPass
     if (!*gpuModule)
       return;
 
-    if (failed(convertTileOps(*gpuModule, tk::Vendor::nvidia)))
+    if (failed(convertTileOps(*gpuModule, tk::Vendor::nvidia, fpContract)))
       return signalPassFailure();
   }
 };

@@ -255,6 +255,7 @@ void recordLaunch(ModuleOp module) {
 
 struct ConvertTileToROCDLPass
     : public tk::impl::ConvertTileToROCDLBase<ConvertTileToROCDLPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     recordLaunch(module);
@@ -267,7 +268,7 @@ struct ConvertTileToROCDLPass
       return;
     placeScratch(*gpuModule);
 
-    if (failed(convertTileOps(*gpuModule, tk::Vendor::amd)))
+    if (failed(convertTileOps(*gpuModule, tk::Vendor::amd, fpContract)))
       return signalPassFailure();
   }
 };

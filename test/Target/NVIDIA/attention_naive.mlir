@@ -8,6 +8,7 @@
 // one.
 // RUN: rm -rf %t && tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --check-prefix=PTX < %t/attention_naive.ptx
+// RUN: not grep -q "sub.rn.f32" %t/attention_naive.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/attention_naive.json
 
 // REMARK: remark: layout conversion inserted for operand #0: #tile.mma_acc to #tile.row
@@ -20,6 +21,8 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-DAG: ex2.approx
 // PTX-DAG: shfl.sync.bfly.b32
+// The scaled score minus the scaled row max is one fma (fp-contract):
+// PTX-DAG: fma.rn.f32
 
 // MANIFEST: "grid_policy": "persistent",
 // MANIFEST: "threads": 384,
