@@ -45,6 +45,11 @@ struct NVIDIAPipelineOptions
       llvm::cl::desc("Let LLVM fuse the tile ops' multiplies and adds into "
                      "fmas (convert-tile-to-nvvm's fp-contract)"),
       llvm::cl::init(true)};
+  Option<bool> overlapMma{
+      *this, "overlap-mma",
+      llvm::cl::desc("Run tile-overlap-mma after tile-warp-specialize (a "
+                     "loop's second MMA under the next iteration's first)"),
+      llvm::cl::init(true)};
   Option<std::string> mmaSplit{
       *this, "mma-split",
       llvm::cl::desc("tile-warp-specialize's split of an mma whose rows do "
@@ -66,6 +71,8 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   specialize.mmaSplit = options.mmaSplit;
   if (options.warpSpecialize)
     kernels.addPass(tk::tile::createTileWarpSpecialize(specialize));
+  if (options.overlapMma)
+    kernels.addPass(tk::tile::createTileOverlapMma());
   kernels.addPass(tk::tile::createTileAssignLayouts());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

@@ -5,7 +5,9 @@
 // grid (the program asks for it) whose ring position continues across
 // tiles by a running sum of the K/V trip counts (which depend on the tile
 // when causal), and two Q buffers, so the next tile's Q loads during this
-// one.
+// one. tile-overlap-mma then issues each step's Q Kᵀ together with the
+// previous step's P V and waits for the first alone (wait_group 1), so the
+// softmax runs under P V.
 // RUN: rm -rf %t && tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --check-prefix=PTX < %t/attention_naive.ptx
 // RUN: not grep -q "sub.rn.f32" %t/attention_naive.ptx
@@ -21,6 +23,7 @@
 // PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-DAG: ex2.approx
 // PTX-DAG: shfl.sync.bfly.b32
+// PTX-DAG: wgmma.wait_group.sync.aligned 1;
 // The scaled score minus the scaled row max is one fma (fp-contract):
 // PTX-DAG: fma.rn.f32
 

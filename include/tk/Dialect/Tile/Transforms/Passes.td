@@ -181,4 +181,41 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::tk::tile::KernelOp"> {
   ];
 }
 
+def TileOverlapMma : Pass<"tile-overlap-mma", "::tk::tile::KernelOp"> {
+  let summary = "Overlap a loop's second MMA with the next iteration's first "
+                "(FlashAttention-3's intra-warpgroup overlap)";
+  let description = [{
+    For an `scf.for` (after `tile-warp-specialize`: warpgroup-scope MMAs)
+    whose body has exactly two `tile.mma`s, M1 then M2, where M2 reads a
+    value computed from M1's result (attention's P from S = Q Kᵀ) and
+    accumulates into a loop-carried value that it yields (O), the loop is
+    rotated so that iteration i issues M1 of i and M2 of i - 1 together as
+    `tile.mma_async`:
+
+    ```mlir
+    S_i = tile.mma_async ... K_i
+    <wait for V_{i-1}>; O = tile.mma_async P_{i-1}, V_{i-1}, acc_{i-1}
+    tile.mma_wait 1     // S_i done: the softmax of S_i runs under P V
+    ...
+    tile.mma_wait 0     // then V_{i-1} is released and acc_i = O · alpha_i
+    ```
+
+    The first iteration up to M2 is peeled before the loop, the last M2
+    after it, all under `scf.if lb < ub`. What runs one iteration late is
+    M2, the ops just before it that only serve it (its buffer's semaphore
+    wait and ring slot) and the side effects after it (the buffer's
+    release); their index arithmetic is recomputed for the previous
+    iteration, and the values they read from M1's side (P) and the
+    accumulator (O · alpha) are carried. Ops that use the loop-carried
+    accumulator move after the `tile.mma_wait 0`.
+
+    Loops with other shapes are left alone; a loop with two MMAs that does
+    not qualify gets a remark saying why (the second MMA's result used in
+    the iteration, no loop-carried accumulator, M2 independent of M1, side
+    effects that would have to move, MMAs already asynchronous).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // TK_TILE_PASSES_TD

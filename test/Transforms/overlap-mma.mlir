@@ -1,0 +1,791 @@
+// tile-overlap-mma: a loop whose second MMA accumulates into a loop-carried
+// value and reads a value computed from the first MMA is rotated: iteration
+// i issues the first MMA of i and the second of i - 1 asynchronously, waits
+// for the first (mma_wait 1), runs what depends on it, then waits for the
+// second (mma_wait 0), releases its buffer and rescales the accumulator.
+// Loops of other shapes are left alone, with a remark when they have two
+// MMAs.
+// RUN: tk-opt %s -split-input-file -tile-overlap-mma -verify-diagnostics | FileCheck %s
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// CHECK-LABEL: tile.kernel @attention_like
+// CHECK:      %[[ANY:.*]] = arith.cmpi slt, %[[C0:.*]], %[[N:.*]] : index
+// CHECK:      %[[R:.*]]:2 = scf.if %[[ANY]] -> (!tile.rv<64xf32, warpgroup>, !tile.rt<64x64xf32, warpgroup>) {
+//   Prologue: iteration 0 up to the second MMA, the first MMA synchronous.
+// CHECK:        tile.sem_wait
+// CHECK:        %[[S0:.*]] = tile.mma ABt
+// CHECK:        tile.row_max %[[S0]]
+// CHECK:        %[[ACC0:.*]] = tile.mul %[[INIT:.*]], %{{.*}} : !tile.rt<64x64xf32, warpgroup>
+// CHECK:        %[[P0:.*]] = tile.cast
+// CHECK-NOT:    tile.mma
+// CHECK:        %[[START:.*]] = arith.addi %[[C0]], %[[C1:.*]] : index
+// CHECK:        %[[L:.*]]:3 = scf.for %[[I:.*]] = %[[START]] to %[[N]] step %[[C1]] iter_args(%[[M:.*]] = %{{.*}}, %[[PP:.*]] = %[[P0]], %[[ACC:.*]] = %[[ACC0]])
+// CHECK:          %[[PREV:.*]] = arith.subi %[[I]], %[[C1]] : index
+// CHECK:          tile.sem_wait
+// CHECK:          %[[S:.*]] = tile.mma_async ABt
+//   The previous iteration's V slot, recomputed from its index.
+// CHECK:          %[[ST:.*]] = arith.remui %[[PREV]]
+// CHECK:          %[[VS:.*]] = tile.slot %{{.*}}[%[[ST]]] : !tile.st<2x64x64xbf16>
+// CHECK:          %[[O:.*]] = tile.mma_async AB %[[PP]], %[[VS]], %[[ACC]]
+// CHECK-NEXT:     tile.mma_wait 1
+// CHECK:          tile.row_max %[[S]], %[[M]]
+// CHECK:          %[[PN:.*]] = tile.cast
+// CHECK:          tile.mma_wait 0
+// CHECK-NEXT:     %[[ST2:.*]] = arith.remui %[[PREV]]
+// CHECK-NEXT:     %[[VE:.*]] = tile.slot %{{.*}}[%[[ST2]]] : !tile.sem<2>
+// CHECK-NEXT:     tile.sem_arrive %[[VE]]
+// CHECK-NEXT:     %[[ACCN:.*]] = tile.mul %[[O]], %{{.*}} : !tile.rt<64x64xf32, warpgroup>
+// CHECK-NEXT:     scf.yield %{{.*}}, %[[PN]], %[[ACCN]]
+//   Epilogue: the last iteration's second MMA, synchronous.
+// CHECK:        %[[TRIPS:.*]] = arith.select
+// CHECK:        %[[LASTI:.*]] = arith.addi %[[C0]], %{{.*}} : index
+// CHECK:        %[[LST:.*]] = arith.remui %[[LASTI]]
+// CHECK:        %[[LV:.*]] = tile.slot %{{.*}}[%[[LST]]] : !tile.st<2x64x64xbf16>
+// CHECK:        %[[OL:.*]] = tile.mma AB %[[L]]#1, %[[LV]], %[[L]]#2
+// CHECK:        tile.sem_arrive
+// CHECK:        scf.yield %[[L]]#0, %[[OL]]
+// CHECK:      } else {
+// CHECK:        scf.yield %{{.*}}, %[[INIT]]
+// CHECK:      tile.store %[[R]]#1
+tile.kernel @attention_like(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %stage2 = arith.remui %j, %c2 : index
+      %v_s = tile.slot %v[%stage2] : !ring
+      %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+      %stage3 = arith.remui %j, %c2 : index
+      %e = tile.slot %v_empty[%stage3] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    %c0_1 = arith.constant 0 : index
+    tile.store %o, %O[%c0_1, %c0_1] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// One MMA (a GEMM main loop): not a candidate, no remark.
+// CHECK-LABEL: tile.kernel @one_mma
+// CHECK-NOT: tile.mma_async
+tile.kernel @one_mma(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %next = tile.add %acc, %s : !s
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// The second MMA's result is read in the iteration.
+// CHECK-LABEL: tile.kernel @result_used
+// CHECK-NOT: tile.mma_async
+tile.kernel @result_used(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    // expected-remark @+1 {{MMAs not overlapped: the second MMA's result is used in the iteration}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+      %r = tile.row_max %next, %m_new : !s -> !row
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %r, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// The second MMA starts from zero each iteration.
+// CHECK-LABEL: tile.kernel @not_accumulated
+// CHECK-NOT: tile.mma_async
+tile.kernel @not_accumulated(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    // expected-remark @+1 {{MMAs not overlapped: the second MMA's result is used in the iteration}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %fresh = tile.mma AB %p16, %v_s : !p, !st -> !s
+      %next = tile.add %fresh, %scaled : !s
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// The second MMA does not read the first one's result.
+// CHECK-LABEL: tile.kernel @independent
+// CHECK-NOT: tile.mma_async
+tile.kernel @independent(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    // expected-remark @+1 {{MMAs not overlapped: the second MMA does not read the first one's result}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %next = tile.mma AB %pa, %v_s, %scaled : !p, !st -> !s
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// The second MMA's accumulator is not the loop-carried value.
+// CHECK-LABEL: tile.kernel @no_accumulator
+// CHECK-NOT: tile.mma_async
+tile.kernel @no_accumulator(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    // expected-remark @+1 {{MMAs not overlapped: the second MMA does not accumulate into the loop-carried value}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %next = tile.mma AB %p16, %v_s, %zero : !p, !st -> !s
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// The first MMA's result is read after the second MMA.
+// CHECK-LABEL: tile.kernel @first_used_after
+// CHECK-NOT: tile.mma_async
+tile.kernel @first_used_after(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    // expected-remark @+1 {{MMAs not overlapped: the first MMA's result is used after the second MMA}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+      %late = tile.row_max %s, %m_new : !s -> !row
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %late, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// The rotated loop would not fit the consumers' registers.
+// CHECK-LABEL: tile.kernel @over_budget
+// CHECK-NOT: tile.mma_async
+tile.kernel @over_budget(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !tile.st<2x256x64xbf16>
+  %v = tile.alloc : !tile.st<2x256x64xbf16>
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    // expected-remark @+1 {{MMAs not overlapped: it would keep about 328 registers per thread live, over the consumers' 240}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !tile.st<2x256x64xbf16>
+      %v_s = tile.slot %v[%stage] : !tile.st<2x256x64xbf16>
+      %s = tile.mma ABt %q, %k_s : !st, !tile.st<256x64xbf16> -> !tile.rt<64x256xf32, warpgroup>
+      %m_new = tile.row_max %s, %m_j : !tile.rt<64x256xf32, warpgroup> -> !row
+      %m_b = tile.broadcast row %m_new : !row to !tile.rt<64x256xf32, warpgroup>
+      %shift = tile.sub %s, %m_b : !tile.rt<64x256xf32, warpgroup>
+      %p = tile.exp2 %shift : !tile.rt<64x256xf32, warpgroup>
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !tile.rt<64x256xf32, warpgroup> to !tile.rt<64x256xbf16, warpgroup>
+      %next = tile.mma AB %p16, %v_s, %scaled : !tile.rt<64x256xbf16, warpgroup>, !tile.st<256x64xbf16> -> !s
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// Outside a consumer warp role the register budget is unknown.
+// CHECK-LABEL: tile.kernel @no_role
+// CHECK-NOT: tile.mma_async
+tile.kernel @no_role(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c0_i32 = arith.constant 0 : i32
+  %zero = tile.fill 0.0 : !s
+  %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+  // expected-remark @+1 {{MMAs not overlapped: the loop is not in a consumer warp role with a register budget}}
+  %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+    %stage = arith.remui %j, %c2 : index
+    %f = tile.slot %full[%stage] : !tile.sem<2>
+    tile.sem_wait %f, %c0_i32
+    %k_s = tile.slot %k[%stage] : !ring
+    %v_s = tile.slot %v[%stage] : !ring
+    %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+    %m_new = tile.row_max %s, %m_j : !s -> !row
+    %m_b = tile.broadcast row %m_new : !row to !s
+    %shift = tile.sub %s, %m_b : !s
+    %p = tile.exp2 %shift : !s
+    %diff = tile.sub %m_j, %m_new : !row
+    %alpha = tile.exp2 %diff : !row
+    %alpha_b = tile.broadcast row %alpha : !row to !s
+    %scaled = tile.mul %acc, %alpha_b : !s
+    %p16 = tile.cast %p : !s to !p
+    %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+    %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+    tile.sem_arrive %e
+    scf.yield %m_new, %next : !row, !s
+  } {tile.pipelined = 2 : i64}
+  tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// A store of the accumulator would have to move after the wait.
+// CHECK-LABEL: tile.kernel @side_effect
+// CHECK-NOT: tile.mma_async
+tile.kernel @side_effect(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    // expected-remark @+1 {{MMAs not overlapped: 'tile.store' uses the loop-carried accumulator and has side effects}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      tile.store %acc, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+      %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// An MMA is asynchronous already.
+// CHECK-LABEL: tile.kernel @already_async
+// CHECK-NOT: tile.mma_wait 1
+tile.kernel @already_async(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    // expected-remark @+1 {{MMAs not overlapped: an MMA is asynchronous already or nested in a region}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma_async ABt %q, %k_s : !st, !st -> !s
+      tile.mma_wait 0
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// A loop-carried value computed after the second MMA.
+// CHECK-LABEL: tile.kernel @carried_after
+// CHECK-NOT: tile.mma_async
+tile.kernel @carried_after(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+  %pa = tile.fill 1.0 : !p
+    // expected-remark @+1 {{MMAs not overlapped: 'tile.exp2' after the second MMA computes a loop-carried value}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+      %m_out = tile.exp2 %m_new : !row
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_out, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+!view = !tile.gl<?x?xbf16>
+
+// K and V in one ring stage with one semaphore pair (as tile-pipeline and
+// tile-warp-specialize leave them): V gets its own pair first, so that K's
+// stage is released after S = Q Kᵀ and V's one iteration later. The
+// producer waits for and signals them separately.
+// CHECK-LABEL: tile.kernel @shared_ring
+// CHECK:       %[[FULL:.*]] = tile.alloc : !tile.sem<2>
+// CHECK-NEXT:  %[[EMPTY:.*]] = tile.alloc : !tile.sem<2>
+// CHECK-NEXT:  %[[VFULL:.*]] = tile.alloc : !tile.sem<2>
+// CHECK-NEXT:  %[[VEMPTY:.*]] = tile.alloc : !tile.sem<2>
+// CHECK:       tile.sem_init %[[EMPTY]], 2
+// CHECK-NEXT:  tile.sem_init %[[VFULL]], 1
+// CHECK-NEXT:  tile.sem_init %[[VEMPTY]], 2
+// CHECK:       tile.warp_specialize producer
+// CHECK:         tile.sem_wait %{{.*}}, %[[PREV:.*]]
+// CHECK:         tile.sem_expect %[[F:.*]], %[[KS:.*]] : !tile.st<64x64xbf16>
+// CHECK-NEXT:    tile.load_async %{{.*}} -> %[[KS]], %[[F]]
+// CHECK-NEXT:    %[[VE:.*]] = tile.slot %[[VEMPTY]]
+// CHECK-NEXT:    tile.sem_wait %[[VE]], %[[PREV]]
+// CHECK-NEXT:    %[[VF:.*]] = tile.slot %[[VFULL]]
+// CHECK-NEXT:    tile.sem_expect %[[VF]], %[[VS:.*]] : !tile.st<64x64xbf16>
+// CHECK-NEXT:    tile.load_async %{{.*}} -> %[[VS]], %[[VF]]
+// CHECK:       } consumer
+// CHECK:         scf.for
+// CHECK:           tile.mma_async ABt
+// CHECK:           %[[VW:.*]] = tile.slot %[[VFULL]]
+// CHECK-NEXT:      tile.sem_wait %[[VW]]
+// CHECK:           tile.mma_async AB
+// CHECK-NEXT:      tile.mma_wait 1
+// CHECK-NEXT:      %[[KR:.*]] = tile.slot %[[EMPTY]]
+// CHECK-NEXT:      tile.sem_arrive %[[KR]]
+// CHECK:           tile.mma_wait 0
+// CHECK:           %[[VR:.*]] = tile.slot %[[VEMPTY]]
+// CHECK-NEXT:      tile.sem_arrive %[[VR]]
+tile.kernel @shared_ring(%K: !view, %V: !view, %O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %empty = tile.alloc : !tile.sem<2>
+  tile.sem_init %full, 1 : !tile.sem<2>
+  tile.sem_init %empty, 2 : !tile.sem<2>
+  tile.fence sem_init
+  tile.barrier block
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c1_i32 = arith.constant 1 : i32
+    scf.for %j = %c0 to %n step %c1 {
+      %stage = arith.remui %j, %c2 : index
+      %round = arith.divui %j, %c2 : index
+      %r = arith.index_cast %round : index to i32
+      %prev = arith.xori %r, %c1_i32 : i32
+      %e = tile.slot %empty[%stage] : !tile.sem<2>
+      tile.sem_wait %e, %prev
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      tile.sem_expect %f, %k_s, %v_s : !st, !st
+      tile.load_async %K[%j, %c0] -> %k_s, %f : !view, !st
+      tile.load_async %V[%j, %c0] -> %v_s, %f : !view, !st
+    }
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %round = arith.divui %j, %c2 : index
+      %phase = arith.index_cast %round : index to i32
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %phase
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+      %e = tile.slot %empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+
+// A hand-scheduled loop (no tile.pipelined): left alone, no remark.
+// CHECK-LABEL: tile.kernel @hand_scheduled
+// CHECK-NOT:   tile.mma_async
+tile.kernel @hand_scheduled(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !st
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = tile.fill 0.0 : !s
+    %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!s) {
+      %s = tile.mma ABt %q, %k : !st, !st -> !s
+      %p16 = tile.cast %s : !s to !p
+      %next = tile.mma AB %p16, %k, %acc : !p, !st -> !s
+      scf.yield %next : !s
+    }
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
