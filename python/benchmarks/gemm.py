@@ -8,23 +8,23 @@ usage: gemm.py --manifest build/artifacts/gemm/gemm.json [--out DIR]
 
 Correctness: random bf16 inputs (never zeros), output poisoned with NaN
 before each launch, relative Frobenius error against float32 A @ B must be
-below 1e-2. Timing: CUDA events around batches of back-to-back calls after a warm-up,
-median over batches; inputs rotate over several buffers so repeated calls
-do not all hit L2; TFLOP/s = 2 M N K / time. With --baseline, a second kernel of ours (the
-hand-scheduled GEMM) is timed in the same run, alternating with the first
-over three rounds (median per kernel), and the ratio to it is printed too.
+below 1e-2. Timing: CUDA events around batches of back-to-back calls after a
+warm-up, ours, cuBLAS and the baseline (if any) in alternation over 15
+rounds, median per kernel (timing.time_interleaved); inputs rotate over
+several buffers so repeated calls do not all hit L2; TFLOP/s = 2 M N K /
+time. With --baseline, a second kernel of ours (the hand-scheduled GEMM) is
+timed in the same rounds, and the ratio to it is printed too.
 """
 import argparse
 import json
 import os
-import statistics
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir import Kernel  # noqa: E402
-from timing import time_ms  # noqa: E402
+from timing import time_interleaved  # noqa: E402
 
 CHECK_SHAPES = [  # M, N, K
     (4096, 4096, 4096), (8192, 8192, 8192), (128, 4096, 4096),
@@ -90,16 +90,17 @@ def bench(kernel, baseline=None):
             sets.append((a, b, torch.empty(m, n, device="cuda",
                                            dtype=torch.bfloat16)))
         flops = 2.0 * m * n * k
-        if baseline is None:
-            ours = time_ms(rotating(kernel, sets))
-        else:
-            rounds = [(time_ms(rotating(kernel, sets)),
-                       time_ms(rotating(baseline, sets))) for _ in range(3)]
-            ours = statistics.median(r[0] for r in rounds)
-            base = statistics.median(r[1] for r in rounds)
-        cublas = time_ms(rotating(
-            lambda a, b, c: torch.matmul(a, b.t() if TRANSPOSE_B else b,
-                                         out=c), sets))
+        # Timed in alternation (timing.time_interleaved): clock drift during
+        # the run falls on ours, the baseline and cuBLAS alike.
+        fns = {"tk": rotating(kernel, sets),
+               "cublas": rotating(
+                   lambda a, b, c: torch.matmul(
+                       a, b.t() if TRANSPOSE_B else b, out=c), sets)}
+        if baseline is not None:
+            fns["baseline"] = rotating(baseline, sets)
+        times = time_interleaved(fns, warmup=10, rounds=15, per_batch=20)
+        ours, cublas = times["tk"], times["cublas"]
+        base = times.get("baseline")
         row = {"m": m, "n": n, "k": k, "tk_ms": ours, "cublas_ms": cublas,
                "tk_tflops": flops / ours / 1e9,
                "cublas_tflops": flops / cublas / 1e9}
