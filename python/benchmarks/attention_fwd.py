@@ -98,11 +98,10 @@ def bench(kernel, baseline, result, scale, causal_as_compiled=False):
             # As tk_mlir.attention() launches it: causal, one tile per block
             # (unless --causal-as-compiled).
             one = causal and not causal_as_compiled
-            fns = {"tk": lambda: kernel(q, k, v, o, lse, scale, causal,
-                                        one_tile_per_block=one)}
-            if baseline is not None:
-                fns["baseline"] = lambda: baseline(
-                    q, k, v, o, lse, scale, causal, one_tile_per_block=one)
+            ours = {"tk": kernel, "baseline": baseline}
+            fns = {name: (lambda fn=fn: fn(q, k, v, o, lse, scale, causal,
+                                           one_tile_per_block=one))
+                   for name, fn in ours.items() if fn is not None}
             for name, backend in (
                     ("flash", torch.nn.attention.SDPBackend.FLASH_ATTENTION),
                     ("cudnn",

@@ -4,33 +4,16 @@ import statistics
 import torch
 
 
-def time_ms(fn, warmup=10, batches=7, per_batch=20):
-    """Median over batches of back-to-back calls, per call: launches queue
-    behind each other, so host-side launch cost overlaps the GPU's work as it
-    does in real use (the same for every library timed this way)."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(batches):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(per_batch):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / per_batch)
-    return statistics.median(times)
-
-
 def time_interleaved(fns, warmup=5, rounds=15, per_batch=10):
     """{name: ms per call} for several functions timed in alternation: each
     round times one batch of back-to-back calls of every function, starting
     with a different one each round, and each function's result is the
-    median over rounds. Clock and temperature drift during a run then falls
-    on all of them alike instead of on whichever ran last (timed one after
-    the other, one kernel against itself differed by up to 10% on an H100)."""
+    median over rounds. Launches in a batch queue behind each other, so
+    host-side launch cost overlaps the GPU's work as it does in real use (the
+    same for every library timed this way). Clock and temperature drift
+    during a run falls on all functions alike instead of on whichever ran
+    last (timed one after the other, one kernel against itself differed by
+    up to 10% on an H100)."""
     names = list(fns)
     for name in names:
         for _ in range(warmup):
