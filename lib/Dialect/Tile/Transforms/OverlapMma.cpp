@@ -56,6 +56,9 @@ struct Rotation {
   /// Body ops that depend on the carried accumulator: after the wait for
   /// the second MMA.
   llvm::SetVector<Operation *> deferred;
+  /// The producer's expect, when one semaphore signals both MMAs' buffers
+  /// (the loop is rotated only after separateSecondBuffer splits it).
+  SemExpectOp sharedExpect;
 };
 
 /// Whether `value` depends (within `body`) on any of `roots`.
@@ -98,29 +101,30 @@ Value rootOf(Value v) {
   return v;
 }
 
-/// The wait in `body` for the semaphore that signals the second MMA's
-/// buffer loaded (the one whose `tile.sem_expect` names that buffer's
-/// ring), or null; `shared` when the same semaphore signals the first
-/// MMA's buffer too.
-SemWaitOp bufferWait(Block *body, MmaOp first, MmaOp second, bool &shared) {
-  auto kernel = second->getParentOfType<KernelOp>();
-  Value ring = rootOf(second.getB());
-  Value firstRing = rootOf(first.getB());
-  Value sem;
-  shared = false;
-  kernel.walk([&](SemExpectOp expect) {
-    bool names = false, namesFirst = false;
+/// The producer's `tile.sem_expect` that names the second MMA's buffer ring
+/// (null when there is none); `namesFirst` when it names the first MMA's
+/// ring too (one semaphore signals both).
+SemExpectOp expectFor(MmaOp first, MmaOp second, bool &namesFirst) {
+  Value ring = rootOf(second.getB()), firstRing = rootOf(first.getB());
+  SemExpectOp found;
+  namesFirst = false;
+  second->getParentOfType<KernelOp>().walk([&](SemExpectOp expect) {
+    bool names = false, both = false;
     for (Value buffer : expect.getBuffers()) {
       names |= rootOf(buffer) == ring;
-      namesFirst |= rootOf(buffer) == firstRing;
+      both |= rootOf(buffer) == firstRing;
     }
     if (names) {
-      sem = rootOf(expect.getSem());
-      shared |= namesFirst;
+      found = expect;
+      namesFirst = both;
     }
   });
-  if (!sem)
-    return {};
+  return found;
+}
+
+/// The wait in `body` for the semaphore `expect` signals, or null.
+SemWaitOp waitFor(Block *body, SemExpectOp expect) {
+  Value sem = rootOf(expect.getSem());
   for (auto wait : body->getOps<SemWaitOp>())
     if (rootOf(wait.getSem()) == sem)
       return wait;
@@ -226,7 +230,8 @@ std::string match(scf::ForOp loop, Rotation &r) {
   // The wait for the second MMA's buffer runs late too (just before it),
   // so the next round of that buffer can be loaded while this one is read.
   bool shared = false;
-  SemWaitOp wait = bufferWait(body, r.first, r.second, shared);
+  SemExpectOp expect = expectFor(r.first, r.second, shared);
+  SemWaitOp wait = expect ? waitFor(body, expect) : SemWaitOp();
   if (wait && !shared) {
     if (opDependsOn(body, wait, iterValues, memoIter))
       return "the wait for the second MMA's buffer depends on this "
@@ -283,9 +288,13 @@ std::string match(scf::ForOp loop, Rotation &r) {
              "' uses the loop-carried accumulator and has side effects";
     r.deferred.insert(&op);
   }
-  if (shared)
+  // Everything else fits: the caller may give the second buffer its own
+  // semaphore pair and match again.
+  if (shared) {
+    r.sharedExpect = expect;
     return "the second MMA's buffer is signalled by the same semaphore as "
            "the first's";
+  }
   return "";
 }
 
@@ -372,33 +381,20 @@ Value cloneLate(OpBuilder &b, Rotation &r, Value iv, ValueRange handed,
 /// before the second MMA and releases the first MMA's buffer right after the
 /// first MMA. Returns false (nothing changed) when the ring is not set up
 /// the way tile-pipeline and tile-warp-specialize leave it.
-bool separateSecondBuffer(scf::ForOp loop, MmaOp first, MmaOp second) {
+bool separateSecondBuffer(const Rotation &r) {
+  scf::ForOp loop = r.loop;
+  MmaOp first = r.first, second = r.second;
+  SemExpectOp expect = r.sharedExpect;
   Block *body = loop.getBody();
   auto kernel = loop->getParentOfType<KernelOp>();
-  Value ring = rootOf(second.getB()), firstRing = rootOf(first.getB());
-  // The producer's expect naming both rings, in its k-step loop.
-  SemExpectOp expect;
-  kernel.walk([&](SemExpectOp e) {
-    bool names = false, namesFirst = false;
-    for (Value buffer : e.getBuffers()) {
-      names |= rootOf(buffer) == ring;
-      namesFirst |= rootOf(buffer) == firstRing;
-    }
-    if (names && namesFirst)
-      expect = e;
-  });
-  if (!expect)
-    return false;
+  Value ring = rootOf(second.getB());
   auto fullSlot = expect.getSem().getDefiningOp<SlotOp>();
   // The loop's release: its one arrive after the second MMA.
   SemArriveOp release;
   for (auto arrive : body->getOps<SemArriveOp>())
     if (second->isBeforeInBlock(arrive))
       release = arrive;
-  SemWaitOp loopWait;
-  for (auto wait : body->getOps<SemWaitOp>())
-    if (rootOf(wait.getSem()) == rootOf(expect.getSem()))
-      loopWait = wait;
+  SemWaitOp loopWait = waitFor(body, expect);
   if (!fullSlot || !release || !loopWait ||
       !loopWait.getSem().getDefiningOp<SlotOp>() ||
       !release.getSem().getDefiningOp<SlotOp>())
@@ -586,9 +582,7 @@ struct OverlapMmaPass
     for (scf::ForOp loop : loops) {
       Rotation r;
       std::string why = match(loop, r);
-      if (!why.empty() && r.first && r.second &&
-          why.find("same semaphore") != std::string::npos &&
-          separateSecondBuffer(loop, r.first, r.second)) {
+      if (r.sharedExpect && separateSecondBuffer(r)) {
         r = Rotation();
         why = match(loop, r);
       }
