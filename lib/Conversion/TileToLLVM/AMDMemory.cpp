@@ -294,8 +294,9 @@ struct CopyLowering : OpConversionPattern<CopyOp> {
   }
 };
 
-/// The (row, col) of each 16-byte run a thread holds in a `#tile.chunks`
-/// tile, in register order.
+/// The (row, col) of each run of `perRun` consecutive registers a thread
+/// holds (the 16-byte runs of a `#tile.chunks` tile, or an MFMA fragment's
+/// column runs), in register order.
 SmallVector<std::pair<Value, Value>>
 chunkRuns(OpBuilder &b, Location loc, const FragmentMap &map, int64_t perRun) {
   Value zero = index(b, loc, 0);
@@ -397,16 +398,12 @@ struct LoadSharedLowering : OpConversionPattern<LoadOp> {
         regs.front().colStride == 1 && regs.front().size * eb <= 16 &&
         llvm::isPowerOf2_64(regs.front().size))
       run = regs.front().size;
-    Value zero = index(b, loc, 0);
-    auto [row, col] = threadOrigin(b, loc, *map, zero, zero);
     int64_t rows = allocationRows(op.getSrc());
     Type structType = getTypeConverter()->convertType(tile);
     Value result = LLVM::UndefOp::create(b, loc, structType);
     auto runType = VectorType::get({run}, element);
-    for (int64_t reg = 0; reg < map->numRegs(); reg += run) {
-      auto [dr, dc] = map->elementAt({reg, 0, 0});
-      Value r = add(b, loc, row, index(b, loc, dr));
-      Value c = add(b, loc, col, index(b, loc, dc));
+    for (auto [g, rc] : llvm::enumerate(chunkRuns(b, loc, *map, run))) {
+      auto [r, c] = rc;
       Value v =
           run * eb == 16
               ? readChunk(b, loc, adaptor.getSrc(), shared, rows, r, c, runType)
@@ -416,7 +413,7 @@ struct LoadSharedLowering : OpConversionPattern<LoadOp> {
                               swizzledOffset(b, loc, shared, rows, r, c)),
                     run * eb)
                     .getResult();
-      result = unpackInto(b, loc, result, v, reg);
+      result = unpackInto(b, loc, result, v, g * run);
     }
     rewriter.replaceOp(op, result);
     return success();
