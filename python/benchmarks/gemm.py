@@ -24,13 +24,14 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir import Kernel  # noqa: E402
+from tk_mlir.gemm import StreamKGemm  # noqa: E402
 from timing import time_interleaved  # noqa: E402
 
 CHECK_SHAPES = [  # M, N, K
     (4096, 4096, 4096), (8192, 8192, 8192), (128, 4096, 4096),
     (128, 8192, 8192), (4000, 3000, 1000), (1, 8, 8), (129, 264, 72),
     (333, 520, 136), (2048, 1032, 2056), (1000, 1000, 1000),
-    (64, 256, 64), (8192, 1024, 320),
+    (64, 256, 64), (8192, 1024, 320), (1100, 4104, 776),
 ]
 BENCH_SHAPES = [
     (4096, 4096, 4096), (8192, 8192, 8192), (8192, 28672, 8192),
@@ -70,6 +71,17 @@ def check(kernel):
     return rows
 
 
+
+
+def check_scratch_zero(kernel):
+    """After the checks, the stream-K workspace and counters are zero again
+    (what the next launch relies on)."""
+    torch.cuda.synchronize()
+    work, counters = kernel.scratch(torch.device("cuda", 0), 1)
+    ok = (not work.any().item()) and (not counters.any().item())
+    print(f"check stream-K scratch left zero: {'ok' if ok else 'FAIL'}",
+          flush=True)
+    return {"scratch_zero": True, "ok": ok}
 
 
 def rotating(fn, sets):
@@ -133,14 +145,22 @@ def main():
                              "in the same run (e.g. the hand-scheduled GEMM)")
     parser.add_argument("--name", help="JSON file name (default gemm.json "
                                        "or gemm_abt.json)")
+    parser.add_argument("--stream-k", action="store_true",
+                        help="the kernel is stream-K (gemm_streamk.mlir: "
+                             "takes a workspace and counters)")
     args = parser.parse_args()
     global TRANSPOSE_B
     TRANSPOSE_B = args.transpose_b
-    kernel = Kernel(args.manifest, names=["A", "B", "C"])
+    if args.stream_k:
+        kernel = StreamKGemm(args.manifest)
+    else:
+        kernel = Kernel(args.manifest, names=["A", "B", "C"])
     result = {"device": torch.cuda.get_device_name(),
               "torch": torch.__version__}
     if not args.bench_only:
         result["check"] = check(kernel)
+        if args.stream_k:
+            result["check"].append(check_scratch_zero(kernel))
     if not args.check_only:
         baseline = (Kernel(args.baseline, names=["A", "B", "C"])
                     if args.baseline else None)

@@ -160,6 +160,33 @@ def test_static_dimensions_are_checked():
         check_arguments(spec, gemm_args())
 
 
+def stream_k_spec():
+    """kernels/gemm_streamk.mlir's parameters: gemm's plus an f32 workspace
+    and i32 counters (plain views, no tensor maps)."""
+    entry = gemm_entry()
+    entry["params"].append({"kind": "view", "dtype": "f32", "shape": [-1, -1]})
+    entry["params"].append({"kind": "view", "dtype": "i32", "shape": [-1]})
+    for p in (3, 4):
+        entry["abi"].append({"kind": "view_ptr", "param": p})
+    return KernelSpec("gemm_streamk", entry)
+
+
+def test_stream_k_workspace_and_counters():
+    spec = stream_k_spec()
+    work = FakeTensor((256 * 132, 256), dtype="float32", ptr=0x400000)
+    counters = FakeTensor((264,), dtype="int32", ptr=0x500000)
+    names = ["A", "B", "C", "W", "F"]
+    check_arguments(spec, (*gemm_args(), work, counters), names)
+    with pytest.raises(ArgumentError,
+                       match="argument 'F' \\(#4\\): expected dtype int32, "
+                             "got float32"):
+        check_arguments(spec, (*gemm_args(), work,
+                               FakeTensor((264,), dtype="float32")), names)
+    with pytest.raises(ArgumentError,
+                       match="argument 'W' \\(#3\\): expected dtype float32"):
+        check_arguments(spec, (*gemm_args(), counters, counters), names)
+
+
 def test_scalar_arguments():
     entry = gemm_entry()
     entry["params"].append({"kind": "scalar", "dtype": "f32"})

@@ -23,6 +23,7 @@ ELEMENT_TYPES = {
     "f32": (4, "float32", "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"),
     "f8E4M3FN": (1, "float8_e4m3fn", "CU_TENSOR_MAP_DATA_TYPE_UINT8"),
     "f8E5M2": (1, "float8_e5m2", "CU_TENSOR_MAP_DATA_TYPE_UINT8"),
+    "i32": (4, "int32", "CU_TENSOR_MAP_DATA_TYPE_INT32"),  # counters
 }
 
 SWIZZLES = {

@@ -205,6 +205,9 @@ void populateSyncPatterns(mlir::TypeConverter &converter,
 /// Patterns shared by both targets, plus NVIDIA's own when `nvidia`.
 void populateComputePatterns(mlir::TypeConverter &converter,
                              mlir::RewritePatternSet &patterns, bool nvidia);
+/// Both targets: counters between blocks (tile.signal_add / signal_wait).
+void populateSignalPatterns(mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
 /// Both targets.
 void populateReductionPatterns(mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);

@@ -524,15 +524,22 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     // A block barrier inside a role waits for the role's threads only.
     // Named barriers 14 (producers) and 15 (consumers); 1.. are the
     // warpgroups' own.
-    auto roleBarriers = [&](Region &role, int64_t id, int64_t warpgroups) {
-      role.walk([&](BarrierOp barrier) {
-        if (barrier.getScope() == Scope::block)
-          barrier->setAttr(kRoleBarrier,
-                           b.getDenseI64ArrayAttr({id, 128 * warpgroups}));
+    // So do the counter signals, which one thread of the role issues.
+    auto roleBarriers = [&](Region &role, int64_t id, int64_t warpgroups,
+                            int64_t base) {
+      auto barrier = b.getDenseI64ArrayAttr({id, 128 * warpgroups});
+      role.walk([&](Operation *op) {
+        auto blockBarrier = dyn_cast<BarrierOp>(op);
+        if (blockBarrier && blockBarrier.getScope() == Scope::block)
+          op->setAttr(kRoleBarrier, barrier);
+        if (isa<SignalAddOp, SignalWaitOp>(op)) {
+          op->setAttr(kRoleBarrier, barrier);
+          op->setAttr(kRoleBase, b.getI64IntegerAttr(base));
+        }
       });
     };
-    roleBarriers(ws.getProducer(), 14, ws.getProducerWarpgroups());
-    roleBarriers(ws.getConsumer(), 15, ws.getConsumerWarpgroups());
+    roleBarriers(ws.getProducer(), 14, ws.getProducerWarpgroups(), 0);
+    roleBarriers(ws.getConsumer(), 15, ws.getConsumerWarpgroups(), producers);
   });
   kernel.walk([&](WarpgroupIdOp id) {
     if (!id->hasAttr(kRoleBase))
@@ -767,6 +774,7 @@ LogicalResult tk::lower::convertTileOps(gpu::GPUModuleOp gpuModule,
   populateMemoryPatterns(converter, patterns, nvidia);
   populateComputePatterns(converter, patterns, nvidia);
   populateReductionPatterns(converter, patterns);
+  populateSignalPatterns(converter, patterns);
   if (nvidia)
     populateSyncPatterns(converter, patterns);
   else

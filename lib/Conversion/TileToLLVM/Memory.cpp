@@ -602,6 +602,56 @@ bool storeGlobalWide(OpBuilder &b, Location loc, const FragmentMap &map,
   return true;
 }
 
+/// Where the elements a thread holds of a register tile sit in a global view
+/// at tile coordinates `coords`: the thread's origin (row, col), the
+/// row-major offset of the leading coordinates and the view's rows and
+/// columns.
+struct GlobalTilePlace {
+  Value row, col, base, rows, cols;
+
+  GlobalTilePlace(OpBuilder &b, Location loc, Operation *op,
+                  const FragmentMap &map, RegTileType tile, GlobalType view,
+                  ValueRange coords) {
+    size_t rank = view.getShape().size();
+    SmallVector<Value> dims = viewDims(b, loc, op, rank);
+    std::tie(row, col) = threadOrigin(
+        b, loc, map,
+        arith::MulIOp::create(b, loc, coords[rank - 2],
+                              constIndex(b, loc, tile.getShape()[0])),
+        arith::MulIOp::create(b, loc, coords[rank - 1],
+                              constIndex(b, loc, tile.getShape()[1])));
+    base = leadingOffset(b, loc, coords, dims, rank - 2);
+    rows = dims[rank - 2];
+    cols = dims[rank - 1];
+  }
+
+  /// Row and column of register `reg`'s element, and whether it is inside.
+  std::tuple<Value, Value, Value> element(OpBuilder &b, Location loc,
+                                          const FragmentMap &map,
+                                          int64_t reg) const {
+    auto [dr, dc] = map.elementAt({reg, 0, 0});
+    Value r = arith::AddIOp::create(b, loc, row, constIndex(b, loc, dr));
+    Value c = arith::AddIOp::create(b, loc, col, constIndex(b, loc, dc));
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, rows),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cols));
+    return {r, c, inside};
+  }
+
+  /// The address of element (r, c) in the view's memory `ptr`.
+  Value address(OpBuilder &b, Location loc, Value ptr, Type element, Value r,
+                Value c) const {
+    Value index = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, arith::AddIOp::create(b, loc, base, r),
+                              cols),
+        c);
+    return LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
+                               ValueRange{toI64(b, loc, index)});
+  }
+};
+
 /// Register tile → global view: every thread stores the elements it holds,
 /// skipping those past the view's edges.
 struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
@@ -618,55 +668,26 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
     if (failed(fragments))
       return rewriter.notifyMatchFailure(op, "no fragment map");
     const FragmentMap &map = *fragments;
-    size_t rank = view.getShape().size();
-    SmallVector<Value> dims = viewDims(rewriter, loc, op, rank);
-
-    auto [row, col] = threadOrigin(
-        rewriter, loc, map,
-        arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 2],
-                              constIndex(rewriter, loc, tile.getShape()[0])),
-        arith::MulIOp::create(rewriter, loc, adaptor.getCoords()[rank - 1],
-                              constIndex(rewriter, loc, tile.getShape()[1])));
-
-    // Row-major element offset of (leading..., row, col).
-    Value base =
-        leadingOffset(rewriter, loc, adaptor.getCoords(), dims, rank - 2);
-    Value rows = dims[rank - 2], cols = dims[rank - 1];
+    GlobalTilePlace place(rewriter, loc, op, map, tile, view,
+                          adaptor.getCoords());
     Type element = tile.getElementType();
     Value ptr = adaptor.getDst();
     bool reduce = op.getReduce().has_value();
     if (!reduce &&
         storeGlobalWide(rewriter, loc, map, element, adaptor.getValue(), ptr,
-                        base, row, col, rows, cols)) {
+                        place.base, place.row, place.col, place.rows,
+                        place.cols)) {
       rewriter.eraseOp(op);
       return success();
     }
     for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
-      auto [dr, dc] = map.elementAt({reg, 0, 0});
-      Value r = arith::AddIOp::create(rewriter, loc, row,
-                                      constIndex(rewriter, loc, dr));
-      Value c = arith::AddIOp::create(rewriter, loc, col,
-                                      constIndex(rewriter, loc, dc));
-      Value inside = arith::AndIOp::create(
-          rewriter, loc,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, r,
-                                rows),
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, c,
-                                cols));
+      auto [r, c, inside] = place.element(rewriter, loc, map, reg);
       Value value =
           LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), reg);
       auto guard = scf::IfOp::create(rewriter, loc, inside, false);
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
-      Value index = arith::AddIOp::create(
-          rewriter, loc,
-          arith::MulIOp::create(rewriter, loc,
-                                arith::AddIOp::create(rewriter, loc, base, r),
-                                cols),
-          c);
-      Value address =
-          LLVM::GEPOp::create(rewriter, loc, ptr.getType(), element, ptr,
-                              ValueRange{toI64(rewriter, loc, index)});
+      Value address = place.address(rewriter, loc, ptr, element, r, c);
       if (reduce)
         LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::fadd,
                                   address, value,
@@ -675,6 +696,53 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
         LLVM::StoreOp::create(rewriter, loc, value, address);
     }
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Global view → register tile: every thread loads the elements it holds;
+/// those past the view's edges read as zero.
+struct LoadGlobalLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto view = dyn_cast<GlobalType>(op.getSrc().getType());
+    auto tile = dyn_cast<RegTileType>(op.getResult().getType());
+    if (!view || !tile || isa_and_nonnull<ChunksLayoutAttr>(tile.getLayout()))
+      return rewriter.notifyMatchFailure(
+          op, "only global to register tile (AMD's chunks have their own)");
+    Location loc = op.getLoc();
+    FailureOr<FragmentMap> fragments = getScopeFragmentMap(tile);
+    if (failed(fragments))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    const FragmentMap &map = *fragments;
+    GlobalTilePlace place(rewriter, loc, op, map, tile, view,
+                          adaptor.getCoords());
+    Type element = tile.getElementType();
+    Value result = LLVM::UndefOp::create(rewriter, loc,
+                                         getTypeConverter()->convertType(tile));
+    Value zero = arith::ConstantOp::create(rewriter, loc, element,
+                                           rewriter.getZeroAttr(element));
+    for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
+      auto [r, c, inside] = place.element(rewriter, loc, map, reg);
+      auto guard = scf::IfOp::create(rewriter, loc, element, inside,
+                                     /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPointToStart(guard.thenBlock());
+        Value address =
+            place.address(rewriter, loc, adaptor.getSrc(), element, r, c);
+        scf::YieldOp::create(
+            rewriter, loc,
+            LLVM::LoadOp::create(rewriter, loc, element, address).getResult());
+        rewriter.setInsertionPointToStart(guard.elseBlock());
+        scf::YieldOp::create(rewriter, loc, zero);
+      }
+      result = LLVM::InsertValueOp::create(rewriter, loc, result,
+                                           guard.getResult(0), reg);
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -1010,10 +1078,10 @@ struct StoreAsyncWaitLowering : OpConversionPattern<StoreAsyncWaitOp> {
 void tk::lower::populateMemoryPatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns,
                                        bool nvidia) {
-  patterns
-      .add<AllocLowering, SlotLowering, SubtileLowering, StoreGlobalLowering,
-           StoreGlobalVectorLowering, LoadGlobalVectorLowering>(
-          converter, patterns.getContext());
+  patterns.add<AllocLowering, SlotLowering, SubtileLowering,
+               StoreGlobalLowering, StoreGlobalVectorLowering,
+               LoadGlobalVectorLowering, LoadGlobalLowering>(
+      converter, patterns.getContext());
   if (nvidia)
     patterns.add<LoadAsyncLowering, StoreSharedLowering, LoadSharedLowering,
                  StoreAsyncLowering, StoreAsyncWaitLowering>(

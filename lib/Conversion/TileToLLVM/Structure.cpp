@@ -74,6 +74,105 @@ SmallVector<Value> tileCoordinates(OpBuilder &b, Location loc, Value linear,
   return coords;
 }
 
+/// The persistent stream-K walk of `foreach_tile ... stream_k`: an scf.while
+/// whose step runs one unit. With W blocks and T tiles of `kSteps` steps,
+/// when T mod W > 0 and T > W the first D = (T / W - 1) W tiles run whole
+/// (block b: b, b + W, ...), and the S = T - D others' S * kSteps steps are
+/// cut into W contiguous ranges, block b's [b S k / W, (b + 1) S k / W).
+/// Sets `linear`, `split` (kb, ke, slot) and `iteration` for the body,
+/// which goes before the returned yield; its operands are (unit + 1, next
+/// step, sums...).
+struct StreamKWalk {
+  scf::YieldOp yield;
+  Value linear, iteration;
+  SmallVector<Value, 3> split;
+  ValueRange sums;
+};
+
+StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
+                             Value total, Value kSteps, unsigned numSums) {
+  Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);
+  Value grid = gridSize(b, loc);
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+  };
+  auto sel = [&](Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y).getResult();
+  };
+  Value waves = arith::DivUIOp::create(b, loc, total, grid);
+  Value ragged = arith::AndIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::ne, waves, zero),
+                            cmp(arith::CmpIPredicate::ne,
+                                arith::RemUIOp::create(b, loc, total, grid),
+                                zero)),
+      cmp(arith::CmpIPredicate::ne, kSteps, zero));
+  Value whole =
+      sel(ragged,
+          arith::MulIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, waves, one), grid),
+          total);
+  Value work = arith::MulIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, total, whole), kSteps);
+  Value start = arith::DivUIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, work), grid);
+  Value end = arith::DivUIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, arith::AddIOp::create(b, loc, block, one),
+                            work),
+      grid);
+  // Whole tiles of this block: ceil((whole - block) / grid) if positive.
+  Value wholeUnits =
+      sel(cmp(arith::CmpIPredicate::ugt, whole, block),
+          arith::CeilDivUIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, whole, block), grid),
+          zero);
+  SmallVector<Value> init{zero, start};
+  init.append(numSums, zero);
+  SmallVector<Type> types(init.size(), b.getIndexType());
+  auto loop = scf::WhileOp::create(b, loc, types, init);
+  Block *before = b.createBlock(&loop.getBefore(), {}, types,
+                                SmallVector<Location>(types.size(), loc));
+  Value unit = before->getArgument(0), step = before->getArgument(1);
+  Value more = arith::OrIOp::create(
+      b, loc, cmp(arith::CmpIPredicate::ult, unit, wholeUnits),
+      cmp(arith::CmpIPredicate::ult, step, end));
+  scf::ConditionOp::create(b, loc, more, before->getArguments());
+  Block *after = b.createBlock(&loop.getAfter(), {}, types,
+                               SmallVector<Location>(types.size(), loc));
+  unit = after->getArgument(0);
+  step = after->getArgument(1);
+  Value isWhole = cmp(arith::CmpIPredicate::ult, unit, wholeUnits);
+  // (kSteps is 0 only when every unit is whole; divide by 1 then.)
+  Value divisor = arith::MaxUIOp::create(b, loc, kSteps, one);
+  Value splitTile = arith::DivUIOp::create(b, loc, step, divisor);
+  Value first = arith::RemUIOp::create(b, loc, step, divisor);
+  Value last = arith::MinUIOp::create(
+      b, loc, kSteps,
+      arith::AddIOp::create(b, loc, first,
+                            arith::SubIOp::create(b, loc, end, step)));
+  StreamKWalk walk;
+  walk.linear =
+      sel(isWhole,
+          arith::AddIOp::create(b, loc, block,
+                                arith::MulIOp::create(b, loc, unit, grid)),
+          arith::AddIOp::create(b, loc, whole, splitTile));
+  Value kb = sel(isWhole, zero, first);
+  Value ke = sel(isWhole, kSteps, last);
+  walk.split = {kb, ke, sel(isWhole, zero, splitTile)};
+  walk.iteration = unit;
+  walk.sums = after->getArguments().drop_front(2);
+  Value nextStep =
+      sel(isWhole, step,
+          arith::AddIOp::create(b, loc, step,
+                                arith::SubIOp::create(b, loc, ke, kb)));
+  SmallVector<Value> next{arith::AddIOp::create(b, loc, unit, one), nextStep};
+  llvm::append_range(next, walk.sums);
+  walk.yield = scf::YieldOp::create(b, loc, next);
+  b.setInsertionPointAfter(loop);
+  return walk;
+}
+
 /// `grid = tiles`: block b runs tile b. `grid = persistent`: block b runs
 /// tiles b, b + gridDim, ... The body is inlined with the coordinates and
 /// the iteration count.
@@ -120,7 +219,20 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     for (PrefixSumOp sum : sums)
       summed.push_back(sum.getX());
     scf::ForOp persistentLoop;
-    if (op->hasAttr("tk.persistent")) {
+    SmallVector<Value, 3> split;
+    Operation *streamKYield = nullptr;
+    Value kSteps = adaptor.getKSteps();
+    if (kSteps && op->hasAttr("tk.persistent")) {
+      StreamKWalk walk =
+          buildStreamKWalk(rewriter, loc, block, total, kSteps, sums.size());
+      insertBefore = streamKYield = walk.yield;
+      rewriter.setInsertionPoint(insertBefore);
+      linear = walk.linear;
+      iteration = walk.iteration;
+      split = walk.split;
+      for (auto [sum, carried] : llvm::zip(sums, walk.sums))
+        rewriter.replaceOp(sum, carried);
+    } else if (op->hasAttr("tk.persistent")) {
       Value grid = gridSize(rewriter, loc);
       if (cluster)
         grid = arith::DivUIOp::create(
@@ -151,9 +263,13 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       iteration = constIndex(rewriter, loc, 0);
       for (PrefixSumOp sum : sums)
         rewriter.replaceOp(sum, constIndex(rewriter, loc, 0));
+      if (kSteps) // One whole tile per block.
+        split = {constIndex(rewriter, loc, 0), kSteps,
+                 constIndex(rewriter, loc, 0)};
     }
     SmallVector<Value> args =
         tileCoordinates(rewriter, loc, linear, bounds, op.getGroup());
+    llvm::append_range(args, split);
     args.push_back(iteration);
     Block &body = op.getBody().front();
     // A summed value that is a tile coordinate is its value after inlining.
@@ -162,11 +278,13 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
         x = args[arg.getArgNumber()];
     rewriter.eraseOp(body.getTerminator());
     rewriter.inlineBlockBefore(&body, insertBefore, args);
-    if (persistentLoop && !summed.empty()) {
+    if ((persistentLoop || streamKYield) && !summed.empty()) {
       rewriter.setInsertionPoint(insertBefore);
-      SmallVector<Value> next;
+      // The stream-K yield carries (unit, step) before the sums.
+      unsigned skip = streamKYield ? 2 : 0;
+      SmallVector<Value> next(insertBefore->getOperands().take_front(skip));
       for (auto [carried, x] :
-           llvm::zip(persistentLoop.getRegionIterArgs(), summed))
+           llvm::zip(insertBefore->getOperands().drop_front(skip), summed))
         next.push_back(arith::AddIOp::create(rewriter, loc, carried, x));
       rewriter.modifyOpInPlace(insertBefore,
                                [&] { insertBefore->setOperands(next); });

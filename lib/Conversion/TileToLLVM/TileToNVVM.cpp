@@ -65,11 +65,11 @@ std::string unsupportedReason(Operation *op) {
                : "between layouts that move data is not lowered yet";
   if (auto load = dyn_cast<LoadOp>(op)) {
     Type src = load.getSrc().getType(), value = load.getType();
-    if ((isa<SharedTileType>(src) && isa<RegTileType>(value)) ||
+    if ((isa<SharedTileType, GlobalType>(src) && isa<RegTileType>(value)) ||
         (isa<GlobalType>(src) && isa<RegVecType>(value)))
       return "";
-    return "is lowered for shared tiles to register tiles and global views "
-           "to register vectors only";
+    return "is lowered from shared tiles and global views to register tiles "
+           "and from global views to register vectors only";
   }
   if (auto store = dyn_cast<StoreOp>(op)) {
     Type value = store.getValue().getType(), dst = store.getDst().getType();
@@ -86,7 +86,7 @@ std::string unsupportedReason(Operation *op) {
           SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp, BarrierOp, FenceOp,
           FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp,
           AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp, CausalMaskOp,
-          BoundMaskOp>(op))
+          BoundMaskOp, SignalAddOp, SignalWaitOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";

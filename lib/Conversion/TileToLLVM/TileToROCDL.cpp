@@ -96,6 +96,8 @@ std::string amdUnsupportedReason(Operation *op) {
            "16-byte #tile.chunks runs, and shared tiles to register tiles "
            "only";
   }
+  if (isa<SignalAddOp, SignalWaitOp>(op))
+    return "";
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpgroupIdOp, DimOp,
           PrefixSumOp, AllocOp, SlotOp, SubtileOp, FillOp, CastOp, AddOp, SubOp,
           MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,

@@ -105,9 +105,10 @@ tile.kernel @k() launch(warpgroups = 1) {
 
 // -----
 
-tile.kernel @k(%G: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
-  // expected-error @+1 {{'tile.load' op is lowered for shared tiles to register tiles and global views to register vectors only}}
-  %x = tile.load %G[%i, %i] : !tile.gl<?x?xf32> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+tile.kernel @k() launch(warpgroups = 1) {
+  %s = tile.alloc : !tile.sv<64xf32>
+  // expected-error @+1 {{'tile.load' op is lowered from shared tiles and global views to register tiles and from global views to register vectors only}}
+  %x = tile.load %s : !tile.sv<64xf32> -> !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
 }
 
 // -----

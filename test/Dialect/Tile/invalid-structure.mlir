@@ -77,7 +77,7 @@ tile.kernel @k() launch(cluster = [2147483647, 2147483647, 2147483647]) {
 
 tile.kernel @k(%n: index) {
   // expected-error @+1 {{'tile.foreach_tile' op body must take 1 index coordinates and the index iteration count for a 1-d tile space}}
-  "tile.foreach_tile"(%n) ({
+  "tile.foreach_tile"(%n) <{operandSegmentSizes = array<i32: 1, 0>}> ({
   ^bb0(%i: index, %t: i32):
     "tile.yield"() : () -> ()
   }) : (index) -> ()
@@ -387,3 +387,20 @@ tile.kernel @prefix_sum_nested(%n: index, %c: i1) {
   }
 }
 
+// -----
+
+tile.kernel @k(%n: index) {
+  // expected-error @+1 {{'tile.foreach_tile' op body must take 1 index coordinates, the unit's k-step range and split slot and the index iteration count for a 1-d tile space}}
+  "tile.foreach_tile"(%n, %n) <{operandSegmentSizes = array<i32: 1, 1>}> ({
+  ^bb0(%i: index, %t: index):
+    "tile.yield"() : () -> ()
+  }) : (index, index) -> ()
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent, cluster = [2, 1, 1]) {
+  // expected-error @+1 {{'tile.foreach_tile' op stream_k is not supported in cluster kernels (the unit of work is the cluster there)}}
+  tile.foreach_tile (%i) in (%n) stream_k(%kb, %ke, %slot) of %n {
+  }
+}

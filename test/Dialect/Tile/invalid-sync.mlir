@@ -96,3 +96,33 @@ tile.kernel @k() launch(warpgroups = 2, cluster = [2, 1, 1]) {
   } consumer(warpgroups = 1) {
   }
 }
+
+// -----
+
+tile.kernel @k(%F: !tile.gl<?x?xi32>, %i: index, %v: i32) {
+  // expected-error @+1 {{'tile.signal_add' op counters must be a 1-d global view of i32, got '!tile.gl<?x?xi32>'}}
+  tile.signal_add %F[%i], %v : !tile.gl<?x?xi32>
+}
+
+// -----
+
+tile.kernel @k(%F: !tile.gl<?xf32>, %i: index, %v: i32) {
+  // expected-error @+1 {{'tile.signal_wait' op counters must be a 1-d global view of i32, got '!tile.gl<?xf32>'}}
+  tile.signal_wait %F[%i], %v : !tile.gl<?xf32>
+}
+
+// -----
+
+%F = "test.source"() : () -> !tile.gl<?xi32>
+%i = "test.source"() : () -> index
+%v = "test.source"() : () -> i32
+// expected-error @+1 {{'tile.signal_add' op must be inside a 'tile.kernel'}}
+tile.signal_add %F[%i], %v : !tile.gl<?xi32>
+
+// -----
+
+%F = "test.source"() : () -> !tile.gl<?xi32>
+%i = "test.source"() : () -> index
+%v = "test.source"() : () -> i32
+// expected-error @+1 {{'tile.signal_wait' op must be inside a 'tile.kernel'}}
+tile.signal_wait %F[%i], %v : !tile.gl<?xi32>

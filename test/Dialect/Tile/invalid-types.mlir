@@ -253,3 +253,8 @@ tile.kernel @copy_stages_in_loop(%g: !tile.gl<?x?xbf16>, %n: index) {
     tile.copy %g[%i, %i] -> %a {tile.stages = 2} : !tile.gl<?x?xbf16>, !tile.st<64x64xbf16>
   }
 }
+
+// -----
+
+// expected-error @+1 {{global view element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32 (counters), got 'i64'}}
+"test.source"() : () -> !tile.gl<?xi64>

@@ -79,3 +79,15 @@ tile.kernel @prefix_sum(%n: index) launch(warpgroups = 1, grid = persistent) {
     "test.use"(%s) : (index) -> ()
   }
 }
+
+// CHECK-LABEL: tile.kernel @stream_k
+// CHECK: tile.foreach_tile (%[[I:.*]], %[[J:.*]]) in (%{{.*}}, %{{.*}}) group 8 stream_k(%[[KB:.*]], %[[KE:.*]], %[[S:.*]]) of %[[K:.*]] iteration(%[[T:.*]]) {
+// CHECK-NEXT: "test.use"(%[[I]], %[[J]], %[[KB]], %[[KE]], %[[S]], %[[T]])
+// CHECK: tile.foreach_tile (%{{.*}}) in (%{{.*}}) stream_k(%{{.*}}, %{{.*}}, %{{.*}}) of %[[K]] {
+tile.kernel @stream_k(%n: index, %k: index) launch(grid = persistent) {
+  tile.foreach_tile (%i, %j) in (%n, %n) group 8 stream_k(%kb, %ke, %slot) of %k iteration(%t) {
+    "test.use"(%i, %j, %kb, %ke, %slot, %t) : (index, index, index, index, index, index) -> ()
+  }
+  tile.foreach_tile (%i) in (%n) stream_k(%kb, %ke, %slot) of %k {
+  }
+}

@@ -21,6 +21,8 @@
 // RUN: %ptxas -arch=sm_90a %t.gp/gemm_pipelined.ptx -o %t.gp/check.cubin
 // RUN: rm -rf %t.gq && tk-opt %tk_src_root/python/gpu_checks/gemm_pipelined.mlir -tile-to-nvidia="out=%t.gq cubin=false warp-specialize=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.gq/gemm_pipelined.ptx -o %t.gq/check.cubin
+// RUN: rm -rf %t.sk && tk-opt %kernels/gemm_streamk.mlir -tile-to-nvidia="out=%t.sk cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.sk/gemm_streamk.ptx -o %t.sk/check.cubin
 // RUN: rm -rf %t.pp && tk-opt %kernels/gemm_pingpong.mlir -tile-to-nvidia="out=%t.pp cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.pp/gemm_pingpong.ptx -o %t.pp/check.cubin
 // RUN: rm -rf %t.an && tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t.an cubin=false producer-registers=24" -o /dev/null 2>/dev/null

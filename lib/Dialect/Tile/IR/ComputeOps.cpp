@@ -419,3 +419,22 @@ LogicalResult ClusterSyncOp::verify() {
                        "'tile.warp_specialize'");
   return success();
 }
+
+/// Counters of tile.signal_add / tile.signal_wait: a 1-d view of i32.
+static LogicalResult verifyCounters(Operation *op, GlobalType counters) {
+  if (!op->getParentOfType<KernelOp>())
+    return op->emitOpError("must be inside a 'tile.kernel'");
+  if (counters.getShape().size() != 1 ||
+      !counters.getElementType().isInteger(32))
+    return op->emitOpError("counters must be a 1-d global view of i32, got ")
+           << counters;
+  return success();
+}
+
+LogicalResult SignalAddOp::verify() {
+  return verifyCounters(*this, getCounters().getType());
+}
+
+LogicalResult SignalWaitOp::verify() {
+  return verifyCounters(*this, getCounters().getType());
+}

@@ -291,6 +291,21 @@ ParseResult ForeachTileOp::parse(OpAsmParser &parser, OperationState &result) {
       return failure();
     result.addAttribute("group", parser.getBuilder().getI64IntegerAttr(group));
   }
+  int32_t kSteps = 0;
+  if (succeeded(parser.parseOptionalKeyword("stream_k"))) {
+    OpAsmParser::UnresolvedOperand steps;
+    if (parser.parseLParen() || parser.parseArgument(ivs.emplace_back()) ||
+        parser.parseComma() || parser.parseArgument(ivs.emplace_back()) ||
+        parser.parseComma() || parser.parseArgument(ivs.emplace_back()) ||
+        parser.parseRParen() || parser.parseKeyword("of") ||
+        parser.parseOperand(steps) ||
+        parser.resolveOperand(steps, index, result.operands))
+      return failure();
+    kSteps = 1;
+  }
+  result.addAttribute("operandSegmentSizes",
+                      parser.getBuilder().getDenseI32ArrayAttr(
+                          {int32_t(bounds.size()), kSteps}));
   bool namedIteration = succeeded(parser.parseOptionalKeyword("iteration"));
   if (namedIteration &&
       (parser.parseLParen() || parser.parseArgument(ivs.emplace_back()) ||
@@ -317,12 +332,19 @@ void ForeachTileOp::print(OpAsmPrinter &p) {
   p << ") in (" << getBounds() << ")";
   if (auto group = getGroup())
     p << " group " << *group;
+  if (Value steps = getKSteps()) {
+    p << " stream_k(";
+    llvm::interleaveComma(getStreamKArguments(), p,
+                          [&](BlockArgument arg) { p.printOperand(arg); });
+    p << ") of " << steps;
+  }
   if (!getIteration().use_empty()) {
     p << " iteration(";
     p.printOperand(getIteration());
     p << ")";
   }
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {getGroupAttrName()});
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(), {getGroupAttrName(), "operandSegmentSizes"});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/false);
@@ -332,12 +354,15 @@ LogicalResult ForeachTileOp::verify() {
   size_t rank = getBounds().size();
   if (rank < 1 || rank > 3)
     return emitOpError("tile space must have 1 to 3 dimensions, got ") << rank;
-  if (getBody().getNumArguments() != rank + 1 ||
+  size_t split = getKSteps() ? 3 : 0;
+  if (getBody().getNumArguments() != rank + split + 1 ||
       llvm::any_of(getBody().getArgumentTypes(),
                    [](Type type) { return !type.isIndex(); }))
     return emitOpError("body must take ")
-           << rank << " index coordinates and the index iteration count for a "
-           << rank << "-d tile space";
+           << rank << " index coordinates"
+           << (split ? ", the unit's k-step range and split slot" : "")
+           << " and the index iteration count for a " << rank
+           << "-d tile space";
   if (auto group = getGroup()) {
     if (*group < 1)
       return emitOpError("group must be positive, got ") << *group;
@@ -349,6 +374,9 @@ LogicalResult ForeachTileOp::verify() {
     return emitOpError("must be inside a 'tile.kernel'");
   if ((*this)->getParentOfType<ForeachTileOp>())
     return emitOpError("cannot be nested in another 'tile.foreach_tile'");
+  if (getKSteps() && clusterBlocks(*this) > 1)
+    return emitOpError("stream_k is not supported in cluster kernels (the "
+                       "unit of work is the cluster there)");
   return success();
 }
 

@@ -286,9 +286,15 @@ void GlobalType::print(AsmPrinter &printer) const {
 
 LogicalResult GlobalType::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<int64_t> shape, Type elementType) {
-  return failure(failed(verifyShape(emitError, "global view", shape, 1, 4,
-                                    /*allowDynamic=*/true)) ||
-                 failed(verifyElementType(emitError, elementType)));
+  if (failed(verifyShape(emitError, "global view", shape, 1, 4,
+                         /*allowDynamic=*/true)))
+    return failure();
+  // i32 views hold counters (tile.signal_add / tile.signal_wait).
+  if (!isTileElementType(elementType) && !elementType.isSignlessInteger(32))
+    return emitError() << "global view element type must be bf16, f16, f32, "
+                          "f8E4M3FN, f8E5M2 or i32 (counters), got "
+                       << elementType;
+  return success();
 }
 
 Type SemType::parse(AsmParser &parser) {

@@ -81,6 +81,7 @@ def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
 
 def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     SingleBlockImplicitTerminator<"::tk::tile::YieldOp">,
+    AttrSizedOperandSegments,
     RecursiveMemoryEffects]> {
   let summary = "run the body once for every output tile of a 1-3 dim tile space";
   let description = [{
@@ -100,13 +101,35 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     kernels derive ring stages and semaphore phases that continue across
     tiles.
 
+    `stream_k(%kb, %ke, %slot) of %k_steps` (stream-K): every tile has
+    `%k_steps` steps of reduction work, and the body runs once per *unit*:
+    the k-steps `[%kb, %ke)` of one tile. Under `grid = persistent`, when
+    the tiles do not divide evenly over the W blocks (T mod W > 0, T > W),
+    the first (floor(T / W) - 1) W tiles of the order run whole, one after
+    another on each block, and the k-steps of the remaining tiles (between
+    W and 2 W of them) are dealt out in W equal contiguous ranges, so every
+    block ends at the same time; a tile is then split over the blocks whose
+    ranges it spans. Otherwise (and under `grid = tiles`) every unit is a
+    whole tile. The units of a split tile combine their partial results
+    themselves (`tile.signal_add` / `tile.signal_wait` on counters in global
+    memory); `%slot` numbers the split tiles in flight, distinct for each
+    and in `[0, 2 W)`, to index such counters and partial-sum buffers. The
+    unit with `%kb = 0` of a split tile runs last of its tile's units on
+    its block, after the others were started by blocks that begin with
+    them. `iteration(%i)` then counts units, and `tile.prefix_sum` sums over
+    the block's earlier units. Not in cluster kernels.
+
     ```mlir
     tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 8 iteration(%i) {
       ...
     }
+    tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 8
+        stream_k(%kb, %ke, %slot) of %tiles_k iteration(%i) {
+      ...
+    }
     ```
   }];
-  let arguments = (ins Variadic<Index>:$bounds,
+  let arguments = (ins Variadic<Index>:$bounds, Optional<Index>:$k_steps,
                        OptionalAttr<I64Attr>:$group);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -114,7 +137,13 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
   let extraClassDeclaration = [{
     /// The tile coordinates, one per tile-space dimension.
     ::llvm::ArrayRef<::mlir::BlockArgument> getCoordinates() {
-      return getBody().getArguments().drop_back();
+      return getBody().getArguments().take_front(getBounds().size());
+    }
+    /// With `stream_k`: the unit's first and end k-step and its split slot.
+    ::llvm::ArrayRef<::mlir::BlockArgument> getStreamKArguments() {
+      if (!getKSteps())
+        return {};
+      return getBody().getArguments().slice(getBounds().size(), 3);
     }
     /// How many tiles this block ran before the current one.
     ::mlir::BlockArgument getIteration() {

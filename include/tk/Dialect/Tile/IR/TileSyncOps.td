@@ -103,4 +103,49 @@ def Tile_FenceOp : Tile_Op<"fence"> {
   let assemblyFormat = "$kind attr-dict";
 }
 
+def Tile_SignalAddOp : Tile_Op<"signal_add"> {
+  let summary = "add to a counter in global memory once the block got here (release)";
+  let description = [{
+    Every thread that runs the block's work (the whole block, or inside a
+    `tile.warp_specialize` role that role's warpgroups) executes it: once
+    all of them reached it, one thread adds `value` to element `index` of
+    the 1-d i32 view `counters`, with release semantics at device scope, so
+    every global write the block made before is visible to a block that
+    sees the new count with `tile.signal_wait`. Counters are how blocks of
+    a grid hand partial results to each other (stream-K GEMM); they keep
+    their values across launches, so a kernel that uses one sets it back.
+
+    ```mlir
+    tile.signal_add %flags[%slot], %steps : !tile.gl<?xi32>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalType:$counters, Index:$index, I32:$value);
+  let assemblyFormat = [{
+    $counters `[` $index `]` `,` $value attr-dict `:` qualified(type($counters))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_SignalWaitOp : Tile_Op<"signal_wait"> {
+  let summary = "wait until a counter in global memory equals a value (acquire)";
+  let description = [{
+    Executed by every thread that runs the block's work (as
+    `tile.signal_add`): one thread polls element `index` of the 1-d i32
+    view `counters` with acquire semantics at device scope until it equals
+    `value`, then the block (role) continues together, seeing every global
+    write made before the `tile.signal_add`s that produced the count. The
+    blocks that add to it must be able to run meanwhile (a persistent grid
+    no larger than what is resident at once).
+
+    ```mlir
+    tile.signal_wait %flags[%slot], %expected : !tile.gl<?xi32>
+    ```
+  }];
+  let arguments = (ins Tile_GlobalType:$counters, Index:$index, I32:$value);
+  let assemblyFormat = [{
+    $counters `[` $index `]` `,` $value attr-dict `:` qualified(type($counters))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TK_TILE_SYNCOPS_TD

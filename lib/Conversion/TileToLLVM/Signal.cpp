@@ -1,0 +1,132 @@
+//===- Signal.cpp - Counters in global memory between blocks
+//---------------===//
+//
+// tile.signal_add / tile.signal_wait for both targets: a barrier over the
+// threads running the block's work, and one of them touching the counter
+// with device-scope release (add) or acquire (poll).
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+using namespace mlir;
+using namespace tk::tile;
+using namespace tk::lower;
+
+namespace {
+
+/// Every thread running the block's work: the block, or on NVIDIA the role
+/// whose named barrier the kernel lowering recorded on `op`.
+void workBarrier(OpBuilder &b, Location loc, Operation *op) {
+  if (targetsAMD(b)) {
+    ROCDL::BarrierOp::create(b, loc);
+    return;
+  }
+  if (auto role = op->getAttrOfType<DenseI64ArrayAttr>(kRoleBarrier)) {
+    namedBarrier(b, loc, constI32(b, loc, role[0]), role[1]);
+    return;
+  }
+  NVVM::Barrier0Op::create(b, loc);
+}
+
+/// `if (this is the first thread of the block's work) { body }`.
+void onFirstThread(OpBuilder &b, Location loc, Operation *op,
+                   function_ref<void(OpBuilder &)> body) {
+  int64_t base = 0;
+  if (auto attr = op->getAttrOfType<IntegerAttr>(kRoleBase))
+    base = attr.getInt() * 4 * warpSize(b);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            threadIndex(b, loc), constIndex(b, loc, base));
+  auto guard = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  body(b);
+}
+
+Value counterAddress(OpBuilder &b, Location loc, Value counters, Value index) {
+  return LLVM::GEPOp::create(b, loc, counters.getType(), b.getI32Type(),
+                             counters, ValueRange{toI64(b, loc, index)});
+}
+
+void inlinePtx(OpBuilder &b, Location loc, ValueRange operands,
+               StringRef asmText, StringRef constraints) {
+  LLVM::InlineAsmOp::create(
+      b, loc, TypeRange{}, operands, asmText, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr{});
+}
+
+struct SignalAddLowering : OpConversionPattern<SignalAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SignalAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    workBarrier(rewriter, loc, op);
+    onFirstThread(rewriter, loc, op, [&](OpBuilder &b) {
+      Value address =
+          counterAddress(b, loc, adaptor.getCounters(), adaptor.getIndex());
+      if (targetsAMD(b)) {
+        LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add, address,
+                                  adaptor.getValue(),
+                                  LLVM::AtomicOrdering::release, "agent");
+        return;
+      }
+      // Release is cumulative: it covers the writes the other threads made
+      // before the barrier.
+      inlinePtx(b, loc, {address, adaptor.getValue()},
+                "red.release.gpu.global.add.s32 [$0], $1;", "l,r");
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct SignalWaitLowering : OpConversionPattern<SignalWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SignalWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    onFirstThread(rewriter, loc, op, [&](OpBuilder &b) {
+      Value address =
+          counterAddress(b, loc, adaptor.getCounters(), adaptor.getIndex());
+      if (!targetsAMD(b)) {
+        inlinePtx(b, loc, {address, adaptor.getValue()},
+                  "{\n.reg .pred p;\n.reg .b32 v;\nTK_SIGNAL:\n"
+                  "ld.acquire.gpu.global.b32 v, [$0];\n"
+                  "setp.ne.b32 p, v, $1;\n@p bra TK_SIGNAL;\n}",
+                  "l,r");
+        return;
+      }
+      auto poll = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
+      b.createBlock(&poll.getBefore());
+      Value seen = LLVM::LoadOp::create(
+          b, loc, b.getI32Type(), address, /*alignment=*/4,
+          /*isVolatile=*/false, /*isNonTemporal=*/false,
+          /*isInvariant=*/false, /*isInvariantGroup=*/false,
+          LLVM::AtomicOrdering::acquire, "agent");
+      scf::ConditionOp::create(b, loc,
+                               arith::CmpIOp::create(b, loc,
+                                                     arith::CmpIPredicate::ne,
+                                                     seen, adaptor.getValue()),
+                               ValueRange{});
+      b.createBlock(&poll.getAfter());
+      scf::YieldOp::create(b, loc);
+    });
+    workBarrier(rewriter, loc, op);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void tk::lower::populateSignalPatterns(TypeConverter &converter,
+                                       RewritePatternSet &patterns) {
+  patterns.add<SignalAddLowering, SignalWaitLowering>(converter,
+                                                      patterns.getContext());
+}

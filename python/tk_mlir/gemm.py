@@ -1,0 +1,41 @@
+"""GEMM kernels that need scratch memory besides their operands."""
+import torch
+
+from .runtime import ArgumentError, Kernel
+
+
+class StreamKGemm:
+    """C = A @ B with a stream-K kernel (kernels/gemm_streamk.mlir, whose
+    parameters are A, B, C, a workspace W and counters F). Owns W and F, one
+    pair per device: zero-filled once, and the kernel leaves them zero.
+    Launches of one instance on one device share them, so they must not run
+    concurrently on different streams."""
+
+    # Per block of the grid: two split tiles in flight, 128 f32 rows each.
+    ROWS_PER_BLOCK = 256
+    COUNTERS_PER_BLOCK = 2
+    COLUMNS = 256
+
+    def __init__(self, manifest_path, name=None):
+        self.kernel = Kernel(manifest_path, name=name,
+                             names=["A", "B", "C", "W", "F"])
+        self._scratch = {}
+
+    def scratch(self, device, blocks):
+        """(W, F) for `device`, large enough for a grid of `blocks`."""
+        have = self._scratch.get(device)
+        if have is None or have[1].shape[0] < self.COUNTERS_PER_BLOCK * blocks:
+            work = torch.zeros(self.ROWS_PER_BLOCK * blocks, self.COLUMNS,
+                               dtype=torch.float32, device=device)
+            counters = torch.zeros(self.COUNTERS_PER_BLOCK * blocks,
+                                   dtype=torch.int32, device=device)
+            have = (work, counters)
+            self._scratch[device] = have
+        return have
+
+    def __call__(self, a, b, c, stream=None):
+        if not isinstance(a, torch.Tensor) or not a.is_cuda:
+            raise ArgumentError("argument 'A': expected a CUDA torch tensor")
+        blocks = self.kernel.grid(a, b, c, *self.scratch(a.device, 1))
+        work, counters = self.scratch(a.device, blocks)
+        self.kernel(a, b, c, work, counters, stream=stream)

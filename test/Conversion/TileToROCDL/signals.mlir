@@ -1,0 +1,23 @@
+// RUN: tk-opt %s -split-input-file -convert-tile-to-rocdl | FileCheck %s
+
+// Counters on AMD: workgroup barriers around the first thread's
+// agent-scope acquire poll and release add.
+// CHECK-LABEL: llvm.func @signals
+// CHECK-SAME: (%[[F:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %[[V:.*]]: i32)
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %{{.*}}, %c0{{.*}} : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: %[[P:.*]] = llvm.getelementptr %[[F]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i32
+// CHECK: scf.while
+// CHECK: %[[SEEN:.*]] = llvm.load %[[P]] atomic syncscope("agent") acquire
+// CHECK: %[[NE:.*]] = arith.cmpi ne, %[[SEEN]], %[[V]] : i32
+// CHECK: scf.condition(%[[NE]])
+// CHECK: rocdl.barrier
+// CHECK-NEXT: rocdl.barrier
+// CHECK: scf.if
+// CHECK: llvm.atomicrmw add %{{.*}}, %[[V]] syncscope("agent") release
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @signals(%F: !tile.gl<?xi32>, %i: index, %v: i32) launch(warpgroups = 1) {
+    tile.signal_wait %F[%i], %v : !tile.gl<?xi32>
+    tile.signal_add %F[%i], %v : !tile.gl<?xi32>
+  }
+}
