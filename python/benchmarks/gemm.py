@@ -23,7 +23,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from tk_mlir import Kernel  # noqa: E402
+from tk_mlir import ArgumentError, Kernel  # noqa: E402
 from tk_mlir.gemm import StreamKGemm  # noqa: E402
 from timing import time_interleaved  # noqa: E402
 
@@ -71,6 +71,27 @@ def check(kernel):
     return rows
 
 
+
+
+def check_bad_arguments(kernel):
+    """Wrong operands raise ArgumentError naming the argument, before any
+    launch (the stream-K wrapper sizes its workspace from them first)."""
+    a, b = random_inputs(256, 256, 64)
+    c = torch.empty(256, 256, device="cuda", dtype=torch.bfloat16)
+    cases = [("B", (a, [[1.0]], c)), ("B", (a, b.float(), c)),
+             ("C", (a, b, c.cpu())), ("A", (a.cpu(), b, c))]
+    ok = True
+    for name, args in cases:
+        try:
+            kernel(*args)
+            ok = False
+            print(f"check bad argument {name}: no error FAIL", flush=True)
+        except ArgumentError as e:
+            named = f"'{name}'" in str(e)
+            ok &= named
+            print(f"check bad argument {name}: {e} "
+                  f"{'ok' if named else 'FAIL'}", flush=True)
+    return {"bad_arguments": True, "ok": ok}
 
 
 def check_scratch_zero(kernel):
@@ -161,6 +182,7 @@ def main():
         result["check"] = check(kernel)
         if args.stream_k:
             result["check"].append(check_scratch_zero(kernel))
+            result["check"].append(check_bad_arguments(kernel))
     if not args.check_only:
         baseline = (Kernel(args.baseline, names=["A", "B", "C"])
                     if args.baseline else None)

@@ -1,7 +1,7 @@
 """GEMM kernels that need scratch memory besides their operands."""
 import torch
 
-from .runtime import ArgumentError, Kernel
+from .runtime import ArgumentError, Kernel, check_arguments
 
 
 class StreamKGemm:
@@ -36,6 +36,12 @@ class StreamKGemm:
     def __call__(self, a, b, c, stream=None):
         if not isinstance(a, torch.Tensor) or not a.is_cuda:
             raise ArgumentError("argument 'A': expected a CUDA torch tensor")
-        blocks = self.kernel.grid(a, b, c, *self.scratch(a.device, 1))
+        args = (a, b, c, *self.scratch(a.device, 1))
+        try:
+            blocks = self.kernel.grid(*args)
+        except (AttributeError, TypeError, IndexError, ValueError):
+            # Sizing the grid read a malformed argument: name it.
+            check_arguments(self.kernel.spec, args, self.kernel.names)
+            raise
         work, counters = self.scratch(a.device, blocks)
         self.kernel(a, b, c, work, counters, stream=stream)
