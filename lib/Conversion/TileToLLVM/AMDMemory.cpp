@@ -482,7 +482,8 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (op.getScope() != Scope::block)
       return rewriter.notifyMatchFailure(op, "block scope only");
-    rewriter.replaceOpWithNewOp<ROCDL::BarrierOp>(op);
+    blockBarrier(rewriter, op.getLoc(), op);
+    rewriter.eraseOp(op);
     return success();
   }
 };

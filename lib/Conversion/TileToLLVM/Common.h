@@ -136,6 +136,14 @@ void emitOncePerWarpgroup(mlir::OpBuilder &b, mlir::Location loc,
 /// bar.sync `id` (an i32), `threads` threads (NVIDIA).
 void namedBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id,
                   int64_t threads);
+/// Every thread running the block's work: on AMD the workgroup barrier; on
+/// NVIDIA the named barrier of the role `op` is in (kRoleBarrier, recorded
+/// by the kernel lowering) or else the block barrier.
+void blockBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
+/// Inline PTX with side effects and no results (NVIDIA).
+void inlinePtx(mlir::OpBuilder &b, mlir::Location loc,
+               mlir::ValueRange operands, llvm::StringRef asmText,
+               llvm::StringRef constraints);
 /// Named barrier of the executing warpgroup: id 1 + its index in the block
 /// (id 0 is the block barrier), 128 threads.
 void warpgroupSync(mlir::OpBuilder &b, mlir::Location loc);

@@ -256,6 +256,26 @@ void tk::lower::namedBarrier(OpBuilder &b, Location loc, Value id,
                           /*reductionOp=*/NVVM::BarrierReductionAttr{},
                           /*reductionPredicate=*/Value{});
 }
+void tk::lower::blockBarrier(OpBuilder &b, Location loc, Operation *op) {
+  if (targetsAMD(b)) {
+    ROCDL::BarrierOp::create(b, loc);
+    return;
+  }
+  if (auto role = op->getAttrOfType<DenseI64ArrayAttr>(kRoleBarrier)) {
+    namedBarrier(b, loc, constI32(b, loc, role[0]), role[1]);
+    return;
+  }
+  NVVM::Barrier0Op::create(b, loc);
+}
+void tk::lower::inlinePtx(OpBuilder &b, Location loc, ValueRange operands,
+                          StringRef asmText, StringRef constraints) {
+  LLVM::InlineAsmOp::create(
+      b, loc, TypeRange{}, operands, asmText, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr{});
+}
 void tk::lower::warpgroupSync(OpBuilder &b, Location loc) {
   Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
                                     constIndex(b, loc, 128));

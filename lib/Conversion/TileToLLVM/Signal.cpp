@@ -1,5 +1,4 @@
-//===- Signal.cpp - Counters in global memory between blocks
-//---------------===//
+//===- Signal.cpp - Counters in global memory between blocks -------------===//
 //
 // tile.signal_add / tile.signal_wait for both targets: a barrier over the
 // threads running the block's work, and one of them touching the counter
@@ -8,27 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 
-#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
-
 using namespace mlir;
 using namespace tk::tile;
 using namespace tk::lower;
 
 namespace {
-
-/// Every thread running the block's work: the block, or on NVIDIA the role
-/// whose named barrier the kernel lowering recorded on `op`.
-void workBarrier(OpBuilder &b, Location loc, Operation *op) {
-  if (targetsAMD(b)) {
-    ROCDL::BarrierOp::create(b, loc);
-    return;
-  }
-  if (auto role = op->getAttrOfType<DenseI64ArrayAttr>(kRoleBarrier)) {
-    namedBarrier(b, loc, constI32(b, loc, role[0]), role[1]);
-    return;
-  }
-  NVVM::Barrier0Op::create(b, loc);
-}
 
 /// `if (this is the first thread of the block's work) { body }`.
 void onFirstThread(OpBuilder &b, Location loc, Operation *op,
@@ -50,23 +33,13 @@ Value counterAddress(OpBuilder &b, Location loc, Value counters, Value index) {
                              counters, ValueRange{toI64(b, loc, index)});
 }
 
-void inlinePtx(OpBuilder &b, Location loc, ValueRange operands,
-               StringRef asmText, StringRef constraints) {
-  LLVM::InlineAsmOp::create(
-      b, loc, TypeRange{}, operands, asmText, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr{});
-}
-
 struct SignalAddLowering : OpConversionPattern<SignalAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(SignalAddOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    workBarrier(rewriter, loc, op);
+    blockBarrier(rewriter, loc, op);
     onFirstThread(rewriter, loc, op, [&](OpBuilder &b) {
       Value address =
           counterAddress(b, loc, adaptor.getCounters(), adaptor.getIndex());
@@ -118,7 +91,7 @@ struct SignalWaitLowering : OpConversionPattern<SignalWaitOp> {
       b.createBlock(&poll.getAfter());
       scf::YieldOp::create(b, loc);
     });
-    workBarrier(rewriter, loc, op);
+    blockBarrier(rewriter, loc, op);
     rewriter.eraseOp(op);
     return success();
   }

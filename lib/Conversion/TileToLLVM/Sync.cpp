@@ -120,16 +120,11 @@ struct SemWaitLowering : OpConversionPattern<SemWaitOp> {
                                          constI32(rewriter, loc, 1));
     Value address = LLVM::PtrToIntOp::create(
         rewriter, loc, rewriter.getI32Type(), adaptor.getSem());
-    LLVM::InlineAsmOp::create(
-        rewriter, loc, TypeRange{}, ValueRange{address, parity},
-        "{\n.reg .pred p;\nTK_WAIT:\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
-        "@!p bra TK_WAIT;\n}",
-        "r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(rewriter.getContext(),
-                                  LLVM::AsmDialect::AD_ATT),
-        ArrayAttr{});
+    inlinePtx(rewriter, loc, {address, parity},
+              "{\n.reg .pred p;\nTK_WAIT:\n"
+              "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+              "@!p bra TK_WAIT;\n}",
+              "r,r");
     rewriter.eraseOp(op);
     return success();
   }
@@ -143,12 +138,8 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
     Location loc = op.getLoc();
     switch (op.getScope()) {
     case Scope::block:
-      if (auto role = op->getAttrOfType<DenseI64ArrayAttr>(kRoleBarrier)) {
-        // Inside a role: the role's warpgroups only.
-        namedBarrier(rewriter, loc, constI32(rewriter, loc, role[0]), role[1]);
-        break;
-      }
-      NVVM::Barrier0Op::create(rewriter, loc);
+      // Inside a role: the role's warpgroups only.
+      blockBarrier(rewriter, loc, op);
       break;
     case Scope::warpgroup:
       warpgroupSync(rewriter, loc);
