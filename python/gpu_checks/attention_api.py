@@ -18,12 +18,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
+from tk_mlir.attention import forward_kernel  # noqa: E402
 
 CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
     (1, 2, 2, 1, 64, False, "bhsd"), (2, 4, 4, 17, 64, True, "bhsd"),
     (1, 8, 2, 1000, 64, True, "bshd"), (2, 4, 1, 4097, 64, False, "bhsd"),
     (1, 2, 2, 300, 128, True, "bshd"), (2, 6, 3, 513, 128, False, "bshd"),
     (1, 4, 4, 128, 64, False, "bshd"), (1, 3, 1, 257, 128, True, "bhsd"),
+    # Long enough for the 160-key program (tk_mlir.attention.forward_kernel).
+    (1, 4, 2, 4097, 128, False, "bshd"), (1, 2, 1, 8200, 128, True, "bhsd"),
 ]
 
 
@@ -50,9 +53,11 @@ def main():
         ok = err < 2e-2 and lse_err < 2e-2
         rows.append({"batch": b, "heads": h, "kv_heads": hk, "seq": n,
                      "dim": d, "causal": causal, "layout": layout,
+                     "kernel": forward_kernel(d, n, causal),
                      "rel_err": err, "lse_max_abs_err": lse_err, "ok": ok})
         print(f"attention b={b} h={h} kv={hk} n={n:>5} d={d:>3} "
-              f"causal={causal!s:5} {layout}: O rel err {err:.2e}, LSE max "
+              f"causal={causal!s:5} {layout} {forward_kernel(d, n, causal)}:"
+              f" O rel err {err:.2e}, LSE max "
               f"err {lse_err:.2e} {'ok' if ok else 'FAIL'}", flush=True)
     return finish(args.out, "attention_api.json", {"check": rows})
 

@@ -58,28 +58,60 @@ def test_artifacts_dir_from_environment(monkeypatch):
     assert artifacts_dir() == "/some/where"
 
 
+def _compiled_params(tmp_path, name):
+    """The manifest parameters of kernels/<name>.mlir compiled by tk-opt
+    (skips the test when tk-opt is not built)."""
+    import json
+    import subprocess
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    tk_opt = os.path.join(root, "build", "bin", "tk-opt")
+    if not os.path.exists(tk_opt):
+        pytest.skip("tk-opt is not built")
+    out = tmp_path / name
+    subprocess.run([tk_opt, os.path.join(root, "kernels", name + ".mlir"),
+                    f"-tile-to-nvidia=out={out} cubin=false "
+                    "producer-registers=24", "-o", os.devnull],
+                   check=True, capture_output=True)
+    manifest = json.load(open(out / (name + ".json")))
+    return manifest["kernels"][name]["params"]
+
+
 @pytest.mark.parametrize("dim", [128, 64])
 def test_backward_argument_names_match_the_kernels(tmp_path, dim):
     """Each backward kernel's manifest lists as many parameters as the names
     attention_backward() passes, and the fused kernel's dQ accumulator is an
     f32 view of the head dim."""
-    import json
-    import subprocess
     from tk_mlir.attention import (_ARG_NAMES, BACKWARD, FUSED_BACKWARD)
-    root = os.path.join(os.path.dirname(__file__), "..", "..")
-    tk_opt = os.path.join(root, "build", "bin", "tk-opt")
-    if not os.path.exists(tk_opt):
-        pytest.skip("tk-opt is not built")
     for name in (FUSED_BACKWARD[dim],) + BACKWARD[dim]:
-        out = tmp_path / name
-        subprocess.run([tk_opt, os.path.join(root, "kernels", name + ".mlir"),
-                        f"-tile-to-nvidia=out={out} cubin=false "
-                        "producer-registers=24", "-o", os.devnull],
-                       check=True, capture_output=True)
-        manifest = json.load(open(out / (name + ".json")))
-        params = manifest["kernels"][name]["params"]
+        params = _compiled_params(tmp_path, name)
         names = _ARG_NAMES[name]
         assert len(params) == len(names), name
         if name == FUSED_BACKWARD[dim]:
             accum = params[names.index("dq_accum")]
             assert accum["dtype"] == "f32" and accum["shape"][-1] == dim
+
+
+@pytest.mark.parametrize("dim,seq,causal,name", [
+    (128, 1, False, "attention_naive"),
+    (128, 2047, False, "attention_naive"),
+    (128, 2048, False, "attention_naive_kv160"),
+    (128, 4096, True, "attention_naive"),
+    (128, 8192, True, "attention_naive_kv160"),
+    (64, 16384, False, "attention_naive_d64"),
+    (64, 16384, True, "attention_naive_d64"),
+])
+def test_forward_kernel_by_length(dim, seq, causal, name):
+    """Head dim 128 takes the 160-key program from the measured lengths on;
+    head dim 64 has one program."""
+    from tk_mlir.attention import forward_kernel
+    assert forward_kernel(dim, seq, causal) == name
+
+
+def test_long_kernel_takes_the_forward_arguments(tmp_path):
+    """The 160-key program has the 128-key program's parameters, so
+    attention_forward() launches either with the same arguments."""
+    from tk_mlir.attention import KERNELS, LONG_KERNEL
+    params = {name: [(p["kind"], p.get("dtype"), p.get("shape"))
+                     for p in _compiled_params(tmp_path, name)]
+              for name in (KERNELS[128], LONG_KERNEL)}
+    assert params[KERNELS[128]] == params[LONG_KERNEL]

@@ -1,11 +1,11 @@
 """attention(q, k, v, causal=..., scale=...): softmax(Q Kᵀ · scale) V with the
 attention tile programs compiled by tk-opt (kernels/attention_naive.mlir for
-head dim 128, kernels/attention_naive_d64.mlir for 64).
+head dim 128, kernels/attention_naive_d64.mlir for 64; for head dim 128 and
+long sequences kernels/attention_naive_kv160.mlir, see `forward_kernel`).
 
 The compiled kernels are looked up in $TK_MLIR_ARTIFACTS (default
 build/artifacts of this checkout), as scripts/setup.sh writes them:
-<dir>/attention_naive/attention_naive.json and
-<dir>/attention_naive_d64/attention_naive_d64.json.
+<dir>/<name>/<name>.json, e.g. <dir>/attention_naive/attention_naive.json.
 
 Gradients go through kernels/attention_bwd.mlir (attention_bwd_d64.mlir for
 head dim 64): one kernel per key tile computes dK and dV and adds its part of
@@ -21,6 +21,11 @@ from .runtime import ArgumentError
 
 # Head dim -> kernel name (its folder and manifest are named alike).
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
+# Head dim 128 with 160-key tiles, and the sequence lengths from which it
+# runs instead (non-causal, causal): below them the 128-key program is
+# faster (H100, docs/performance.md "Longer key tiles").
+LONG_KERNEL = "attention_naive_kv160"
+LONG_FROM = {False: 2048, True: 8192}
 BACKWARD = {128: ("attention_bwd_dq", "attention_bwd_dkv"),
             64: ("attention_bwd_dq_d64", "attention_bwd_dkv_d64")}
 _DQ_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq", "scale", "causal"]
@@ -106,6 +111,14 @@ def _kernel(name):
     return _loaded[name]
 
 
+def forward_kernel(dim, seq, causal):
+    """Name of the forward kernel for head dim `dim` and sequence length
+    `seq`."""
+    if dim == 128 and seq >= LONG_FROM[bool(causal)]:
+        return LONG_KERNEL
+    return KERNELS[dim]
+
+
 def attention_forward(q, k, v, causal, scale):
     """O and LSE for contiguous [batch, heads, seq, dim] bf16 tensors."""
     import torch
@@ -115,8 +128,9 @@ def attention_forward(q, k, v, causal, scale):
                       dtype=torch.float32)
     # The forward kernels are persistent; causal tiles differ in work, and
     # one tile per block balances them better (measured: docs/performance.md).
-    _kernel(KERNELS[dim])(q, k, v, o, lse, float(scale), bool(causal),
-                          one_tile_per_block=bool(causal))
+    _kernel(forward_kernel(dim, seq, causal))(
+        q, k, v, o, lse, float(scale), bool(causal),
+        one_tile_per_block=bool(causal))
     return o, lse
 
 

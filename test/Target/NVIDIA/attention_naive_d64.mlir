@@ -7,7 +7,7 @@
 // RUN: FileCheck %s < %t/attention_naive_d64.ptx
 // RUN: not grep -q "wgmma.wait_group.sync.aligned 	1;" %t/attention_naive_d64.ptx
 
-// REMARK: remark: MMAs not overlapped: it would keep about 200 registers per thread live, over the consumers' 160
+// REMARK: remark: MMAs not overlapped: it would keep about 168 registers per thread live, over the consumers' 160
 
 // CHECK: .entry attention_naive_d64
 // CHECK: .maxntid 512, 1, 1

@@ -259,10 +259,13 @@ std::string match(scf::ForOp loop, Rotation &r) {
     if (dependsOn(body, input, iterValues, memoIter))
       r.handed.push_back(input);
 
-  // The rotated body holds both MMA results, the handed-over operands and
-  // their next values at once: it must fit the warp role's register budget
-  // (spilling costs more than the overlap gains; measured on attention
-  // with head dim 64 and three consumer warpgroups).
+  // The rotated body holds both MMA results and the handed-over operands at
+  // once: it must fit the warp role's register budget (spilling costs more
+  // than the overlap gains; measured on attention with head dim 64 and three
+  // consumer warpgroups). A handed value computed from the first MMA's
+  // result (P from S) takes the registers that result frees as it is
+  // consumed, so its next value is not counted again; any other handed
+  // value is live twice (this step's and the next).
   auto roles = loop->getParentOfType<WarpSpecializeOp>();
   if (!roles || !roles.getConsumerRegisters() ||
       !roles.getConsumer().isAncestor(loop->getParentRegion()))
@@ -271,7 +274,8 @@ std::string match(scf::ForOp loop, Rotation &r) {
                  registersOf(r.second.getType()) + kReservedRegisters;
   for (Value v : r.handed)
     if (v != acc)
-      live += 2 * registersOf(v.getType());
+      live += (dependsOn(body, v, fromFirst, memoFirst) ? 1 : 2) *
+              registersOf(v.getType());
   int64_t budget = *roles.getConsumerRegisters();
   if (live > budget)
     return "it would keep about " + std::to_string(live) +
