@@ -202,8 +202,17 @@ def test_scalar_arguments():
 # --------------------------------------------------------------- launching
 
 def test_grid_sizes(gemm):
-    # 4000 x 3000 output in 128 x 256 tiles: 32 x 12 = 384 tiles.
-    assert grid_size(gemm, gemm_args(), multiprocessors=132) == 132
+    # 4000 x 3000 output in 128 x 256 tiles: 32 x 12 = 384 tiles, 3 rounds
+    # on 132 multiprocessors: 128 workers of 3 tiles each (balanced), or
+    # all 132 (120 of them with 3 tiles, 12 with 2).
+    assert grid_size(gemm, gemm_args(), multiprocessors=132) == 128
+    assert grid_size(gemm, gemm_args(), 132, balanced=False) == 132
+    # 512 tiles (4096 x 4096): 4 rounds, 128 workers; 528 tiles: 132.
+    assert grid_size(gemm, gemm_args(m=4096, n=4096), 132) == 128
+    assert grid_size(gemm, gemm_args(m=4224, n=4096), 132) == 132
+    # 2048 tiles: 16 rounds, 128 workers; 7168 tiles: 55 rounds, 131.
+    assert grid_size(gemm, gemm_args(m=8192, n=8192), 132) == 128
+    assert grid_size(gemm, gemm_args(m=8192, n=28672), 132) == 131
     assert grid_size(gemm, gemm_args(m=128, n=256), 132) == 1
     # A persistent kernel may still be launched with one tile per block.
     assert grid_size(gemm, gemm_args(), 132, one_tile_per_block=True) == 384
@@ -215,9 +224,11 @@ def test_grid_sizes(gemm):
 def test_grid_hands_tiles_to_whole_clusters():
     entry = gemm_entry()
     entry["cluster"] = [2, 1, 1]
-    # Persistent: as many 2-block clusters as fit on 131 SMs (65), each a
-    # worker over the 384 tiles.
-    assert grid_size(KernelSpec("k", entry), gemm_args(), 131) == 130
+    # Persistent: at most as many 2-block clusters as fit on 131 SMs (65),
+    # each a worker over the 384 tiles: 6 rounds, balanced over 64 workers.
+    assert grid_size(KernelSpec("k", entry), gemm_args(), 131) == 128
+    assert grid_size(KernelSpec("k", entry), gemm_args(), 131,
+                     balanced=False) == 130
     # Fewer tiles than clusters that fit: one cluster per tile.
     assert grid_size(KernelSpec("k", entry), gemm_args(m=129, n=264), 132) == 8
     entry["grid_policy"] = "tiles"

@@ -19,6 +19,8 @@ class StreamKGemm:
     def __init__(self, manifest_path, name=None):
         self.kernel = Kernel(manifest_path, name=name,
                              names=["A", "B", "C", "W", "F"])
+        # Stream-K splits the last round itself: every multiprocessor works.
+        self.kernel.balanced_grid = False
         self._scratch = {}
 
     def scratch(self, device, blocks):

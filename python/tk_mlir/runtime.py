@@ -219,17 +219,28 @@ def grid_tiles(spec, args):
     return total
 
 
-def grid_size(spec, args, multiprocessors, one_tile_per_block=False):
+def grid_size(spec, args, multiprocessors, one_tile_per_block=False,
+              balanced=True):
     """Blocks to launch. The unit of work is the cluster (one block without
     clusters): one per tile, or for persistent kernels at most as many as
     fit on the multiprocessors at once; every block of a cluster shares
     its tiles. one_tile_per_block launches a persistent kernel with one tile
     per block anyway (its tile loop then runs once per block): the hardware
-    balances tiles of different work better than a static order."""
+    balances tiles of different work better than a static order.
+
+    balanced: a persistent grid gets only as many workers as its busiest
+    worker's tile count needs (512 tiles on 132 multiprocessors: 4 tiles
+    each for 128 workers instead of 4 for 116 and 3 for 16; the same number
+    of rounds, fewer blocks competing for power and memory; measured in
+    docs/performance.md). Kernels that split the last round's work
+    themselves (stream-K) pass False to use every multiprocessor."""
     tiles = grid_tiles(spec, args)
     cluster = spec.cluster[0] if spec.cluster else 1
     if spec.grid_policy == "persistent" and not one_tile_per_block:
         workers = max(1, min(tiles, multiprocessors // cluster))
+        if balanced and tiles > 0:
+            rounds = -(-tiles // workers)
+            workers = -(-tiles // rounds)
     else:
         workers = max(1, tiles)
     return workers * cluster
@@ -353,10 +364,12 @@ class Kernel:
         # Packed parameters (TMA descriptors included) by argument identity,
         # so repeated calls on the same tensors skip the host-side encoding.
         self._packed = {}
+        # Persistent grids balanced over their rounds (grid_size).
+        self.balanced_grid = True
 
     def grid(self, *args, one_tile_per_block=False):
         return grid_size(self.spec, args, self._cuda.multiprocessor_count(),
-                         one_tile_per_block)
+                         one_tile_per_block, self.balanced_grid)
 
     def __call__(self, *args, stream=None, one_tile_per_block=False):
         key = (_cache_key(args), bool(one_tile_per_block))
