@@ -262,10 +262,10 @@ std::string match(scf::ForOp loop, Rotation &r) {
   // The rotated body holds both MMA results and the handed-over operands at
   // once: it must fit the warp role's register budget (spilling costs more
   // than the overlap gains; measured on attention with head dim 64 and three
-  // consumer warpgroups). A handed value computed from the first MMA's
-  // result (P from S) takes the registers that result frees as it is
-  // consumed, so its next value is not counted again; any other handed
-  // value is live twice (this step's and the next).
+  // consumer warpgroups). The register tiles handed over are the second
+  // MMA's A operand, computed from the first MMA's result (checked above):
+  // the next step's value is written into the registers that result frees
+  // as it is consumed, so it is not counted again.
   auto roles = loop->getParentOfType<WarpSpecializeOp>();
   if (!roles || !roles.getConsumerRegisters() ||
       !roles.getConsumer().isAncestor(loop->getParentRegion()))
@@ -274,8 +274,7 @@ std::string match(scf::ForOp loop, Rotation &r) {
                  registersOf(r.second.getType()) + kReservedRegisters;
   for (Value v : r.handed)
     if (v != acc)
-      live += (dependsOn(body, v, fromFirst, memoFirst) ? 1 : 2) *
-              registersOf(v.getType());
+      live += registersOf(v.getType());
   int64_t budget = *roles.getConsumerRegisters();
   if (live > budget)
     return "it would keep about " + std::to_string(live) +
