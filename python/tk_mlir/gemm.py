@@ -17,10 +17,10 @@ class StreamKGemm:
     COLUMNS = 256
 
     def __init__(self, manifest_path, name=None):
-        self.kernel = Kernel(manifest_path, name=name,
-                             names=["A", "B", "C", "W", "F"])
         # Stream-K splits the last round itself: every multiprocessor works.
-        self.kernel.balanced_grid = False
+        self.kernel = Kernel(manifest_path, name=name,
+                             names=["A", "B", "C", "W", "F"],
+                             balanced_grid=False)
         self._scratch = {}
 
     def scratch(self, device, blocks):

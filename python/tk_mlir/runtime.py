@@ -333,7 +333,8 @@ class Kernel:
     the CUDA driver for NVIDIA targets, the HIP runtime for AMD ones (gfx*),
     which this project compiles for but has not run on (no AMD GPU)."""
 
-    def __init__(self, manifest_path, name=None, names=None):
+    def __init__(self, manifest_path, name=None, names=None,
+                 balanced_grid=True):
         folder, specs, binaries = load_manifest(manifest_path)
         if name is None:
             if len(specs) != 1:
@@ -365,7 +366,7 @@ class Kernel:
         # so repeated calls on the same tensors skip the host-side encoding.
         self._packed = {}
         # Persistent grids balanced over their rounds (grid_size).
-        self.balanced_grid = True
+        self.balanced_grid = balanced_grid
 
     def grid(self, *args, one_tile_per_block=False):
         return grid_size(self.spec, args, self._cuda.multiprocessor_count(),
