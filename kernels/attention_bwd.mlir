@@ -6,9 +6,10 @@
 // f32 dQ accumulator (which the caller zeroes; every key tile's block adds
 // to it). dSᵀ reaches the dQ product through shared memory. dK = scale · dK.
 // Q, dO: [batch, heads, seq, 128] bf16; K, V, dK, dV: [batch, kv heads,
-// seq, 128] bf16; L, Δ: [batch, heads, seq] f32; dQ: [batch, heads, seq,
-// 128] f32. The passes split the dQ product over the consumer warpgroups by
-// columns and send it through a shared buffer and reducing TMA stores.
+// seq, 128] bf16; L, Δ: [batch, heads, seq] f32 (seq a multiple of 4:
+// they are copied with TMA); dQ: [batch, heads, seq, 128] f32. The passes
+// split the dQ product over the consumer warpgroups by columns and send it
+// through a shared buffer and reducing TMA stores.
 // Head dim 128 (attention_bwd_d64.mlir: the same program for 64).
 !qkv = !tile.gl<?x?x?x128xbf16>
 !vec = !tile.gl<?x?x?xf32>
@@ -19,6 +20,7 @@
 !acc = !tile.rt<128x128xf32, block>
 !acc16 = !tile.rt<128x128xbf16, block>
 !col = !tile.rv<64xf32, block>
+!col_st = !tile.sv<64xf32>
 !ds_st = !tile.st<128x64xbf16>
 !ds_ring = !tile.st<2x128x64xbf16>
 !dq = !tile.rt<64x128xf32, block>
@@ -33,6 +35,8 @@ tile.kernel @attention_bwd(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
   %q = tile.alloc : !q_st
   %do = tile.alloc : !q_st
   %ds_ring = tile.alloc : !ds_ring
+  %lse_s = tile.alloc : !col_st
+  %delta_s = tile.alloc : !col_st
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -68,10 +72,14 @@ tile.kernel @attention_bwd(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       tile.copy %Q[%b, %h, %i, %c0] -> %q : !qkv, !q_st
       tile.copy %dO[%b, %h, %i, %c0] -> %do : !qkv, !q_st
       %q0 = arith.muli %i, %c64 : index
-      %lse = tile.load %L[%b, %h, %i] : !vec -> !col
+      // L and Δ come with Q and dO (the passes make them async copies the
+      // producer issues ahead), not as loads in the consumers' critical path.
+      tile.copy %L[%b, %h, %i] -> %lse_s : !vec, !col_st
+      tile.copy %Dl[%b, %h, %i] -> %delta_s : !vec, !col_st
+      %lse = tile.load %lse_s : !col_st -> !col
       %lse2 = tile.mul %lse, %log2e : !col, f32
       %lse_b = tile.broadcast col %lse2 : !col to !st
-      %delta = tile.load %Dl[%b, %h, %i] : !vec -> !col
+      %delta = tile.load %delta_s : !col_st -> !col
       %delta_b = tile.broadcast col %delta : !col to !st
       // Pᵀ = exp2(Sᵀ · scale · log2 e − L · log2 e), Sᵀ = K Qᵀ.
       %s_raw = tile.mma ABt %k, %q : !kv_st, !q_st -> !st

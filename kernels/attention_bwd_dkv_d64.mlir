@@ -4,7 +4,8 @@
 // log-sum-exp L, then dV += Pᵀ dO, dSᵀ = Pᵀ ∘ (V dOᵀ − Δ), dK += dSᵀ Q;
 // dK = scale · dK. Scores are kept transposed (keys along rows), so L and Δ
 // are column vectors. Q, dO: [batch, heads, seq, 64] bf16; K, V, dK, dV:
-// [batch, kv heads, seq, 64] bf16; L, Δ: [batch, heads, seq] f32.
+// [batch, kv heads, seq, 64] bf16; L, Δ: [batch, heads, seq] f32 (seq a
+// multiple of 4: they are copied with TMA).
 // Head dim 64: attention_bwd_dkv.mlir with 64-column Q, K, V, dO, dK, dV.
 !qkv = !tile.gl<?x?x?x64xbf16>
 !vec = !tile.gl<?x?x?xf32>
@@ -15,6 +16,7 @@
 !acc = !tile.rt<128x64xf32, block>
 !acc16 = !tile.rt<128x64xbf16, block>
 !col = !tile.rv<64xf32, block>
+!col_st = !tile.sv<64xf32>
 
 tile.kernel @attention_bwd_dkv_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
                                %L: !vec, %Dl: !vec, %dK: !qkv, %dV: !qkv,
@@ -23,6 +25,8 @@ tile.kernel @attention_bwd_dkv_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
   %v = tile.alloc : !kv_st
   %q = tile.alloc : !q_st
   %do = tile.alloc : !q_st
+  %lse_s = tile.alloc : !col_st
+  %delta_s = tile.alloc : !col_st
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -57,10 +61,14 @@ tile.kernel @attention_bwd_dkv_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       tile.copy %Q[%b, %h, %i, %c0] -> %q : !qkv, !q_st
       tile.copy %dO[%b, %h, %i, %c0] -> %do : !qkv, !q_st
       %q0 = arith.muli %i, %c64 : index
-      %lse = tile.load %L[%b, %h, %i] : !vec -> !col
+      // L and Δ come with Q and dO (the passes make them async copies the
+      // producer issues ahead), not as loads in the consumers' critical path.
+      tile.copy %L[%b, %h, %i] -> %lse_s : !vec, !col_st
+      tile.copy %Dl[%b, %h, %i] -> %delta_s : !vec, !col_st
+      %lse = tile.load %lse_s : !col_st -> !col
       %lse2 = tile.mul %lse, %log2e : !col, f32
       %lse_b = tile.broadcast col %lse2 : !col to !st
-      %delta = tile.load %Dl[%b, %h, %i] : !vec -> !col
+      %delta = tile.load %delta_s : !col_st -> !col
       %delta_b = tile.broadcast col %delta : !col to !st
       // Pᵀ = exp2(Sᵀ · scale · log2 e − L · log2 e), Sᵀ = K Qᵀ.
       %s_raw = tile.mma ABt %k, %q : !kv_st, !q_st -> !st

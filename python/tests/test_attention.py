@@ -115,3 +115,55 @@ def test_long_kernel_takes_the_forward_arguments(tmp_path):
                      for p in _compiled_params(tmp_path, name)]
               for name in (KERNELS[128], LONG_KERNEL)}
     assert params[KERNELS[128]] == params[LONG_KERNEL]
+
+
+@pytest.mark.parametrize("seq,pad", [(1, 3), (17, 3), (1000, 0), (4096, 0),
+                                     (4097, 3), (4098, 2)])
+def test_row_padding(seq, pad):
+    """L and Δ rows are padded to whole 16 bytes for the TMA copies."""
+    from tk_mlir.attention import row_padding
+    assert row_padding(seq) == pad
+    assert (seq + pad) * 4 % 16 == 0
+
+
+@pytest.mark.parametrize("name", ["attention_bwd", "attention_bwd_d64",
+                                  "attention_bwd_dkv"])
+def test_backward_copies_lse_and_delta_with_tma(tmp_path, name):
+    """The backward programs read L and Δ through tensor maps, so an unpadded
+    odd-length row is refused naming the argument, and the padded rows
+    attention_backward() passes are accepted."""
+    import json
+    from tests.test_runtime import FakeTensor
+    from tk_mlir import KernelSpec, check_arguments
+    from tk_mlir.attention import _ARG_NAMES, row_padding
+    _compiled_params(tmp_path, name)
+    entry = json.load(open(tmp_path / name / (name + ".json")))
+    spec = KernelSpec(name, entry["kernels"][name])
+    names = _ARG_NAMES[name]
+    maps = {names[e["param"]] for e in spec.abi if e["kind"] == "tensor_map"}
+    assert {"lse", "delta"} <= maps
+    dim = 64 if name.endswith("d64") else 128
+
+    def args(seq, rows):
+        out = []
+        for n, p in zip(names, spec.params):
+            if p["kind"] == "scalar":
+                out.append(0.1 if p["dtype"] == "f32" else False)
+            elif n in ("lse", "delta"):
+                out.append(FakeTensor([1, 2, rows], "float32"))
+            else:
+                out.append(FakeTensor([1, 2, seq, dim], "float32" if n ==
+                                      "dq_accum" else "bfloat16"))
+        return out
+
+    with pytest.raises(ArgumentError, match="argument 'lse'.*16 bytes"):
+        check_arguments(spec, args(17, 17), names)
+    check_arguments(spec, args(17, 17 + row_padding(17)), names)
+
+
+def test_every_head_dim_has_a_backward_form():
+    """attention() picks a backward form for each head dim it supports."""
+    from tk_mlir.attention import (BACKWARD, FUSED_BACKWARD, FUSED_BY_DIM,
+                                   KERNELS)
+    assert set(FUSED_BY_DIM) == set(KERNELS) == set(BACKWARD)
+    assert set(FUSED_BY_DIM) == set(FUSED_BACKWARD)

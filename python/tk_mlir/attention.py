@@ -7,12 +7,13 @@ The compiled kernels are looked up in $TK_MLIR_ARTIFACTS (default
 build/artifacts of this checkout), as scripts/setup.sh writes them:
 <dir>/<name>/<name>.json, e.g. <dir>/attention_naive/attention_naive.json.
 
-Gradients go through kernels/attention_bwd.mlir (attention_bwd_d64.mlir for
-head dim 64): one kernel per key tile computes dK and dV and adds its part of
-dQ into an f32 accumulator. The older two-kernel form
-(kernels/attention_bwd_dq.mlir and attention_bwd_dkv.mlir, and their _d64
-twins) stays available as attention_backward(..., fused=False). The forward
-is a torch.autograd.Function.
+Gradients go through one of two forms, chosen per head dim by measurement
+(`FUSED_BY_DIM`): the fused kernel, kernels/attention_bwd.mlir
+(attention_bwd_d64.mlir for head dim 64), where one block per key tile
+computes dK and dV and adds its part of dQ into an f32 accumulator; or two
+kernels, kernels/attention_bwd_dq.mlir and attention_bwd_dkv.mlir (and their
+_d64 twins). attention_backward(..., fused=True/False) picks one explicitly.
+The forward is a torch.autograd.Function.
 """
 import math
 import os
@@ -32,6 +33,11 @@ _DQ_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq", "scale", "causal"]
 _DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
              "causal"]
 FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
+# Head dim -> whether attention() takes the fused backward: at head dim 128
+# the two kernels are 6-12% faster (H100, docs/performance.md "Attention
+# backward with L and Δ in shared memory"), at 64 the fused one is level or
+# ahead.
+FUSED_BY_DIM = {128: False, 64: True}
 _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
                "scale", "causal"]
 _ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()
@@ -134,18 +140,34 @@ def attention_forward(q, k, v, causal, scale):
     return o, lse
 
 
-def attention_backward(q, k, v, o, lse, do, causal, scale, fused=True):
+def row_padding(seq, element_bytes=4):
+    """Elements to append to rows of `seq` f32 values so a TMA copy can read
+    them: the backward programs copy L and Δ ([batch, heads, seq]) into
+    shared memory with TMA, which needs every row to start 16 bytes after
+    the previous one."""
+    per_16 = 16 // element_bytes
+    return -seq % per_16
+
+
+def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None):
     """dQ, dK, dV for contiguous [batch, heads, seq, dim] tensors, from the
     forward's O and LSE (Δ = rowsum(dO ∘ O) is computed here, in f32).
-    fused: one kernel that adds dQ into an f32 accumulator (converted to
-    bf16 here); False: the dQ and dK/dV kernels."""
+    fused: True, one kernel that adds dQ into an f32 accumulator (converted
+    to bf16 here); False, the dQ and dK/dV kernels; None (default), the
+    faster form for the head dim (`FUSED_BY_DIM`)."""
     import torch
     dim = q.shape[-1]
     if dim not in BACKWARD:
         raise NotImplementedError(
             f"attention backward exists for head dims {sorted(BACKWARD)}, "
             f"not {dim}")
+    if fused is None:
+        fused = FUSED_BY_DIM[dim]
     delta = (do.float() * o.float()).sum(-1)
+    pad = row_padding(q.shape[2])
+    if pad:  # padded rows are past the sequence: never used
+        lse, delta = (torch.nn.functional.pad(t, (0, pad))
+                      for t in (lse, delta))
     if fused:
         dq_accum = torch.zeros(q.shape, device=q.device, dtype=torch.float32)
         dk, dv = torch.empty_like(k), torch.empty_like(v)

@@ -373,6 +373,44 @@ struct LoadGlobalVectorLowering : OpConversionPattern<LoadOp> {
   }
 };
 
+/// Shared vector → register vector: every thread reads the elements its
+/// registers hold (a shared vector is unswizzled and contiguous).
+struct LoadSharedVectorLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto shared = dyn_cast<SharedVecType>(op.getSrc().getType());
+    auto vec = dyn_cast<RegVecType>(op.getType());
+    if (!shared || !vec)
+      return rewriter.notifyMatchFailure(op, "only shared to register vector");
+    FailureOr<FragmentMap> fragments = getScopeFragmentMap(vec);
+    if (failed(fragments))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    Location loc = op.getLoc();
+    const FragmentMap &map = *fragments;
+    Type element = vec.getElementType();
+    Value zero = constIndex(rewriter, loc, 0);
+    Value pos = threadOrigin(rewriter, loc, map, zero, zero).first;
+    Value bytes = constIndex(rewriter, loc, elementBytes(element));
+    Value result = LLVM::UndefOp::create(rewriter, loc,
+                                         getTypeConverter()->convertType(vec));
+    for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
+      Value index = arith::AddIOp::create(
+          rewriter, loc, pos,
+          constIndex(rewriter, loc, map.elementAt({reg, 0, 0}).first));
+      Value offset = arith::MulIOp::create(rewriter, loc, index, bytes);
+      Value v = LLVM::LoadOp::create(
+          rewriter, loc, element,
+          offsetPtr(rewriter, loc, adaptor.getSrc(), offset),
+          elementBytes(element));
+      result = LLVM::InsertValueOp::create(rewriter, loc, result, v, reg);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// Register vector → global view (along the last dimension): each element
 /// is stored once, by the thread whose replicated lane and warp digits are
 /// all zero, skipping elements past the view's end.
@@ -1084,6 +1122,6 @@ void tk::lower::populateMemoryPatterns(TypeConverter &converter,
       converter, patterns.getContext());
   if (nvidia)
     patterns.add<LoadAsyncLowering, StoreSharedLowering, LoadSharedLowering,
-                 StoreAsyncLowering, StoreAsyncWaitLowering>(
-        converter, patterns.getContext());
+                 LoadSharedVectorLowering, StoreAsyncLowering,
+                 StoreAsyncWaitLowering>(converter, patterns.getContext());
 }

@@ -63,14 +63,6 @@ std::string unsupportedReason(Operation *op) {
     return sameFragments(convert)
                ? ""
                : "between layouts that move data is not lowered yet";
-  if (auto load = dyn_cast<LoadOp>(op)) {
-    Type src = load.getSrc().getType(), value = load.getType();
-    if ((isa<SharedTileType, GlobalType>(src) && isa<RegTileType>(value)) ||
-        (isa<GlobalType>(src) && isa<RegVecType>(value)))
-      return "";
-    return "is lowered from shared tiles and global views to register tiles "
-           "and from global views to register vectors only";
-  }
   if (auto store = dyn_cast<StoreOp>(op)) {
     Type value = store.getValue().getType(), dst = store.getDst().getType();
     if (isa<RegTileType>(value) && isa<GlobalType, SharedTileType>(dst))
@@ -83,10 +75,10 @@ std::string unsupportedReason(Operation *op) {
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpSpecializeOp,
           WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
           PrefixSumOp, SubtileOp, LoadAsyncOp, StoreAsyncOp, StoreAsyncWaitOp,
-          SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp, BarrierOp, FenceOp,
-          FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp,
-          AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp, CausalMaskOp,
-          BoundMaskOp, SignalAddOp, SignalWaitOp>(op))
+          SemInitOp, SemArriveOp, LoadOp, SemExpectOp, SemWaitOp, BarrierOp,
+          FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp,
+          NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp,
+          CausalMaskOp, BoundMaskOp, SignalAddOp, SignalWaitOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";

@@ -105,14 +105,6 @@ tile.kernel @k() launch(warpgroups = 1) {
 
 // -----
 
-tile.kernel @k() launch(warpgroups = 1) {
-  %s = tile.alloc : !tile.sv<64xf32>
-  // expected-error @+1 {{'tile.load' op is lowered from shared tiles and global views to register tiles and from global views to register vectors only}}
-  %x = tile.load %s : !tile.sv<64xf32> -> !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
-}
-
-// -----
-
 tile.kernel @k(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
   %a = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
   %c0 = arith.constant 0 : index

@@ -334,6 +334,22 @@ tile.kernel @vector_load(%L: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1
 
 // -----
 
+// A register vector comes from a shared vector (unswizzled, contiguous)
+// element by element, unguarded: 16 loads of a 64-column vector per thread
+// at the offsets its registers hold.
+// CHECK-LABEL: llvm.func @shared_vector_load
+// CHECK-NOT: scf.if
+// CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NOT: llvm.load
+// CHECK: "test.use"
+tile.kernel @shared_vector_load() launch(warpgroups = 1) {
+  %s = tile.alloc : !tile.sv<64xf32>
+  %v = tile.load %s : !tile.sv<64xf32> -> !tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
+  "test.use"(%v) : (!tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>) -> ()
+}
+
+// -----
+
 // Register → global, 16 bytes at a time for bf16 m8n8 fragments: a 4x4
 // word transpose inside each quad (shfl.sync idx), then one 16-byte store
 // where the 8 elements are inside the view and aligned, else element stores.

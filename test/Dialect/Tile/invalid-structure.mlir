@@ -94,7 +94,7 @@ module attributes {tile.target = "gfx950"} {
 // -----
 
 // 2 x 128 KiB is more than sm_90a's 227 KiB per block.
-// expected-error @+1 {{'tile.kernel' op allocates 262144 bytes of shared memory; sm_90a allows at most 232448}}
+// expected-error @+1 {{'tile.kernel' op allocates 262144 bytes of shared memory; sm_90a allows at most 231424}}
 tile.kernel @k() {
   %a = tile.alloc : !tile.st<2x256x256xbf16>
 }

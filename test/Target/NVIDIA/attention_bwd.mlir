@@ -3,12 +3,14 @@
 // log-sum-exp (a row vector loaded from global memory), dQ += dS K. dK/dV:
 // per 128-key tile, Q and dO through a ring of 64-query tiles, scores kept
 // transposed so the log-sum-exp and Δ are column vectors that every
-// consumer warpgroup loads whole, the causal mask in its transposed form.
+// consumer warpgroup reads whole from shared vectors the producer fills with
+// TMA alongside Q and dO (no global loads in the consumers' loop), the
+// causal mask in its transposed form.
 // RUN: rm -rf %t && tk-opt %kernels/attention_bwd_dq.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=DQ < %t/attention_bwd_dq.ptx
 // RUN: tk-opt %kernels/attention_bwd_dkv.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=DKV-IR
 // RUN: rm -rf %t.kv && tk-opt %kernels/attention_bwd_dkv.mlir -tile-to-nvidia="out=%t.kv cubin=false producer-registers=24" -o /dev/null 2>/dev/null
-// RUN: FileCheck %s --check-prefix=DKV < %t.kv/attention_bwd_dkv.ptx
+// RUN: FileCheck %s --check-prefix=DKV --implicit-check-not=ld.global < %t.kv/attention_bwd_dkv.ptx
 // RUN: rm -rf %t.d64 && tk-opt %kernels/attention_bwd_dkv_d64.mlir -tile-to-nvidia="out=%t.d64 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=D64 < %t.d64/attention_bwd_dkv_d64.ptx
 // RUN: rm -rf %t.q64 && tk-opt %kernels/attention_bwd_dq_d64.mlir -tile-to-nvidia="out=%t.q64 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
@@ -20,7 +22,7 @@
 // K and add-reduces its part of dQ with a reducing TMA store (two 128-byte
 // column blocks of f32).
 // RUN: rm -rf %t.f && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.f cubin=false producer-registers=24" -o /dev/null 2>/dev/null
-// RUN: FileCheck %s --check-prefix=FUSED < %t.f/attention_bwd.ptx
+// RUN: FileCheck %s --check-prefix=FUSED --implicit-check-not=ld.global < %t.f/attention_bwd.ptx
 // RUN: tk-opt %kernels/attention_bwd.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=FUSED-IR
 // RUN: rm -rf %t.c && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.c cubin=false producer-registers=24 mma-split=contraction stages=2" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=CONTRACTION < %t.c/attention_bwd.ptx
@@ -35,6 +37,8 @@
 // FUSED-DAG: fence.proxy.async.shared::cta
 // FUSED-DAG: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
 // FUSED-DAG: cp.async.bulk.wait_group.read 0
+// FUSED-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// FUSED-DAG: ld.shared.b32
 
 // FUSED-IR-LABEL: tile.kernel @attention_bwd
 // FUSED-IR: tile.alloc : !tile.st<2x128x64xbf16, #tile.swizzle<128>>
@@ -65,14 +69,18 @@
 // DQ-DAG: ex2.approx
 
 // DKV-IR-LABEL: tile.kernel @attention_bwd_dkv
+// DKV-IR: tile.sem_expect {{.*}} : !tile.st<64x128xbf16, #tile.swizzle<128>>, !tile.st<64x128xbf16, #tile.swizzle<128>>, !tile.sv<64xf32>, !tile.sv<64xf32>
+// DKV-IR: tile.load_async {{.*}} : !tile.gl<?x?x?xf32>, !tile.sv<64xf32>
+// DKV-IR: tile.load_async {{.*}} : !tile.gl<?x?x?xf32>, !tile.sv<64xf32>
 // DKV-IR: consumer(warpgroups = 2, registers = 232)
-// DKV-IR: tile.load {{.*}} -> !tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
+// DKV-IR: tile.load {{.*}} : !tile.sv<64xf32> -> !tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
 // DKV-IR: tile.causal_mask {{.*}} transposed fill neg_inf : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
 
 // DKV: .entry attention_bwd_dkv
 // DKV-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // DKV-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// DKV-DAG: ld.global.b32
+// DKV-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// DKV-DAG: ld.shared.b32
 
 // Head dim 64: the same programs with 64-column tiles.
 // D64: .entry attention_bwd_dkv_d64
