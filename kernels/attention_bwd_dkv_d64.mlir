@@ -1,22 +1,25 @@
 // Attention backward, dK and dV (naive form): for each 128-key tile of a kv
-// head, over the query heads that share it (GQA) and their 64-query tiles
+// head, over the query heads that share it (GQA) and their 128-query tiles
 // (from the diagonal on when causal), recompute Pᵀ from the forward's
 // log-sum-exp L, then dV += Pᵀ dO, dSᵀ = Pᵀ ∘ (V dOᵀ − Δ), dK += dSᵀ Q;
 // dK = scale · dK. Scores are kept transposed (keys along rows), so L and Δ
 // are column vectors. Q, dO: [batch, heads, seq, 64] bf16; K, V, dK, dV:
 // [batch, kv heads, seq, 64] bf16; L, Δ: [batch, heads, seq] f32 (seq a
 // multiple of 4: they are copied with TMA).
-// Head dim 64: attention_bwd_dkv.mlir with 64-column Q, K, V, dO, dK, dV.
+// Head dim 64: attention_bwd_dkv.mlir with 64-column Q, K, V, dO, dK, dV,
+// and 128-query steps instead of 64: the dK and dV accumulators take half
+// the registers, which leaves room for 128-column scores, so Sᵀ and dPᵀ are
+// m64n128 MMAs (1.02-1.12x the 64-query form; docs/performance.md).
 !qkv = !tile.gl<?x?x?x64xbf16>
 !vec = !tile.gl<?x?x?xf32>
 !kv_st = !tile.st<128x64xbf16>
-!q_st = !tile.st<64x64xbf16>
-!st = !tile.rt<128x64xf32, block>
-!st16 = !tile.rt<128x64xbf16, block>
+!q_st = !tile.st<128x64xbf16>
+!st = !tile.rt<128x128xf32, block>
+!st16 = !tile.rt<128x128xbf16, block>
 !acc = !tile.rt<128x64xf32, block>
 !acc16 = !tile.rt<128x64xbf16, block>
-!col = !tile.rv<64xf32, block>
-!col_st = !tile.sv<64xf32>
+!col = !tile.rv<128xf32, block>
+!col_st = !tile.sv<128xf32>
 
 tile.kernel @attention_bwd_dkv_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
                                %L: !vec, %Dl: !vec, %dK: !qkv, %dV: !qkv,
@@ -29,8 +32,6 @@ tile.kernel @attention_bwd_dkv_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
   %delta_s = tile.alloc : !col_st
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
   %log2e = arith.constant 1.44269504 : f32
   %scale2 = arith.mulf %scale, %log2e : f32
@@ -40,14 +41,13 @@ tile.kernel @attention_bwd_dkv_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
   %kv_heads = tile.dim %K[1] : !qkv
   %group = arith.divui %heads, %kv_heads : index
   %kv_tiles = arith.ceildivui %seq, %c128 : index
-  %q_tiles = arith.ceildivui %seq, %c64 : index
+  %q_tiles = arith.ceildivui %seq, %c128 : index
   tile.foreach_tile (%j, %hk, %b) in (%kv_tiles, %kv_heads, %batch) {
     %k0 = arith.muli %j, %c128 : index
     tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !kv_st
     tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !kv_st
     // Causal: query tiles from the one holding the tile's first key on.
-    %diag = arith.muli %j, %c2 : index
-    %first = arith.select %causal, %diag, %c0 : index
+    %first = arith.select %causal, %j, %c0 : index
     %count = arith.subi %q_tiles, %first : index
     %steps = arith.muli %count, %group : index
     %zero = tile.fill 0.0 : !acc
@@ -60,7 +60,7 @@ tile.kernel @attention_bwd_dkv_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %h = arith.addi %hg, %g : index
       tile.copy %Q[%b, %h, %i, %c0] -> %q : !qkv, !q_st
       tile.copy %dO[%b, %h, %i, %c0] -> %do : !qkv, !q_st
-      %q0 = arith.muli %i, %c64 : index
+      %q0 = arith.muli %i, %c128 : index
       // L and Δ come with Q and dO (the passes make them async copies the
       // producer issues ahead), not as loads in the consumers' critical path.
       tile.copy %L[%b, %h, %i] -> %lse_s : !vec, !col_st
@@ -74,7 +74,7 @@ tile.kernel @attention_bwd_dkv_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %s_raw = tile.mma ABt %k, %q : !kv_st, !q_st -> !st
       // Keys or queries past the end exist only in the last tiles.
       %k_end = arith.addi %k0, %c128 : index
-      %q_end = arith.addi %q0, %c64 : index
+      %q_end = arith.addi %q0, %c128 : index
       %k_tail = arith.cmpi ugt, %k_end, %seq : index
       %q_tail = arith.cmpi ugt, %q_end, %seq : index
       %tail = arith.ori %k_tail, %q_tail : i1

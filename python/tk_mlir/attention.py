@@ -33,11 +33,11 @@ _DQ_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq", "scale", "causal"]
 _DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
              "causal"]
 FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
-# Head dim -> whether attention() takes the fused backward: at head dim 128
-# the two kernels are 6-12% faster (H100, docs/performance.md "Attention
-# backward with L and Δ in shared memory"), at 64 the fused one is level or
-# ahead.
-FUSED_BY_DIM = {128: False, 64: True}
+# Head dim -> whether attention() takes the fused backward. Measured on an
+# H100 (docs/performance.md "Attention backward with L and Δ in shared
+# memory"): the two kernels are 6-12% faster at head dim 128, and 0-6% at 64
+# with the 128-query dK/dV program.
+FUSED_BY_DIM = {128: False, 64: False}
 _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
                "scale", "causal"]
 _ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()

@@ -82,9 +82,12 @@
 // DKV-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // DKV-DAG: ld.shared.b32
 
-// Head dim 64: the same programs with 64-column tiles.
+// Head dim 64: the same programs with 64-column tiles; dK/dV steps over
+// 128 queries, so Sᵀ and dPᵀ are m64n128 and dV, dK m64n64 (k = 128).
 // D64: .entry attention_bwd_dkv_d64
-// D64: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// D64-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// D64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// D64-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // Q64: .entry attention_bwd_dq_d64
 // Q64-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // Q64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
