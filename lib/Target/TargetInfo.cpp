@@ -13,17 +13,18 @@ static const MmaShape kCdna4Shapes[] = {
     {32, 32, 16}, {16, 16, 32}, {32, 32, 8}, {16, 16, 16}};
 
 // sm_90a: 227 KiB of shared memory per block (228 KiB per SM less 1 KiB the
-// hardware reserves), less the 1 KiB the kernel keeps to align its dynamic
-// base to 1024 bytes (the manifest asks for the layout plus that slack). gfx942
-// (MI300X): 64 KiB LDS per workgroup, 8 XCDs; gfx950 (MI355X): 160 KiB, 8 XCDs.
-// Both: 512 VGPRs per lane (256 architectural + 256 accumulation) and 102 SGPRs
-// per wave for a kernel.
+// hardware reserves), less the 1 KiB slack the manifest adds so the kernel
+// can align its dynamic base to 1024 bytes (AMD places its dynamic LDS symbol
+// aligned: no slack). gfx942 (MI300X): 64 KiB LDS per workgroup, 8 XCDs;
+// gfx950 (MI355X): 160 KiB, 8 XCDs. Both: 512 VGPRs per lane (256
+// architectural + 256 accumulation) and 102 SGPRs per wave for a kernel.
 static const TargetInfo kTargets[] = {
     {"sm_90a",
      Vendor::nvidia,
      32,
      1024,
      232448 - 1024,
+     1024,
      true,
      true,
      true,
@@ -31,10 +32,10 @@ static const TargetInfo kTargets[] = {
      1,
      255,
      0},
-    {"gfx942", Vendor::amd, 64, 1024, 65536, false, false, false, kCdna3Shapes,
-     8, 512, 102},
-    {"gfx950", Vendor::amd, 64, 1024, 163840, false, false, false, kCdna4Shapes,
-     8, 512, 102},
+    {"gfx942", Vendor::amd, 64, 1024, 65536, 0, false, false, false,
+     kCdna3Shapes, 8, 512, 102},
+    {"gfx950", Vendor::amd, 64, 1024, 163840, 0, false, false, false,
+     kCdna4Shapes, 8, 512, 102},
 };
 
 bool TargetInfo::hasMatrixShape(unsigned m, unsigned n, unsigned k) const {

@@ -140,13 +140,11 @@ def attention_forward(q, k, v, causal, scale):
     return o, lse
 
 
-def row_padding(seq, element_bytes=4):
+def row_padding(seq):
     """Elements to append to rows of `seq` f32 values so a TMA copy can read
     them: the backward programs copy L and Δ ([batch, heads, seq]) into
-    shared memory with TMA, which needs every row to start 16 bytes after
-    the previous one."""
-    per_16 = 16 // element_bytes
-    return -seq % per_16
+    shared memory with TMA, which needs rows of whole 16 bytes (4 values)."""
+    return -seq % 4
 
 
 def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None):

@@ -24,10 +24,11 @@ struct TargetInfo {
   Vendor vendor;
   unsigned warpSize; // lanes per warp (wave)
   unsigned maxThreadsPerBlock;
-  int64_t sharedMemoryBytes;             // the most one block may allocate
-  bool hasAsyncCopyEngine;               // TMA bulk tensor copies
-  bool hasWarpgroupMma;                  // wgmma from shared-memory descriptors
-  bool hasRegisterBudgets;               // setmaxnreg
+  int64_t sharedMemoryBytes; // the most one block may allocate
+  int64_t sharedMemorySlack; // requested beyond that to align the base
+  bool hasAsyncCopyEngine;   // TMA bulk tensor copies
+  bool hasWarpgroupMma;      // wgmma from shared-memory descriptors
+  bool hasRegisterBudgets;   // setmaxnreg
   llvm::ArrayRef<MmaShape> matrixShapes; // MFMA shapes (bf16/f16), AMD only
   unsigned chiplets; // dies blocks are dealt to round-robin (AMD XCDs)
   unsigned maxVgprs; // vector registers per lane (AMD: arch + acc VGPRs)

@@ -65,9 +65,6 @@ inline constexpr llvm::StringLiteral kLdsTransposed = "tk.lds_transposed";
 inline constexpr llvm::StringLiteral kInterleaveLoads = "tk.interleave_loads";
 /// AMD: on foreach_tile, the chiplets (XCDs) blocks are dealt to round-robin.
 inline constexpr llvm::StringLiteral kChiplets = "tk.chiplets";
-/// Extra bytes requested so the dynamic buffer can be aligned to 1024 bytes
-/// (NVIDIA; AMD places its dynamic LDS symbol aligned).
-inline int64_t smemSlack(bool amd) { return amd ? 0 : 1024; }
 
 /// Register tiles and vectors become LLVM structs with one field per element
 /// a thread holds; shared buffers and semaphores shared pointers; global

@@ -697,8 +697,9 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
   DictionaryAttr desc = b.getDictionaryAttr({
       b.getNamedAttr("target", b.getStringAttr(target.name)),
       b.getNamedAttr("threads", b.getI64IntegerAttr(threads)),
-      b.getNamedAttr("shared_memory_bytes",
-                     b.getI64IntegerAttr(smem ? smem + smemSlack(amd) : 0)),
+      b.getNamedAttr(
+          "shared_memory_bytes",
+          b.getI64IntegerAttr(smem ? smem + target.sharedMemorySlack : 0)),
       b.getNamedAttr("grid_policy",
                      b.getStringAttr(stringifyGridPolicy(kernel.getGrid()))),
       b.getNamedAttr("tiles", b.getArrayAttr(tiles)),

@@ -390,20 +390,20 @@ struct LoadSharedVectorLowering : OpConversionPattern<LoadOp> {
     Location loc = op.getLoc();
     const FragmentMap &map = *fragments;
     Type element = vec.getElementType();
+    int64_t eb = elementBytes(element);
     Value zero = constIndex(rewriter, loc, 0);
-    Value pos = threadOrigin(rewriter, loc, map, zero, zero).first;
-    Value bytes = constIndex(rewriter, loc, elementBytes(element));
+    Value base = arith::MulIOp::create(
+        rewriter, loc, threadOrigin(rewriter, loc, map, zero, zero).first,
+        constIndex(rewriter, loc, eb));
     Value result = LLVM::UndefOp::create(rewriter, loc,
                                          getTypeConverter()->convertType(vec));
     for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
-      Value index = arith::AddIOp::create(
-          rewriter, loc, pos,
-          constIndex(rewriter, loc, map.elementAt({reg, 0, 0}).first));
-      Value offset = arith::MulIOp::create(rewriter, loc, index, bytes);
+      Value offset = arith::AddIOp::create(
+          rewriter, loc, base,
+          constIndex(rewriter, loc, map.elementAt({reg, 0, 0}).first * eb));
       Value v = LLVM::LoadOp::create(
           rewriter, loc, element,
-          offsetPtr(rewriter, loc, adaptor.getSrc(), offset),
-          elementBytes(element));
+          offsetPtr(rewriter, loc, adaptor.getSrc(), offset), eb);
       result = LLVM::InsertValueOp::create(rewriter, loc, result, v, reg);
     }
     rewriter.replaceOp(op, result);

@@ -74,10 +74,10 @@ std::string unsupportedReason(Operation *op) {
   }
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpSpecializeOp,
           WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
-          PrefixSumOp, SubtileOp, LoadAsyncOp, StoreAsyncOp, StoreAsyncWaitOp,
-          SemInitOp, SemArriveOp, LoadOp, SemExpectOp, SemWaitOp, BarrierOp,
-          FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp,
-          NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp,
+          PrefixSumOp, SubtileOp, LoadOp, LoadAsyncOp, StoreAsyncOp,
+          StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,
+          BarrierOp, FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
+          MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp,
           CausalMaskOp, BoundMaskOp, SignalAddOp, SignalWaitOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
