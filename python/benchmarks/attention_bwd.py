@@ -12,8 +12,10 @@ Correctness: random bf16 inputs, loss = sum(O ∘ G) with random G; dQ, dK,
 dV relative Frobenius error below 3e-2 against the float32 reference (P
 and dS pass through bf16 for the MMAs), or, where the exact gradient is zero
 (a single key), largest absolute error below 3e-2; GQA cases check that dK and dV sum
-over the query heads sharing a kv head. Timing: the backward alone (ours:
-Δ = rowsum(dO ∘ O) in torch plus the fused kernel, with zeroing the f32 dQ
+over the query heads sharing a kv head. Δ = rowsum(dO ∘ O) by kernels/attention_bwd_delta.mlir
+(_d64) against a float64 torch sum at awkward lengths, within 1e-5 relative
+to Σ|dO ∘ O| per row, zeros in the padding. Timing: the backward alone (ours:
+the Δ program plus the fused kernel, with zeroing the f32 dQ
 accumulator and converting it to bf16 -- or plus the two kernels; "tk" is
 the form attention() uses, "vs_cudnn" its ratio; SDPA:
 o.backward(dO) on a retained graph); FA3-paper shapes (16k tokens, hidden 2048: 16 heads of
@@ -33,7 +35,7 @@ from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
 from tk_mlir.attention import (FUSED_BY_DIM, attention_backward,  # noqa: E402
-                               attention_forward)
+                               attention_forward, backward_delta)
 from timing import time_interleaved  # noqa: E402
 
 CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
@@ -48,6 +50,11 @@ CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
     (2, 2, 2, 129, 128, True, "bhsd"), (1, 4, 2, 2048, 128, False, "bshd"),
     (1, 2, 1, 4097, 128, False, "bhsd"), (1, 4, 1, 1, 128, True, "bhsd"),
 ]
+DELTA_CASES = [  # batch, heads, seq, dim
+    (1, 2, 1, 128), (2, 3, 17, 128), (1, 2, 1000, 64), (1, 1, 4097, 128),
+    (2, 2, 63, 64), (1, 2, 65, 128), (3, 5, 4098, 64),
+]
+DELTA_TOLERANCE = 1e-5
 SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 TOLERANCE = 3e-2
 
@@ -113,6 +120,24 @@ def check(rows):
               f"{'ok' if ok else 'FAIL'}", flush=True)
 
 
+def check_delta(rows):
+    """The Δ program against a float64 sum; padding rows must be zero."""
+    for b, h, n, d in DELTA_CASES:
+        o, do = (torch.randn(b, h, n, d, device="cuda").to(torch.bfloat16)
+                 for _ in range(2))
+        got = backward_delta(o, do)
+        prod = o.double() * do.double()
+        want, scale = prod.sum(-1), prod.abs().sum(-1)
+        err = ((got[..., :n].double() - want).abs() / scale).max().item()
+        pad = got[..., n:]
+        ok = (err < DELTA_TOLERANCE and got.shape[-1] == n - n % -4
+              and bool((pad == 0).all()))
+        rows.append({"kind": "delta", "batch": b, "heads": h, "seq": n,
+                     "dim": d, "rows": got.shape[-1], "max_rel_err": err, "ok": ok})
+        print(f"delta b={b} h={h} n={n:>5} d={d:>3}: rows {got.shape[-1]} "
+              f"err {err:.2e} {'ok' if ok else 'FAIL'}", flush=True)
+
+
 def bench(rows, D, seqs=SEQS):
     scale = 1 / math.sqrt(D)
     for n in seqs:
@@ -166,6 +191,7 @@ def main():
     result = {"device": torch.cuda.get_device_name(), "check": [],
               "bench": []}
     if not args.no_check:
+        check_delta(result["check"])
         check(result["check"])
     if not args.check_only:
         for dim in (128, 64):

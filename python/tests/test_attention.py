@@ -81,8 +81,9 @@ def test_backward_argument_names_match_the_kernels(tmp_path, dim):
     """Each backward kernel's manifest lists as many parameters as the names
     attention_backward() passes, and the fused kernel's dQ accumulator is an
     f32 view of the head dim."""
-    from tk_mlir.attention import (_ARG_NAMES, BACKWARD, FUSED_BACKWARD)
-    for name in (FUSED_BACKWARD[dim],) + BACKWARD[dim]:
+    from tk_mlir.attention import (_ARG_NAMES, BACKWARD, DELTA,
+                                   FUSED_BACKWARD)
+    for name in (FUSED_BACKWARD[dim], DELTA[dim]) + BACKWARD[dim]:
         params = _compiled_params(tmp_path, name)
         names = _ARG_NAMES[name]
         assert len(params) == len(names), name
@@ -167,3 +168,34 @@ def test_every_head_dim_has_a_backward_form():
                                    KERNELS)
     assert set(FUSED_BY_DIM) == set(KERNELS) == set(BACKWARD)
     assert set(FUSED_BY_DIM) == set(FUSED_BACKWARD)
+
+
+@pytest.mark.parametrize("dim", [128, 64])
+def test_delta_program_tiles_and_arguments(tmp_path, dim):
+    """The Δ program takes O and dO of the head dim through tensor maps and
+    writes an f32 [batch, heads, rows] view; one tile per 64 queries of O,
+    so its last tile covers the padding row_padding() adds; a Δ view of the
+    wrong dtype is refused naming 'delta'."""
+    import json
+    from tests.test_runtime import FakeTensor
+    from tk_mlir import KernelSpec, check_arguments
+    from tk_mlir.attention import _ARG_NAMES, DELTA, row_padding
+    name = DELTA[dim]
+    params = _compiled_params(tmp_path, name)
+    assert [(p["dtype"], p["shape"]) for p in params] == [
+        ("bf16", [-1, -1, -1, dim]), ("bf16", [-1, -1, -1, dim]),
+        ("f32", [-1, -1, -1])]
+    entry = json.load(open(tmp_path / name / (name + ".json")))
+    spec = KernelSpec(name, entry["kernels"][name])
+    names = _ARG_NAMES[name]
+    assert {names[e["param"]] for e in spec.abi
+            if e["kind"] == "tensor_map"} == {"o", "do"}
+    assert entry["kernels"][name]["tiles"][0] == {
+        "axis": 2, "divisor": 64, "param": 0}
+    for seq in (1, 17, 4097):
+        assert -(-seq // 64) * 64 >= seq + row_padding(seq)
+    o = FakeTensor([2, 3, 17, dim], "bfloat16")
+    check_arguments(spec, [o, o, FakeTensor([2, 3, 20], "float32")], names)
+    with pytest.raises(ArgumentError, match="delta"):
+        check_arguments(spec, [o, o, FakeTensor([2, 3, 20], "bfloat16")],
+                        names)

@@ -43,6 +43,9 @@ _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
 _ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()
               for name, args in ((dq, _DQ_ARGS), (dkv, _DKV_ARGS))}
 _ARG_NAMES.update({name: _FUSED_ARGS for name in FUSED_BACKWARD.values()})
+# Head dim -> the program computing Δ = rowsum(dO ∘ O) for either form.
+DELTA = {128: "attention_bwd_delta", 64: "attention_bwd_delta_d64"}
+_ARG_NAMES.update({name: ["o", "do", "delta"] for name in DELTA.values()})
 LAYOUTS = ("bhsd", "bshd")
 
 
@@ -147,9 +150,22 @@ def row_padding(seq):
     return -seq % 4
 
 
+def backward_delta(o, do):
+    """Δ = rowsum(dO ∘ O) in f32 for contiguous [batch, heads, seq, dim] bf16
+    O and dO, by the attention_bwd_delta program: [batch, heads, seq + p]
+    with p = row_padding(seq) zeros at the end of each row (the backward
+    programs copy rows of Δ with TMA)."""
+    import torch
+    batch, heads, seq, dim = o.shape
+    delta = torch.empty(batch, heads, seq + row_padding(seq),
+                        device=o.device, dtype=torch.float32)
+    _kernel(DELTA[dim])(o, do, delta)
+    return delta
+
+
 def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None):
     """dQ, dK, dV for contiguous [batch, heads, seq, dim] tensors, from the
-    forward's O and LSE (Δ = rowsum(dO ∘ O) is computed here, in f32).
+    forward's O and LSE (Δ = rowsum(dO ∘ O) by `backward_delta`).
     fused: True, one kernel that adds dQ into an f32 accumulator (converted
     to bf16 here); False, the dQ and dK/dV kernels; None (default), the
     faster form for the head dim (`FUSED_BY_DIM`)."""
@@ -161,11 +177,10 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None):
             f"not {dim}")
     if fused is None:
         fused = FUSED_BY_DIM[dim]
-    delta = (do.float() * o.float()).sum(-1)
+    delta = backward_delta(o, do)
     pad = row_padding(q.shape[2])
     if pad:  # padded rows are past the sequence: never used
-        lse, delta = (torch.nn.functional.pad(t, (0, pad))
-                      for t in (lse, delta))
+        lse = torch.nn.functional.pad(lse, (0, pad))
     if fused:
         dq_accum = torch.zeros(q.shape, device=q.device, dtype=torch.float32)
         dk, dv = torch.empty_like(k), torch.empty_like(v)

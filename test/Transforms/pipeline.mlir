@@ -395,6 +395,59 @@ tile.kernel @per_tile_copy(%Q: !qkv, %K: !qkv) launch(warpgroups = 2) {
 
 !qkv = !tile.gl<?x?x128xbf16>
 
+// Consecutive per-tile copies are in flight together: each warpgroup waits
+// for a buffer just before the first op that reads it (here after the other
+// buffer's load and a scalar computation), not at the copy. A copy whose
+// buffer is never read waits right after its load and releases at once.
+// CHECK-LABEL: tile.kernel @per_tile_copies_wait_at_first_use
+// CHECK:       tile.foreach_tile
+// CHECK:         scf.if
+// CHECK:           tile.load_async %{{.*}} -> %[[A:[^,]*]], %[[FA:[^ ]*]] :
+// CHECK:         } {tile.pipeline_copy}
+// CHECK-NOT:     tile.sem_wait
+// CHECK:         scf.if
+// CHECK:           tile.load_async %{{.*}} -> %[[B:[^,]*]], %[[FB:[^ ]*]] :
+// CHECK:         } {tile.pipeline_copy}
+// CHECK-NEXT:    arith.muli
+// CHECK-NEXT:    tile.sem_wait %[[FA]]
+// CHECK-NEXT:    tile.load %[[A]]
+// CHECK-NEXT:    tile.sem_arrive
+// CHECK-NEXT:    tile.sem_wait %[[FB]]
+// CHECK-NEXT:    tile.load %[[B]]
+// CHECK-NEXT:    tile.sem_arrive
+// CHECK:         scf.if
+// CHECK:           tile.load_async %{{.*}} -> %[[U:[^,]*]], %[[FU:[^ ]*]] :
+// CHECK:         } {tile.pipeline_copy}
+// CHECK-NEXT:    tile.sem_wait %[[FU]]
+// CHECK-NEXT:    tile.sem_arrive
+// CHECK-NEXT:    tile.store
+tile.kernel @per_tile_copies_wait_at_first_use(%X: !qkv, %Y: !qkv, %Z: !tile.gl<?x?xf32>)
+    launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x128xbf16>
+  %b = tile.alloc : !tile.st<64x128xbf16>
+  %u = tile.alloc : !tile.st<64x128xbf16>
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tile.dim %X[1] : !qkv
+  tile.foreach_tile (%t) in (%n) {
+    tile.copy %X[%c0, %t, %c0] -> %a : !qkv, !tile.st<64x128xbf16>
+    tile.copy %Y[%c0, %t, %c0] -> %b : !qkv, !tile.st<64x128xbf16>
+    %t2 = arith.muli %t, %c2 : index
+    %ra = tile.load %a : !tile.st<64x128xbf16> -> !tile.rt<64x128xbf16, warpgroup>
+    %rb = tile.load %b : !tile.st<64x128xbf16> -> !tile.rt<64x128xbf16, warpgroup>
+    %fa = tile.cast %ra : !tile.rt<64x128xbf16, warpgroup> to !tile.rt<64x128xf32, warpgroup>
+    %fb = tile.cast %rb : !tile.rt<64x128xbf16, warpgroup> to !tile.rt<64x128xf32, warpgroup>
+    %p = tile.mul %fa, %fb : !tile.rt<64x128xf32, warpgroup>
+    %r = tile.row_sum %p : !tile.rt<64x128xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
+    tile.copy %X[%c0, %t, %c0] -> %u : !qkv, !tile.st<64x128xbf16>
+    tile.store %r, %Z[%c0, %t2] : !tile.rv<64xf32, warpgroup>, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!qkv = !tile.gl<?x?x128xbf16>
+
 // When the trip count differs per tile (here tile t runs t + 1 steps), a
 // block's ring position continues from the running sum of its earlier
 // tiles' trip counts (tile.prefix_sum), so a persistent kernel keeps its

@@ -39,6 +39,10 @@
 // RUN: %ptxas -arch=sm_90a %t.b6/attention_bwd_dq_d64.ptx -o %t.b6/check.cubin
 // RUN: rm -rf %t.k6 && tk-opt %kernels/attention_bwd_dkv_d64.mlir -tile-to-nvidia="out=%t.k6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.k6/attention_bwd_dkv_d64.ptx -o %t.k6/check.cubin
+// RUN: rm -rf %t.dl && tk-opt %kernels/attention_bwd_delta.mlir -tile-to-nvidia="out=%t.dl cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.dl/attention_bwd_delta.ptx -o %t.dl/check.cubin
+// RUN: rm -rf %t.d6 && tk-opt %kernels/attention_bwd_delta_d64.mlir -tile-to-nvidia="out=%t.d6 cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.d6/attention_bwd_delta_d64.ptx -o %t.d6/check.cubin
 // RUN: rm -rf %t.fb && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.fb cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.fb/attention_bwd.ptx -o %t.fb/check.cubin 2>&1 | FileCheck %s --check-prefix=NO-INJECTED-FENCE --allow-empty
 // RUN: rm -rf %t.f6 && tk-opt %kernels/attention_bwd_d64.mlir -tile-to-nvidia="out=%t.f6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null

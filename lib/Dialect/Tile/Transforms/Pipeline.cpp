@@ -198,8 +198,10 @@ std::pair<Value, Value> createSemaphores(KernelOp kernel, int64_t stages,
 }
 
 /// Why the buffer `copy` fills cannot be handed to the block with its own
-/// semaphores, or "": `lastUse` is the body op after which it is released.
-std::string planTileCopy(KernelOp kernel, CopyOp copy, Operation *&lastUse) {
+/// semaphores, or "": `firstUse` is the body op before which the block waits
+/// for it, `lastUse` the one after which it is released (null: no use).
+std::string planTileCopy(KernelOp kernel, CopyOp copy, Operation *&firstUse,
+                         Operation *&lastUse) {
   if (!kernel.getWarpgroups())
     return "the kernel has no launch(warpgroups = N), so it is unknown how "
            "many warpgroups release the buffer";
@@ -209,7 +211,7 @@ std::string planTileCopy(KernelOp kernel, CopyOp copy, Operation *&lastUse) {
   if (!alloc)
     return "the copy's destination is not a 'tile.alloc'";
   Block *body = copy->getBlock();
-  lastUse = nullptr;
+  firstUse = lastUse = nullptr;
   for (OpOperand &use : alloc->getUses()) {
     Operation *user = use.getOwner();
     if (user == copy.getOperation())
@@ -224,6 +226,8 @@ std::string planTileCopy(KernelOp kernel, CopyOp copy, Operation *&lastUse) {
              "into again";
     if (!lastUse || lastUse->isBeforeInBlock(inBody))
       lastUse = inBody;
+    if (!firstUse || inBody->isBeforeInBlock(firstUse))
+      firstUse = inBody;
   }
   return "";
 }
@@ -246,8 +250,9 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
         tileCopies.push_back(copy);
     });
     for (CopyOp copy : tileCopies) {
-      Operation *lastUse = nullptr;
-      if (std::string why = planTileCopy(kernel, copy, lastUse); !why.empty()) {
+      Operation *firstUse = nullptr, *lastUse = nullptr;
+      if (std::string why = planTileCopy(kernel, copy, firstUse, lastUse);
+          !why.empty()) {
         copy.emitRemark("not made asynchronous: ") << why;
         continue;
       }
@@ -266,7 +271,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
                          << getTargetInfo(kernel).name << " allows " << budget;
         return signalPassFailure();
       }
-      rewriteTileCopy(kernel, copy, lastUse, n);
+      rewriteTileCopy(kernel, copy, firstUse, lastUse, n);
     }
     SmallVector<scf::ForOp> loops;
     kernel.walk([&](scf::ForOp loop) {
@@ -597,10 +602,12 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
   }
 
   /// A copy directly in a tile loop's body: warpgroup 0 loads the buffer
-  /// once the previous tile released it; every warpgroup waits for it and
-  /// releases it after its last use. The position is the tile iteration.
-  void rewriteTileCopy(KernelOp kernel, CopyOp copy, Operation *lastUse,
-                       int64_t stages) {
+  /// once the previous tile released it; every warpgroup waits for it just
+  /// before its first use (so the copies of one tile are in flight
+  /// together, and with the work between copy and use) and releases it after
+  /// its last use. The position is the tile iteration.
+  void rewriteTileCopy(KernelOp kernel, CopyOp copy, Operation *firstUse,
+                       Operation *lastUse, int64_t stages) {
     Location loc = copy.getLoc();
     auto [full, empty] = createSemaphores(kernel, stages, loc);
     auto foreach = cast<ForeachTileOp>(copy->getParentOp());
@@ -639,6 +646,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       LoadAsyncOp::create(b, loc, copy.getSrc(), copy.getCoords(),
                           copy.getDst(), full, /*multicast=*/false);
     }
+    if (firstUse)
+      b.setInsertionPoint(firstUse);
     Operation *wait = SemWaitOp::create(b, loc, full, round);
     b.setInsertionPointAfter(lastUse ? lastUse : wait);
     SemArriveOp::create(b, loc, empty);
