@@ -34,7 +34,10 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
   %group = arith.divui %heads, %kv_heads : index
   %q_tiles = arith.ceildivui %seq, %c128 : index
   %last_q = arith.subi %q_tiles, %c1 : index
-  tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) {
+  // snake: a persistent block's causal tiles alternate long and short (the
+  // query tile varies fastest, so a plain stride would give a block the
+  // same length every round).
+  tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) snake {
     // Causal: the longest rows first; key tiles up to the diagonal.
     %reversed = arith.subi %last_q, %t : index
     %qt = arith.select %causal, %reversed, %t : index

@@ -40,7 +40,10 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
   %q_tiles = arith.ceildivui %seq, %c192 : index
   %all_kv = arith.ceildivui %seq, %c128 : index
   %last_q = arith.subi %q_tiles, %c1 : index
-  tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) {
+  // snake: a persistent block's causal tiles alternate long and short (the
+  // query tile varies fastest, so a plain stride would give a block the
+  // same length every round).
+  tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) snake {
     // Causal: the longest rows first; key tiles up to the diagonal.
     %reversed = arith.subi %last_q, %t : index
     %qt = arith.select %causal, %reversed, %t : index

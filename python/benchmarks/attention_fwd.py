@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
+from tk_mlir.attention import one_tile_per_block  # noqa: E402
 from timing import time_interleaved  # noqa: E402
 
 D = 128  # head dim: set from the manifest in main()
@@ -47,12 +48,11 @@ GQA_CHECKS = [  # batch, heads, kv heads, seq, causal
 SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 
 
-def run(kernel, q, k, v, scale, causal, one_tile_per_block):
+def run(kernel, q, k, v, scale, causal, one_tile):
     b, h, n, _ = q.shape
     o = torch.full_like(q, float("nan"))
     lse = torch.full((b, h, n), float("nan"), device="cuda")
-    kernel(q, k, v, o, lse, scale, causal,
-           one_tile_per_block=one_tile_per_block)
+    kernel(q, k, v, o, lse, scale, causal, one_tile_per_block=one_tile)
     return o, lse
 
 
@@ -95,9 +95,10 @@ def bench(kernel, baseline, result, scale, causal_as_compiled=False):
             lse = torch.empty(b, h, n, device="cuda")
             flops = 4 * b * h * n * n * D / (2 if causal else 1)
             row = {"batch": b, "heads": h, "seq": n, "causal": causal}
-            # As tk_mlir.attention() launches it: causal, one tile per block
-            # (unless --causal-as-compiled).
-            one = causal and not causal_as_compiled
+            # As tk_mlir.attention() launches it (one_tile_per_block), or
+            # with --causal-as-compiled always the grid as compiled.
+            one = (not causal_as_compiled
+                   and one_tile_per_block(D, n, causal))
             ours = {"tk": kernel, "baseline": baseline}
             fns = {name: (lambda fn=fn: fn(q, k, v, o, lse, scale, causal,
                                            one_tile_per_block=one))
@@ -134,9 +135,9 @@ def main():
     parser.add_argument("--name", default="attention_fwd.json")
     parser.add_argument("--check-only", action="store_true")
     parser.add_argument("--causal-as-compiled", action="store_true",
-                        help="time causal calls with the grid the kernel was "
-                        "compiled for (persistent kernels: a static order) "
-                        "instead of one tile per block")
+                        help="time every call with the grid the kernel was "
+                        "compiled for (persistent kernels: a static order), "
+                        "also where attention() launches one tile per block")
     args = parser.parse_args()
     names = ["Q", "K", "V", "O", "L", "scale", "causal"]
     kernel = Kernel(args.manifest, names=names)

@@ -108,6 +108,19 @@ def test_forward_kernel_by_length(dim, seq, causal, name):
     assert forward_kernel(dim, seq, causal) == name
 
 
+@pytest.mark.parametrize("dim,seq,causal,one_tile", [
+    (128, 512, True, False), (128, 16384, True, False),
+    (64, 4096, True, False), (64, 8192, True, True), (64, 16384, True, True),
+    (64, 16384, False, False), (128, 1, False, False),
+])
+def test_forward_launch_mode(dim, seq, causal, one_tile):
+    """Causal head-dim-64 calls from 8192 queries run one tile per block;
+    everything else the persistent (snake-ordered) grid."""
+    from tk_mlir.attention import KERNELS, ONE_TILE_FROM, one_tile_per_block
+    assert set(ONE_TILE_FROM) == set(KERNELS)
+    assert one_tile_per_block(dim, seq, causal) is one_tile
+
+
 def test_long_kernel_takes_the_forward_arguments(tmp_path):
     """The 160-key program has the 128-key program's parameters, so
     attention_forward() launches either with the same arguments."""

@@ -27,6 +27,13 @@ KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
 # faster (H100, docs/performance.md "Longer key tiles").
 LONG_KERNEL = "attention_naive_kv160"
 LONG_FROM = {False: 2048, True: 8192}
+# Causal forward calls at head dim d and at least ONE_TILE_FROM[d] queries
+# launch one tile per block (the hardware's block scheduler balances the
+# tiles' different lengths); shorter ones, and every non-causal call, run
+# the persistent grid in snake order, which overlaps a tile's loads with the
+# previous tile's work (H100, docs/performance.md "Causal forward on the
+# persistent grid").
+ONE_TILE_FROM = {128: None, 64: 8192}
 BACKWARD = {128: ("attention_bwd_dq", "attention_bwd_dkv"),
             64: ("attention_bwd_dq_d64", "attention_bwd_dkv_d64")}
 _DQ_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq", "scale", "causal"]
@@ -135,12 +142,17 @@ def attention_forward(q, k, v, causal, scale):
     o = torch.empty_like(q)
     lse = torch.empty(batch, heads, seq, device=q.device,
                       dtype=torch.float32)
-    # The forward kernels are persistent; causal tiles differ in work, and
-    # one tile per block balances them better (measured: docs/performance.md).
     _kernel(forward_kernel(dim, seq, causal))(
         q, k, v, o, lse, float(scale), bool(causal),
-        one_tile_per_block=bool(causal))
+        one_tile_per_block=one_tile_per_block(dim, seq, causal))
     return o, lse
+
+
+def one_tile_per_block(dim, seq, causal):
+    """Whether the forward for head dim `dim` and `seq` queries launches one
+    tile per block instead of the persistent grid (`ONE_TILE_FROM`)."""
+    start = ONE_TILE_FROM[dim]
+    return bool(causal) and start is not None and seq >= start
 
 
 def row_padding(seq):

@@ -249,6 +249,23 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       iteration = arith::DivUIOp::create(
           rewriter, loc, arith::SubIOp::create(rewriter, loc, linear, block),
           grid);
+      if (op.getSnake()) {
+        // Odd rounds deal their w tiles to the blocks in reverse.
+        Value start = arith::MulIOp::create(rewriter, loc, iteration, grid);
+        Value width = arith::MinUIOp::create(
+            rewriter, loc, grid,
+            arith::SubIOp::create(rewriter, loc, total, start));
+        Value mirrored = arith::SubIOp::create(
+            rewriter, loc, arith::AddIOp::create(rewriter, loc, start, width),
+            arith::AddIOp::create(rewriter, loc, block,
+                                  constIndex(rewriter, loc, 1)));
+        Value odd = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ne,
+            arith::AndIOp::create(rewriter, loc, iteration,
+                                  constIndex(rewriter, loc, 1)),
+            constIndex(rewriter, loc, 0));
+        linear = arith::SelectOp::create(rewriter, loc, odd, mirrored, linear);
+      }
       for (auto [sum, carried] :
            llvm::zip(sums, persistentLoop.getRegionIterArgs()))
         rewriter.replaceOp(sum, carried);

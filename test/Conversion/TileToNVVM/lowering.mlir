@@ -91,6 +91,48 @@ tile.kernel @running_sum(%n: index) launch(warpgroups = 1, grid = persistent) {
 
 // -----
 
+// snake: in odd rounds (iteration & 1) the block takes the mirrored tile of
+// its round, start + min(grid, total - start) - 1 - block, where start =
+// iteration * grid; the coordinates come from the chosen index.
+// CHECK-LABEL: llvm.func @snake
+// CHECK: %[[B:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: %[[G:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: scf.for %[[L:.*]] = %[[B]] to %[[TOTAL:.*]] step %[[G]] {
+// CHECK:   %[[IT:.*]] = arith.divui %{{.*}}, %[[G]] : index
+// CHECK:   %[[START:.*]] = arith.muli %[[IT]], %[[G]] : index
+// CHECK:   %[[LEFT:.*]] = arith.subi %[[TOTAL]], %[[START]] : index
+// CHECK:   %[[W:.*]] = arith.minui %[[G]], %[[LEFT]] : index
+// CHECK:   %[[END:.*]] = arith.addi %[[START]], %[[W]] : index
+// CHECK:   %[[B1:.*]] = arith.addi %[[B]], %{{.*}} : index
+// CHECK:   %[[MIRROR:.*]] = arith.subi %[[END]], %[[B1]] : index
+// CHECK:   %[[PAR:.*]] = arith.andi %[[IT]], %{{.*}} : index
+// CHECK:   %[[ODD:.*]] = arith.cmpi ne, %[[PAR]], %{{.*}} : index
+// CHECK:   %[[LIN:.*]] = arith.select %[[ODD]], %[[MIRROR]], %[[L]] : index
+// CHECK:   %[[I:.*]] = arith.remui %[[LIN]], %{{.*}} : index
+// CHECK:   %[[J:.*]] = arith.divui %[[LIN]], %{{.*}} : index
+// CHECK:   "test.use"(%[[I]], %[[J]], %[[IT]])
+tile.kernel @snake(%n: index) launch(warpgroups = 1, grid = persistent) {
+  tile.foreach_tile (%i, %j) in (%n, %n) snake iteration(%t) {
+    "test.use"(%i, %j, %t) : (index, index, index) -> ()
+  }
+}
+
+// -----
+
+// Under grid = tiles (one tile per block) snake changes nothing: the tile is
+// the block index.
+// CHECK-LABEL: llvm.func @snake_one_tile
+// CHECK: %[[B:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK-NOT: arith.select
+// CHECK: "test.use"(%[[B]])
+tile.kernel @snake_one_tile(%n: index) launch(warpgroups = 1) {
+  tile.foreach_tile (%i) in (%n) snake {
+    "test.use"(%i) : (index) -> ()
+  }
+}
+
+// -----
+
 // With one tile per block, every block's running sum is 0.
 // CHECK-LABEL: llvm.func @running_sum_one_tile
 // CHECK: scf.if

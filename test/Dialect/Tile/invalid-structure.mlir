@@ -404,3 +404,11 @@ tile.kernel @k(%n: index) launch(grid = persistent, cluster = [2, 1, 1]) {
   tile.foreach_tile (%i) in (%n) stream_k(%kb, %ke, %slot) of %n {
   }
 }
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
+  // expected-error @+1 {{'tile.foreach_tile' op snake and stream_k cannot be combined (stream-K deals out its own order)}}
+  tile.foreach_tile (%i) in (%n) snake stream_k(%kb, %ke, %slot) of %n {
+  }
+}

@@ -80,6 +80,17 @@ tile.kernel @prefix_sum(%n: index) launch(warpgroups = 1, grid = persistent) {
   }
 }
 
+// CHECK-LABEL: tile.kernel @snake
+// CHECK: tile.foreach_tile (%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}}, %{{.*}}, %{{.*}}) snake iteration(%{{.*}}) {
+// CHECK: tile.foreach_tile (%{{.*}}, %{{.*}}) in (%{{.*}}, %{{.*}}) group 4 snake {
+tile.kernel @snake(%n: index) launch(grid = persistent) {
+  tile.foreach_tile (%t, %h, %b) in (%n, %n, %n) snake iteration(%i) {
+    "test.use"(%t, %h, %b, %i) : (index, index, index, index) -> ()
+  }
+  tile.foreach_tile (%m, %j) in (%n, %n) group 4 snake {
+  }
+}
+
 // CHECK-LABEL: tile.kernel @stream_k
 // CHECK: tile.foreach_tile (%[[I:.*]], %[[J:.*]]) in (%{{.*}}, %{{.*}}) group 8 stream_k(%[[KB:.*]], %[[KE:.*]], %[[S:.*]]) of %[[K:.*]] iteration(%[[T:.*]]) {
 // CHECK-NEXT: "test.use"(%[[I]], %[[J]], %[[KB]], %[[KE]], %[[S]], %[[T]])

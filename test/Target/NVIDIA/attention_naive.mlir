@@ -12,6 +12,13 @@
 // RUN: FileCheck %s --check-prefix=PTX < %t/attention_naive.ptx
 // RUN: not grep -q "sub.rn.f32" %t/attention_naive.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/attention_naive.json
+// The snake order survives warp specialization: producer and consumers walk
+// the same tiles.
+// RUN: tk-opt %kernels/attention_naive.mlir -tile-pipeline -tile-warp-specialize 2>/dev/null | FileCheck %s --check-prefix=SNAKE
+// SNAKE: tile.warp_specialize producer
+// SNAKE: tile.foreach_tile ({{.*}}) in ({{.*}}) snake iteration(
+// SNAKE: consumer(
+// SNAKE: tile.foreach_tile ({{.*}}) in ({{.*}}) snake iteration(
 
 // REMARK: remark: layout conversion inserted for operand #0: #tile.mma_acc to #tile.row
 

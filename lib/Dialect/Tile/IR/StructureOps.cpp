@@ -291,6 +291,8 @@ ParseResult ForeachTileOp::parse(OpAsmParser &parser, OperationState &result) {
       return failure();
     result.addAttribute("group", parser.getBuilder().getI64IntegerAttr(group));
   }
+  if (succeeded(parser.parseOptionalKeyword("snake")))
+    result.addAttribute("snake", parser.getBuilder().getUnitAttr());
   int32_t kSteps = 0;
   if (succeeded(parser.parseOptionalKeyword("stream_k"))) {
     OpAsmParser::UnresolvedOperand steps;
@@ -332,6 +334,8 @@ void ForeachTileOp::print(OpAsmPrinter &p) {
   p << ") in (" << getBounds() << ")";
   if (auto group = getGroup())
     p << " group " << *group;
+  if (getSnake())
+    p << " snake";
   if (Value steps = getKSteps()) {
     p << " stream_k(";
     llvm::interleaveComma(getStreamKArguments(), p,
@@ -344,7 +348,8 @@ void ForeachTileOp::print(OpAsmPrinter &p) {
     p << ")";
   }
   p.printOptionalAttrDictWithKeyword(
-      (*this)->getAttrs(), {getGroupAttrName(), "operandSegmentSizes"});
+      (*this)->getAttrs(),
+      {getGroupAttrName(), getSnakeAttrName(), "operandSegmentSizes"});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/false);
@@ -374,6 +379,9 @@ LogicalResult ForeachTileOp::verify() {
     return emitOpError("must be inside a 'tile.kernel'");
   if ((*this)->getParentOfType<ForeachTileOp>())
     return emitOpError("cannot be nested in another 'tile.foreach_tile'");
+  if (getKSteps() && getSnake())
+    return emitOpError("snake and stream_k cannot be combined (stream-K "
+                       "deals out its own order)");
   if (getKSteps() && clusterBlocks(*this) > 1)
     return emitOpError("stream_k is not supported in cluster kernels (the "
                        "unit of work is the cluster there)");

@@ -90,7 +90,17 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     block runs one coordinate; under `grid = persistent` each block walks a
     strided sequence of them. `group G` orders 2-d tile spaces for L2 reuse:
     the first dimension advances in groups of `G` before the second moves
-    (TK's super-grouping); without it the order is row-major. In a kernel
+    (TK's super-grouping); without it the first coordinate varies fastest.
+    `snake` (persistent grids) deals every other round of tiles to the
+    blocks in reverse: with W workers, round r covers tiles [r W, r W + w)
+    of the order (w = W, or what is left in the last round), block b takes
+    tile r W + b in even rounds and r W + w - 1 - b in odd ones. When tile
+    costs repeat with a period that divides W (a causal attention tile
+    space whose first coordinate is the query tile), the plain stride hands
+    a block the same cost every round; reversing every other round pairs
+    long tiles with short ones while each round still runs neighbouring
+    tiles together (L2 reuse). With one tile per block it changes nothing.
+    In a kernel
     with `cluster = [C, 1, 1]`, C > 1, the unit of work is the cluster:
     every block of a cluster runs the same coordinates (the launcher starts
     C blocks per tile, or per persistent worker), and `tile.cluster_rank`
@@ -123,6 +133,9 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 8 iteration(%i) {
       ...
     }
+    tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) snake {
+      ...
+    }
     tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 8
         stream_k(%kb, %ke, %slot) of %tiles_k iteration(%i) {
       ...
@@ -130,7 +143,7 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     ```
   }];
   let arguments = (ins Variadic<Index>:$bounds, Optional<Index>:$k_steps,
-                       OptionalAttr<I64Attr>:$group);
+                       OptionalAttr<I64Attr>:$group, UnitAttr:$snake);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
