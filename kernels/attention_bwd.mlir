@@ -121,16 +121,18 @@ tile.kernel @attention_bwd(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %ds_s = tile.slot %ds_ring[%parity] : !ds_ring
       tile.store %ds16, %ds_s : !st16, !ds_st
       tile.fence async_proxy
-      // dV += Pᵀ dO, dK += dSᵀ Q while the other warps write their dSᵀ,
-      // then dQ += scale · dS K once all of dSᵀ is written: the three MMAs
-      // queue back to back, and one wait covers them.
+      // dV += Pᵀ dO while the other warps write their dSᵀ; once all of dSᵀ
+      // is written, dQ = scale · dS K, then dK += dSᵀ Q. The three MMAs
+      // queue back to back; the first wait leaves only dK in flight, so
+      // dQ goes out (through shared memory) while the tensor cores run dK.
       %dv_next = tile.mma_async AB %p16, %do, %dv_x : !st16, !q_st -> !acc
-      %dk_next = tile.mma_async AB %ds16, %q, %dk_x : !st16, !q_st -> !acc
       tile.barrier block
       %dq = tile.mma_async AtB %ds_s, %k : !ds_st, !kv_st -> !dq
-      tile.mma_wait 0
+      %dk_next = tile.mma_async AB %ds16, %q, %dk_x : !st16, !q_st -> !acc
+      tile.mma_wait 1
       %dq_s = tile.mul %dq, %scale : !dq, f32
       tile.store %dq_s, %dQ[%b, %h, %i, %c0] reduce add : !dq, !dqg
+      tile.mma_wait 0
       scf.yield %dk_next, %dv_next : !acc, !acc
     }
     %dk_s = tile.mul %dk, %scale : !acc, f32

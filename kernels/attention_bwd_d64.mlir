@@ -10,7 +10,9 @@
 // they are copied with TMA); dQ: [batch, heads, seq, 64] f32. The passes
 // split the dQ product over the consumer warpgroups by columns and send it
 // through a shared buffer and reducing TMA stores.
-// Head dim 64: attention_bwd.mlir with 64-column Q, K, V, dO, dQ, dK, dV.
+// Head dim 64: attention_bwd.mlir with 64-column Q, K, V, dO, dQ, dK, dV,
+// and Sᵀ and dPᵀ issued together (at head dim 128 the two live together
+// spill: docs/performance.md, "The dQ product first").
 !qkv = !tile.gl<?x?x?x64xbf16>
 !vec = !tile.gl<?x?x?xf32>
 !kv_st = !tile.st<128x64xbf16>
@@ -82,7 +84,11 @@ tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %delta = tile.load %delta_s : !col_st -> !col
       %delta_b = tile.broadcast col %delta : !col to !st
       // Pᵀ = exp2(Sᵀ · scale · log2 e − L · log2 e), Sᵀ = K Qᵀ.
-      %s_raw = tile.mma ABt %k, %q : !kv_st, !q_st -> !st
+      // Sᵀ and dPᵀ = V dOᵀ queue back to back; the softmax of Sᵀ runs
+      // while the tensor cores compute dPᵀ.
+      %s_raw = tile.mma_async ABt %k, %q : !kv_st, !q_st -> !st
+      %dp = tile.mma_async ABt %v, %do : !kv_st, !q_st -> !st
+      tile.mma_wait 1
       // Keys or queries past the end exist only in the last tiles.
       %k_end = arith.addi %k0, %c128 : index
       %q_end = arith.addi %q0, %c64 : index
@@ -111,7 +117,7 @@ tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %p = tile.exp2 %s_shift : !st
       %p16 = tile.cast %p : !st to !st16
       // dSᵀ = Pᵀ ∘ (V dOᵀ − Δ).
-      %dp = tile.mma ABt %v, %do : !kv_st, !q_st -> !st
+      tile.mma_wait 0
       %dp_c = tile.sub %dp, %delta_b : !st
       %ds = tile.mul %p, %dp_c : !st
       %ds16 = tile.cast %ds : !st to !st16
@@ -121,16 +127,18 @@ tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %ds_s = tile.slot %ds_ring[%parity] : !ds_ring
       tile.store %ds16, %ds_s : !st16, !ds_st
       tile.fence async_proxy
-      // dV += Pᵀ dO, dK += dSᵀ Q while the other warps write their dSᵀ,
-      // then dQ += scale · dS K once all of dSᵀ is written: the three MMAs
-      // queue back to back, and one wait covers them.
+      // dV += Pᵀ dO while the other warps write their dSᵀ; once all of dSᵀ
+      // is written, dQ = scale · dS K, then dK += dSᵀ Q. The three MMAs
+      // queue back to back; the first wait leaves only dK in flight, so
+      // dQ goes out (through shared memory) while the tensor cores run dK.
       %dv_next = tile.mma_async AB %p16, %do, %dv_x : !st16, !q_st -> !acc
-      %dk_next = tile.mma_async AB %ds16, %q, %dk_x : !st16, !q_st -> !acc
       tile.barrier block
       %dq = tile.mma_async AtB %ds_s, %k : !ds_st, !kv_st -> !dq
-      tile.mma_wait 0
+      %dk_next = tile.mma_async AB %ds16, %q, %dk_x : !st16, !q_st -> !acc
+      tile.mma_wait 1
       %dq_s = tile.mul %dq, %scale : !dq, f32
       tile.store %dq_s, %dQ[%b, %h, %i, %c0] reduce add : !dq, !dqg
+      tile.mma_wait 0
       scf.yield %dk_next, %dv_next : !acc, !acc
     }
     %dk_s = tile.mul %dk, %scale : !acc, f32

@@ -34,8 +34,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
-from tk_mlir.attention import (FUSED_BY_DIM, attention_backward,  # noqa: E402
-                               attention_forward, backward_delta)
+from tk_mlir.attention import (attention_backward, attention_forward,  # noqa: E402
+                               backward_delta, uses_fused)
 from timing import time_interleaved  # noqa: E402
 
 CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
@@ -104,7 +104,7 @@ def check(rows):
             # The other form on the same inputs.
             o2, lse2 = attention_forward(q, k, v, causal, scale)
             got2 = attention_backward(q, k, v, o2, lse2, g, causal, scale,
-                                      fused=not FUSED_BY_DIM[d])
+                                      fused=not uses_fused(d, n))
             split, _, split_ok = compare(got2, ref, zero)
             ok = ok and split_ok
         rows.append({"batch": b, "heads": h, "kv_heads": hk, "seq": n,
@@ -169,7 +169,7 @@ def bench(rows, D, seqs=SEQS):
             for name, t in time_interleaved(fns, warmup=3, rounds=9,
                                             per_batch=5).items():
                 row[f"{name}_tflops"] = flops / t / 1e9
-            form = "fused" if FUSED_BY_DIM[D] else "split"
+            form = "fused" if uses_fused(D, n) else "split"
             row["tk_form"] = form
             row["tk_tflops"] = row[f"tk_{form}_tflops"]
             if "cudnn_tflops" in row:

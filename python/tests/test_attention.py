@@ -176,11 +176,19 @@ def test_backward_copies_lse_and_delta_with_tma(tmp_path, name):
 
 
 def test_every_head_dim_has_a_backward_form():
-    """attention() picks a backward form for each head dim it supports."""
-    from tk_mlir.attention import (BACKWARD, FUSED_BACKWARD, FUSED_BY_DIM,
-                                   KERNELS)
-    assert set(FUSED_BY_DIM) == set(KERNELS) == set(BACKWARD)
-    assert set(FUSED_BY_DIM) == set(FUSED_BACKWARD)
+    """attention() picks a backward form for each head dim it supports: the
+    fused kernel from FUSED_FROM's length on, the two kernels below it."""
+    from tk_mlir.attention import (BACKWARD, FUSED_BACKWARD, FUSED_FROM,
+                                   KERNELS, uses_fused)
+    assert set(FUSED_FROM) == set(KERNELS) == set(BACKWARD)
+    assert set(FUSED_FROM) == set(FUSED_BACKWARD)
+    for dim, start in FUSED_FROM.items():
+        if start is None:
+            assert not uses_fused(dim, 1 << 20)
+        else:
+            assert not uses_fused(dim, start - 1) and uses_fused(dim, start)
+    assert not uses_fused(128, 16384) and uses_fused(64, 16384)
+    assert not uses_fused(64, 1024)
 
 
 @pytest.mark.parametrize("dim", [128, 64])

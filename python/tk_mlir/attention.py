@@ -7,8 +7,8 @@ The compiled kernels are looked up in $TK_MLIR_ARTIFACTS (default
 build/artifacts of this checkout), as scripts/setup.sh writes them:
 <dir>/<name>/<name>.json, e.g. <dir>/attention_naive/attention_naive.json.
 
-Gradients go through one of two forms, chosen per head dim by measurement
-(`FUSED_BY_DIM`): the fused kernel, kernels/attention_bwd.mlir
+Gradients go through one of two forms, chosen per head dim and length by
+measurement (`FUSED_FROM`, `uses_fused`): the fused kernel, kernels/attention_bwd.mlir
 (attention_bwd_d64.mlir for head dim 64), where one block per key tile
 computes dK and dV and adds its part of dQ into an f32 accumulator; or two
 kernels, kernels/attention_bwd_dq.mlir and attention_bwd_dkv.mlir (and their
@@ -40,11 +40,12 @@ _DQ_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq", "scale", "causal"]
 _DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
              "causal"]
 FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
-# Head dim -> whether attention() takes the fused backward. Measured on an
-# H100 (docs/performance.md "Attention backward with L and Δ in shared
-# memory"): the two kernels are 6-12% faster at head dim 128, and 0-6% at 64
-# with the 128-query dK/dV program.
-FUSED_BY_DIM = {128: False, 64: False}
+# Head dim -> the sequence length from which attention() takes the fused
+# backward (None: never). Measured on an H100 (docs/performance.md "The dQ
+# product first"): at head dim 64 the fused kernel is 1.01-1.06x the two
+# kernels from 2048 on and level below; at head dim 128 the two are level
+# from 4096 on (0.95-1.05x across runs) and the two kernels faster below.
+FUSED_FROM = {128: None, 64: 2048}
 _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
                "scale", "causal"]
 _ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()
@@ -175,12 +176,19 @@ def backward_delta(o, do):
     return delta
 
 
+def uses_fused(dim, seq):
+    """Whether attention() runs the fused backward for head dim `dim` and
+    `seq` queries (`FUSED_FROM`)."""
+    start = FUSED_FROM[dim]
+    return start is not None and seq >= start
+
+
 def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None):
     """dQ, dK, dV for contiguous [batch, heads, seq, dim] tensors, from the
     forward's O and LSE (Δ = rowsum(dO ∘ O) by `backward_delta`).
     fused: True, one kernel that adds dQ into an f32 accumulator (converted
     to bf16 here); False, the dQ and dK/dV kernels; None (default), the
-    faster form for the head dim (`FUSED_BY_DIM`)."""
+    faster form for the head dim and length (`uses_fused`)."""
     import torch
     dim = q.shape[-1]
     if dim not in BACKWARD:
@@ -188,7 +196,7 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None):
             f"attention backward exists for head dims {sorted(BACKWARD)}, "
             f"not {dim}")
     if fused is None:
-        fused = FUSED_BY_DIM[dim]
+        fused = uses_fused(dim, q.shape[2])
     delta = backward_delta(o, do)
     pad = row_padding(q.shape[2])
     if pad:  # padded rows are past the sequence: never used

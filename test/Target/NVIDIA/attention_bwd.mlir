@@ -44,10 +44,15 @@
 // FUSED-IR: tile.alloc : !tile.st<2x128x64xbf16, #tile.swizzle<128>>
 // FUSED-IR: tile.alloc : !tile.st<128x64xf32, #tile.swizzle<128>>
 // FUSED-IR: consumer(warpgroups = 2, registers = 232)
-// FUSED-IR: tile.barrier block
+// dV is queued before the consumer barrier, dQ and dK after it; the wait
+// for dQ leaves dK in flight while dQ goes out, the last wait follows.
+// FUSED-IR: tile.mma_async AB {{.*}} -> !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
+// FUSED-IR-NEXT: tile.barrier block
 // FUSED-IR: tile.mma_async AtB {{.*}} : !tile.st<128x64xbf16, #tile.swizzle<128>>, !tile.st<128x64xbf16, #tile.swizzle<128>> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
-// FUSED-IR: tile.mma_wait 0
+// FUSED-IR: tile.mma_async AB {{.*}} -> !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
+// FUSED-IR-NEXT: tile.mma_wait 1
 // FUSED-IR: tile.store_async {{.*}} reduce add : !tile.st<64x64xf32, #tile.swizzle<128>>, !tile.gl<?x?x?x128xf32>
+// FUSED-IR-NEXT: tile.mma_wait 0
 
 // With mma-split=contraction each consumer reduces its own 64 keys' part
 // (a 64x128 product) and no shared data crosses warpgroups: no consumer
@@ -57,10 +62,17 @@
 // CONTRACTION-COUNT-4: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
 
 // Head dim 64: K takes the 64-byte swizzle, so each consumer's 32 columns
-// of it are whole swizzle blocks.
+// of it are whole swizzle blocks. Sᵀ and dPᵀ are queued together (the
+// softmax waits for Sᵀ only); the reducing store goes out before the last
+// wait, under dK.
 // FUSED64: .entry attention_bwd_d64
-// FUSED64-DAG: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
-// FUSED64-DAG: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// FUSED64: wgmma.wait_group.sync.aligned 1;
+// FUSED64: wgmma.wait_group.sync.aligned 0;
+// FUSED64: bar.sync 15, 256;
+// FUSED64: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
+// FUSED64: wgmma.wait_group.sync.aligned 1;
+// FUSED64: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// FUSED64: wgmma.wait_group.sync.aligned 0;
 
 // DQ: .entry attention_bwd_dq
 // DQ-DAG: setmaxnreg.inc.sync.aligned.u32 240
