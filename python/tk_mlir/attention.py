@@ -42,7 +42,7 @@ _DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
 FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
 # Head dim -> the sequence length from which attention() takes the fused
 # backward (None: never). Measured on an H100 (docs/performance.md "The dQ
-# product first"): at head dim 64 the fused kernel is 1.01-1.06x the two
+# product first"): at head dim 64 the fused kernel is 1.01-1.10x the two
 # kernels from 2048 on and level below; at head dim 128 the two are level
 # from 4096 on (0.95-1.05x across runs) and the two kernels faster below.
 FUSED_FROM = {128: None, 64: 2048}

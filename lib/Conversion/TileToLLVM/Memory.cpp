@@ -944,7 +944,10 @@ private:
 /// Register tile → shared tile: stmatrix where the layout is the m8n8
 /// fragment; otherwise each thread writes its elements at their swizzled
 /// addresses, two at a time where a layout keeps two consecutive columns in
-/// consecutive registers (conflict-free under 128-byte swizzle).
+/// consecutive registers (conflict-free for 2-byte elements under the
+/// 128-byte swizzle; 4-byte pairs of the accumulator fragment take twice the
+/// wavefronts, which a rotated order would avoid at the cost of selects that
+/// measured slower: docs/performance.md, "The dQ product first").
 struct StoreSharedLowering : OpConversionPattern<StoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
