@@ -149,11 +149,15 @@ def attention_forward(q, k, v, causal, scale):
     return o, lse
 
 
+def _reaches(start, seq):
+    """Whether `seq` is at least a measured threshold (None: never)."""
+    return start is not None and seq >= start
+
+
 def one_tile_per_block(dim, seq, causal):
     """Whether the forward for head dim `dim` and `seq` queries launches one
     tile per block instead of the persistent grid (`ONE_TILE_FROM`)."""
-    start = ONE_TILE_FROM[dim]
-    return bool(causal) and start is not None and seq >= start
+    return bool(causal) and _reaches(ONE_TILE_FROM[dim], seq)
 
 
 def row_padding(seq):
@@ -179,8 +183,7 @@ def backward_delta(o, do):
 def uses_fused(dim, seq):
     """Whether attention() runs the fused backward for head dim `dim` and
     `seq` queries (`FUSED_FROM`)."""
-    start = FUSED_FROM[dim]
-    return start is not None and seq >= start
+    return _reaches(FUSED_FROM[dim], seq)
 
 
 def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None):
