@@ -30,6 +30,11 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
            "contractable, so LLVM fuses a multiply and the add that uses it "
            "into one fma (nvcc's default --fmad=true; false keeps them "
            "separately rounded)">,
+    Option<"anchorMmaWaits", "anchor-mma-waits", "bool", "false",
+           "Give each tile.mma_wait a basic block of its own, so ptxas keeps "
+           "the wgmma wait after the work written before it (ptxas otherwise "
+           "moves a wait_group to the top of its block; measured on H100, "
+           "docs/performance.md 'Where ptxas puts the wgmma wait')">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",

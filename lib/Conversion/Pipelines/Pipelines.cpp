@@ -45,6 +45,11 @@ struct NVIDIAPipelineOptions
       llvm::cl::desc("Let LLVM fuse the tile ops' multiplies and adds into "
                      "fmas (convert-tile-to-nvvm's fp-contract)"),
       llvm::cl::init(true)};
+  Option<bool> anchorMmaWaits{
+      *this, "anchor-mma-waits",
+      llvm::cl::desc("Keep each wgmma wait where the program puts it "
+                     "(convert-tile-to-nvvm's anchor-mma-waits)"),
+      llvm::cl::init(false)};
   Option<bool> overlapMma{
       *this, "overlap-mma",
       llvm::cl::desc("Run tile-overlap-mma after tile-warp-specialize (a "
@@ -78,6 +83,7 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   kernels.addPass(createCSEPass());
   tk::ConvertTileToNVVMOptions convert;
   convert.fpContract = options.fpContract;
+  convert.anchorMmaWaits = options.anchorMmaWaits;
   pm.addPass(tk::createConvertTileToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

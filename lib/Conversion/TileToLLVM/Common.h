@@ -194,9 +194,12 @@ llvm::FailureOr<mlir::gpu::GPUModuleOp> lowerKernels(
 /// Rewrites every tile op of `gpuModule` (after lowerKernels) into LLVM and
 /// the vendor's dialect (NVVM or ROCDL), with the shared patterns and that
 /// vendor's own. With `contract`, the float adds, subtracts and multiplies
-/// it leaves (and the kernel's arith ones) may be fused into fmas.
+/// it leaves (and the kernel's arith ones) may be fused into fmas. With
+/// `anchorMmaWaits` (NVIDIA), each tile.mma_wait stays where it is in the
+/// code ptxas schedules (see MmaWaitLowering in Compute.cpp).
 mlir::LogicalResult convertTileOps(mlir::gpu::GPUModuleOp gpuModule,
-                                   tk::Vendor vendor, bool contract);
+                                   tk::Vendor vendor, bool contract,
+                                   bool anchorMmaWaits = false);
 
 /// Patterns shared by both targets, plus NVIDIA's own when `nvidia`.
 void populateStructurePatterns(mlir::TypeConverter &converter,
@@ -207,9 +210,11 @@ void populateMemoryPatterns(mlir::TypeConverter &converter,
 /// NVIDIA only (mbarriers, fences, named barriers).
 void populateSyncPatterns(mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
-/// Patterns shared by both targets, plus NVIDIA's own when `nvidia`.
+/// Patterns shared by both targets, plus NVIDIA's own when `nvidia`
+/// (`anchorMmaWaits`: see MmaWaitLowering).
 void populateComputePatterns(mlir::TypeConverter &converter,
-                             mlir::RewritePatternSet &patterns, bool nvidia);
+                             mlir::RewritePatternSet &patterns, bool nvidia,
+                             bool anchorMmaWaits = false);
 /// Both targets: counters between blocks (tile.signal_add / signal_wait).
 void populateSignalPatterns(mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);

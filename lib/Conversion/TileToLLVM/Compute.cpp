@@ -436,15 +436,41 @@ struct MmaLowering : OpConversionPattern<OpTy> {
   }
 };
 
+/// `tile.mma_wait N`: wgmma.wait_group N. ptxas's scheduler moves a
+/// wait_group to the top of its basic block, so work written between an
+/// mma_async and the wait (the softmax under P V, dQ's store under dK) runs
+/// after the wait, with the MMAs done. `anchored` puts the wait in a basic
+/// block of its own: a branch on a warp-uniform value ptxas cannot fold
+/// (ctaid.x = ~0, never true) to one of two copies of the wait, so what is
+/// written before the op stays before it; both paths wait, so the branch
+/// does not change what runs. Off by default: on H100 the anchored forward
+/// and head-dim-64 backward were 2-6% slower (docs/performance.md).
 struct MmaWaitLowering : OpConversionPattern<MmaWaitOp> {
-  using OpConversionPattern::OpConversionPattern;
+  MmaWaitLowering(const TypeConverter &converter, MLIRContext *ctx,
+                  bool anchored)
+      : OpConversionPattern(converter, ctx), anchored(anchored) {}
   LogicalResult
   matchAndRewrite(MmaWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(op,
-                                                            op.getPending());
+    if (!anchored) {
+      rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(op,
+                                                              op.getPending());
+      return success();
+    }
+    std::string wait = "wgmma.wait_group.sync.aligned " +
+                       std::to_string(op.getPending()) + ";\n";
+    inlinePtx(rewriter, op.getLoc(), {},
+              "{\n.reg .pred p;\n.reg .b32 r;\nmov.u32 r, %ctaid.x;\n"
+              "setp.eq.u32 p, r, -1;\n@p bra.uni TK_MMA_WAIT_B;\n" +
+                  wait + "bra.uni TK_MMA_WAIT_END;\nTK_MMA_WAIT_B:\n" + wait +
+                  "TK_MMA_WAIT_END:\n}",
+              "");
+    rewriter.eraseOp(op);
     return success();
   }
+
+private:
+  bool anchored;
 };
 } // namespace
 
@@ -458,7 +484,7 @@ bool tk::lower::sameFragments(ConvertLayoutOp op) {
 
 void tk::lower::populateComputePatterns(TypeConverter &converter,
                                         RewritePatternSet &patterns,
-                                        bool nvidia) {
+                                        bool nvidia, bool anchorMmaWaits) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<
       FillLowering, CastLowering, BinaryLowering<AddOp, LLVM::FAddOp>,
@@ -471,7 +497,9 @@ void tk::lower::populateComputePatterns(TypeConverter &converter,
       ExpLogLowering<ExpOp, Transcendental::exp>,
       ExpLogLowering<LogOp, Transcendental::log>, MaskLowering<CausalMaskOp>,
       MaskLowering<BoundMaskOp>, ConvertLayoutLowering>(converter, ctx);
-  if (nvidia)
-    patterns.add<MmaLowering<MmaOp, true>, MmaLowering<MmaAsyncOp, false>,
-                 MmaWaitLowering>(converter, ctx);
+  if (nvidia) {
+    patterns.add<MmaLowering<MmaOp, true>, MmaLowering<MmaAsyncOp, false>>(
+        converter, ctx);
+    patterns.add<MmaWaitLowering>(converter, ctx, anchorMmaWaits);
+  }
 }

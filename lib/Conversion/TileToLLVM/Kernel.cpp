@@ -775,7 +775,8 @@ static void markContractable(gpu::GPUModuleOp gpuModule) {
 }
 
 LogicalResult tk::lower::convertTileOps(gpu::GPUModuleOp gpuModule,
-                                        tk::Vendor vendor, bool contract) {
+                                        tk::Vendor vendor, bool contract,
+                                        bool anchorMmaWaits) {
   MLIRContext *ctx = gpuModule.getContext();
   bool nvidia = vendor == tk::Vendor::nvidia;
   TileTypeConverter converter(ctx);
@@ -793,7 +794,7 @@ LogicalResult tk::lower::convertTileOps(gpu::GPUModuleOp gpuModule,
                                                        target);
   populateStructurePatterns(converter, patterns, nvidia);
   populateMemoryPatterns(converter, patterns, nvidia);
-  populateComputePatterns(converter, patterns, nvidia);
+  populateComputePatterns(converter, patterns, nvidia, anchorMmaWaits);
   populateReductionPatterns(converter, patterns);
   populateSignalPatterns(converter, patterns);
   if (nvidia)

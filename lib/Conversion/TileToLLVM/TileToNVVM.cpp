@@ -97,7 +97,8 @@ struct ConvertTileToNVVMPass
     if (!*gpuModule)
       return;
 
-    if (failed(convertTileOps(*gpuModule, tk::Vendor::nvidia, fpContract)))
+    if (failed(convertTileOps(*gpuModule, tk::Vendor::nvidia, fpContract,
+                              anchorMmaWaits)))
       return signalPassFailure();
   }
 };
