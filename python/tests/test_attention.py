@@ -94,10 +94,10 @@ def test_backward_argument_names_match_the_kernels(tmp_path, dim):
 
 @pytest.mark.parametrize("dim,seq,causal,name", [
     (128, 1, False, "attention_naive"),
-    (128, 2047, False, "attention_naive"),
-    (128, 2048, False, "attention_naive_kv160"),
-    (128, 4096, True, "attention_naive"),
-    (128, 8192, True, "attention_naive_kv160"),
+    (128, 8191, False, "attention_naive"),
+    (128, 8192, False, "attention_naive_kv160"),
+    (128, 8192, True, "attention_naive"),
+    (128, 16384, True, "attention_naive_kv160"),
     (64, 16384, False, "attention_naive_d64"),
     (64, 16384, True, "attention_naive_d64"),
 ])

@@ -24,9 +24,11 @@ from .runtime import ArgumentError
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
 # Head dim 128 with 160-key tiles, and the sequence lengths from which it
 # runs instead (non-causal, causal): below them the 128-key program is
-# faster (H100, docs/performance.md "Longer key tiles").
+# faster (H100, docs/performance.md "Longer key tiles"; moved up from 2048 /
+# 8192 when the wgmma descriptors became one add per K step, which sped the
+# 128-key program up more: "Eleventh session").
 LONG_KERNEL = "attention_naive_kv160"
-LONG_FROM = {False: 2048, True: 8192}
+LONG_FROM = {False: 8192, True: 16384}
 # Causal forward calls at head dim d and at least ONE_TILE_FROM[d] queries
 # launch one tile per block (the hardware's block scheduler balances the
 # tiles' different lengths); shorter ones, and every non-causal call, run

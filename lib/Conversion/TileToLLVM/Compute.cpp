@@ -258,31 +258,58 @@ Value opaqueAddress(OpBuilder &b, Location loc, Value ptr) {
       .getResult(0);
 }
 
-/// The 64-bit wgmma matrix descriptor of `tile` (at shared address `addr`,
-/// an i64) at K offset `k0`.
-/// K-major: rows are M (or N), K runs along columns. MN-major: rows are K.
-Value matrixDescriptor(OpBuilder &b, Location loc, Value addr, Value tileValue,
-                       bool kMajor, int64_t k0) {
-  auto tile = cast<SharedTileType>(tileValue.getType());
-  int64_t swizzle = tile.getSwizzle().getBytes();
-  int64_t eb = elementBytes(tile.getElementType());
-  int64_t width = swizzle / eb;
-  int64_t start, lbo, sbo = 8 * swizzle;
-  if (kMajor) {
-    start =
-        (k0 / width) * allocationRows(tileValue) * swizzle + (k0 % width) * eb;
-    lbo = 16; // unused for swizzled K-major layouts; encodes as 1
-  } else {
-    start = k0 * swizzle;
-    lbo = allocationRows(tileValue) * swizzle;
+/// A wgmma matrix descriptor's fields for `tile` (K-major: rows are M or N,
+/// K runs along columns; MN-major: rows are K): the low word holds the
+/// start address (bits 0-13, in 16-byte units) and the leading byte offset
+/// (16-29), the high word the stride byte offset and the swizzle mode.
+struct DescriptorFields {
+  int64_t lbo, sbo, mode, width, rows, eb;
+  bool kMajor;
+  DescriptorFields(Value tileValue, bool kMajor) : kMajor(kMajor) {
+    auto tile = cast<SharedTileType>(tileValue.getType());
+    int64_t swizzle = tile.getSwizzle().getBytes();
+    eb = elementBytes(tile.getElementType());
+    width = swizzle / eb;
+    rows = allocationRows(tileValue);
+    sbo = 8 * swizzle;
+    // lbo is unused for swizzled K-major layouts; 16 encodes as 1.
+    lbo = kMajor ? 16 : rows * swizzle;
+    mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
   }
-  int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
-  int64_t fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (mode << 62);
-  addr = arith::AddIOp::create(b, loc, addr, constI64(b, loc, start));
+  /// Byte offset of the 16-wide K slice at `k0` from the tile's start.
+  int64_t start(int64_t k0) const {
+    int64_t swizzle = width * eb;
+    return kMajor ? (k0 / width) * rows * swizzle + (k0 % width) * eb
+                  : k0 * swizzle;
+  }
+  int64_t high() const { return (sbo >> 4) | (mode << 30); }
+};
+
+/// The descriptor's low word at K offset 0, from the shared address `addr`
+/// (an i64): computed once per operand; each K step adds its offset to it.
+Value descriptorLow(OpBuilder &b, Location loc, Value addr,
+                    const DescriptorFields &f) {
   Value field = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, addr, constI64(b, loc, 0x3FFFF)),
       constI64(b, loc, 4));
-  return arith::OrIOp::create(b, loc, field, constI64(b, loc, fixed));
+  Value low = arith::TruncIOp::create(b, loc, b.getI32Type(), field);
+  return arith::OrIOp::create(b, loc, low,
+                              constI32(b, loc, (f.lbo >> 4) << 16));
+}
+
+/// The 64-bit descriptor at K offset `k0`: the low word plus the slice's
+/// offset in 16-byte units (one 32-bit add: the tile lies below 256 KB of
+/// shared memory, so the 14-bit address field cannot carry into the leading
+/// byte offset), the constant high word above it. Computing each K step's
+/// descriptor from the address instead (mask, shift, or, 64-bit) cost
+/// about 14 SASS instructions per wgmma.
+Value matrixDescriptor(OpBuilder &b, Location loc, Value low,
+                       const DescriptorFields &f, int64_t k0) {
+  int64_t offset = f.start(k0) >> 4;
+  if (offset)
+    low = arith::AddIOp::create(b, loc, low, constI32(b, loc, offset));
+  Value wide = arith::ExtUIOp::create(b, loc, b.getI64Type(), low);
+  return arith::OrIOp::create(b, loc, wide, constI64(b, loc, f.high() << 32));
 }
 
 NVVM::WGMMATypes wgmmaType(Type type) {
@@ -400,20 +427,28 @@ struct MmaLowering : OpConversionPattern<OpTy> {
       for (int64_t k0 = 0; k0 < k; k0 += kStep)
         aWords.push_back(
             registerAWords(rewriter, loc, adaptor.getA(), elem, k0));
-    Value addrB = opaqueAddress(rewriter, loc, adaptor.getB());
-    Value addrA = aReg ? Value() : opaqueAddress(rewriter, loc, adaptor.getA());
+    // A K-major is "row", B K-major is "col".
+    DescriptorFields fieldsB(op.getB(), /*kMajor=*/bT);
+    Value lowB = descriptorLow(
+        rewriter, loc, opaqueAddress(rewriter, loc, adaptor.getB()), fieldsB);
+    std::optional<DescriptorFields> fieldsA;
+    Value lowA;
+    if (!aReg) {
+      fieldsA.emplace(op.getA(), /*kMajor=*/!aT);
+      lowA =
+          descriptorLow(rewriter, loc,
+                        opaqueAddress(rewriter, loc, adaptor.getA()), *fieldsA);
+    }
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t k0 = 0; k0 < k; k0 += kStep) {
-      Value descB = matrixDescriptor(rewriter, loc, addrB, op.getB(),
-                                     /*kMajor=*/bT, k0);
+      Value descB = matrixDescriptor(rewriter, loc, lowB, fieldsB, k0);
       bool accumulate = op.getAcc() || k0 > 0;
       if (aReg) {
         acc = wgmmaRegisterA(rewriter, loc, acc, aWords[k0 / kStep], descB,
                              accumulate, n, elem, /*transB=*/!bT);
         continue;
       }
-      Value descA = matrixDescriptor(rewriter, loc, addrA, op.getA(),
-                                     /*kMajor=*/!aT, k0);
+      Value descA = matrixDescriptor(rewriter, loc, lowA, *fieldsA, k0);
       acc = NVVM::WgmmaMmaAsyncOp::create(
           rewriter, loc, structType, acc, descA, descB,
           NVVM::MMAShapeAttr::get(ctx, 64, n, kStep),
