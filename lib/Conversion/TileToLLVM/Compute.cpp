@@ -263,26 +263,30 @@ Value opaqueAddress(OpBuilder &b, Location loc, Value ptr) {
 /// start address (bits 0-13, in 16-byte units) and the leading byte offset
 /// (16-29), the high word the stride byte offset and the swizzle mode.
 struct DescriptorFields {
-  int64_t lbo, sbo, mode, width, rows, eb;
+  int64_t swizzle, eb, rows;
   bool kMajor;
   DescriptorFields(Value tileValue, bool kMajor) : kMajor(kMajor) {
     auto tile = cast<SharedTileType>(tileValue.getType());
-    int64_t swizzle = tile.getSwizzle().getBytes();
+    swizzle = tile.getSwizzle().getBytes();
     eb = elementBytes(tile.getElementType());
-    width = swizzle / eb;
     rows = allocationRows(tileValue);
-    sbo = 8 * swizzle;
-    // lbo is unused for swizzled K-major layouts; 16 encodes as 1.
-    lbo = kMajor ? 16 : rows * swizzle;
-    mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
   }
   /// Byte offset of the 16-wide K slice at `k0` from the tile's start.
   int64_t start(int64_t k0) const {
-    int64_t swizzle = width * eb;
+    int64_t width = swizzle / eb;
     return kMajor ? (k0 / width) * rows * swizzle + (k0 % width) * eb
                   : k0 * swizzle;
   }
-  int64_t high() const { return (sbo >> 4) | (mode << 30); }
+  /// The leading byte offset in the low word (unused for swizzled K-major
+  /// layouts, where 16 encodes as 1).
+  int64_t lowBits() const {
+    return ((kMajor ? 16 : rows * swizzle) >> 4) << 16;
+  }
+  /// The stride byte offset (8 rows of the swizzle) and the swizzle mode.
+  int64_t high() const {
+    int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+    return (8 * swizzle >> 4) | (mode << 30);
+  }
 };
 
 /// The descriptor's low word at K offset 0, from the shared address `addr`
@@ -293,8 +297,7 @@ Value descriptorLow(OpBuilder &b, Location loc, Value addr,
       b, loc, arith::AndIOp::create(b, loc, addr, constI64(b, loc, 0x3FFFF)),
       constI64(b, loc, 4));
   Value low = arith::TruncIOp::create(b, loc, b.getI32Type(), field);
-  return arith::OrIOp::create(b, loc, low,
-                              constI32(b, loc, (f.lbo >> 4) << 16));
+  return arith::OrIOp::create(b, loc, low, constI32(b, loc, f.lowBits()));
 }
 
 /// The 64-bit descriptor at K offset `k0`: the low word plus the slice's
@@ -427,7 +430,6 @@ struct MmaLowering : OpConversionPattern<OpTy> {
       for (int64_t k0 = 0; k0 < k; k0 += kStep)
         aWords.push_back(
             registerAWords(rewriter, loc, adaptor.getA(), elem, k0));
-    // A K-major is "row", B K-major is "col".
     DescriptorFields fieldsB(op.getB(), /*kMajor=*/bT);
     Value lowB = descriptorLow(
         rewriter, loc, opaqueAddress(rewriter, loc, adaptor.getB()), fieldsB);
