@@ -33,7 +33,8 @@ print(f"kernel gemm: {k['threads']} threads, {k['shared_memory_bytes']} B shared
 print("parameters:", ", ".join(f"{e['kind']}[{e['param']}]" for e in k["abi"]))
 print("binaries:", m["ptx"], m.get("cubin", "(no ptxas: PTX only)"))
 PY
-for kernel in attention_naive attention_naive_d64 attention_naive_kv160 attention_bwd \
+for kernel in attention_naive attention_naive_d64 attention_naive_d64_q128 \
+    attention_naive_kv160 attention_bwd \
     attention_bwd_d64 attention_bwd_dq attention_bwd_dkv attention_bwd_dq_d64 \
     attention_bwd_dkv_d64 attention_bwd_delta attention_bwd_delta_d64; do
   rm -rf "build/artifacts/$kernel"
@@ -42,7 +43,7 @@ for kernel in attention_naive attention_naive_d64 attention_naive_kv160 attentio
     -o /dev/null 2>/dev/null
 done
 echo
-echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv160"
+echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv160, attention_naive_d64_q128"
 echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd

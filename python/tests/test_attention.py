@@ -100,10 +100,15 @@ def test_backward_argument_names_match_the_kernels(tmp_path, dim):
     (128, 16384, True, "attention_naive_kv160"),
     (64, 16384, False, "attention_naive_d64"),
     (64, 16384, True, "attention_naive_d64"),
+    (64, 2048, True, "attention_naive_d64"),
+    (64, 2047, True, "attention_naive_d64_q128"),
+    (64, 1, True, "attention_naive_d64_q128"),
+    (64, 1, False, "attention_naive_d64"),
+    (64, 512, False, "attention_naive_d64"),
 ])
 def test_forward_kernel_by_length(dim, seq, causal, name):
     """Head dim 128 takes the 160-key program from the measured lengths on;
-    head dim 64 has one program."""
+    head dim 64 the 128-query program for short causal calls."""
     from tk_mlir.attention import forward_kernel
     assert forward_kernel(dim, seq, causal) == name
 
@@ -121,14 +126,19 @@ def test_forward_launch_mode(dim, seq, causal, one_tile):
     assert one_tile_per_block(dim, seq, causal) is one_tile
 
 
-def test_long_kernel_takes_the_forward_arguments(tmp_path):
-    """The 160-key program has the 128-key program's parameters, so
+@pytest.mark.parametrize("dim,other", [(128, "LONG_KERNEL"),
+                                       (64, "SHORT_CAUSAL_KERNEL")])
+def test_other_forward_kernels_take_the_same_arguments(tmp_path, dim, other):
+    """The 160-key program has the 128-key program's parameters, and the
+    128-query head-dim-64 program the 192-query one's, so
     attention_forward() launches either with the same arguments."""
-    from tk_mlir.attention import KERNELS, LONG_KERNEL
+    import importlib
+    module = importlib.import_module("tk_mlir.attention")
+    names = (module.KERNELS[dim], getattr(module, other))
     params = {name: [(p["kind"], p.get("dtype"), p.get("shape"))
                      for p in _compiled_params(tmp_path, name)]
-              for name in (KERNELS[128], LONG_KERNEL)}
-    assert params[KERNELS[128]] == params[LONG_KERNEL]
+              for name in names}
+    assert params[names[0]] == params[names[1]]
 
 
 @pytest.mark.parametrize("seq,pad", [(1, 3), (17, 3), (1000, 0), (4096, 0),

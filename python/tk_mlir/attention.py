@@ -1,7 +1,8 @@
 """attention(q, k, v, causal=..., scale=...): softmax(Q Kᵀ · scale) V with the
 attention tile programs compiled by tk-opt (kernels/attention_naive.mlir for
 head dim 128, kernels/attention_naive_d64.mlir for 64; for head dim 128 and
-long sequences kernels/attention_naive_kv160.mlir, see `forward_kernel`).
+long sequences kernels/attention_naive_kv160.mlir, for head dim 64, causal
+and short, kernels/attention_naive_d64_q128.mlir: see `forward_kernel`).
 
 The compiled kernels are looked up in $TK_MLIR_ARTIFACTS (default
 build/artifacts of this checkout), as scripts/setup.sh writes them:
@@ -29,6 +30,12 @@ KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
 # 128-key program up more: "Eleventh session").
 LONG_KERNEL = "attention_naive_kv160"
 LONG_FROM = {False: 8192, True: 16384}
+# Head dim 64, causal, shorter than SHORT_CAUSAL_BELOW: 128-query tiles (two
+# consumer warpgroups) instead of 192, which compute more masked scores on
+# the diagonal: 1.10x / 1.14x at 512 / 1024 queries, 0.97x at 2048, slower
+# non-causal (H100, docs/performance.md "Twelfth session").
+SHORT_CAUSAL_KERNEL = "attention_naive_d64_q128"
+SHORT_CAUSAL_BELOW = 2048
 # Causal forward calls at head dim d and at least ONE_TILE_FROM[d] queries
 # launch one tile per block (the hardware's block scheduler balances the
 # tiles' different lengths); shorter ones, and every non-causal call, run
@@ -135,6 +142,8 @@ def forward_kernel(dim, seq, causal):
     `seq`."""
     if dim == 128 and seq >= LONG_FROM[bool(causal)]:
         return LONG_KERNEL
+    if dim == 64 and causal and seq < SHORT_CAUSAL_BELOW:
+        return SHORT_CAUSAL_KERNEL
     return KERNELS[dim]
 
 
