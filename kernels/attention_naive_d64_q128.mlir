@@ -1,10 +1,10 @@
-// Attention forward, naive form, head dim 64 with 128-query tiles: the
-// program of kernels/attention_naive_d64.mlir (see there) with two consumer
-// warpgroups of 64 rows instead of three. attention() takes it for short
-// causal sequences (`Q128_CAUSAL_BELOW` in python/tk_mlir/attention.py),
-// where the three-warpgroup tile computes more masked scores per diagonal.
+// Attention forward, naive form, head dim 64 with 128-query tiles:
+// kernels/attention_naive.mlir (see there) with 64-column Q, K, V and O, i.e.
+// kernels/attention_naive_d64.mlir with two consumer warpgroups of 64 rows
+// instead of three. attention() takes it for short causal sequences
+// (`SHORT_CAUSAL_BELOW` in python/tk_mlir/attention.py), where the
+// three-warpgroup tile computes more masked scores per diagonal.
 !qkv = !tile.gl<?x?x?x64xbf16>
-!q_st = !tile.st<128x64xbf16>
 !st = !tile.st<128x64xbf16>
 !s = !tile.rt<128x128xf32, block>
 !p16 = !tile.rt<128x128xbf16, block>
@@ -16,7 +16,7 @@ tile.kernel @attention_naive_d64_q128(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
                                   %L: !tile.gl<?x?x?xf32>, %scale: f32,
                                   %causal: i1)
     launch(warpgroups = 2, grid = persistent) {
-  %q = tile.alloc : !q_st
+  %q = tile.alloc : !st
   %k = tile.alloc : !st
   %v = tile.alloc : !st
   %c0 = arith.constant 0 : index
@@ -30,7 +30,6 @@ tile.kernel @attention_naive_d64_q128(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
   %kv_heads = tile.dim %K[1] : !qkv
   %group = arith.divui %heads, %kv_heads : index
   %q_tiles = arith.ceildivui %seq, %c128 : index
-  %all_kv = arith.ceildivui %seq, %c128 : index
   %last_q = arith.subi %q_tiles, %c1 : index
   // snake: a persistent block's causal tiles alternate long and short (the
   // query tile varies fastest, so a plain stride would give a block the
@@ -39,14 +38,11 @@ tile.kernel @attention_naive_d64_q128(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     // Causal: the longest rows first; key tiles up to the diagonal.
     %reversed = arith.subi %last_q, %t : index
     %qt = arith.select %causal, %reversed, %t : index
+    %diag = arith.addi %qt, %c1 : index
+    %kv_tiles = arith.select %causal, %diag, %q_tiles : index
     %hk = arith.divui %h, %group : index
     %q0 = arith.muli %qt, %c128 : index
-    // Causal: key tiles up to the tile's last query.
-    %q_end = arith.addi %q0, %c128 : index
-    %upto = arith.ceildivui %q_end, %c128 : index
-    %diag = arith.minui %upto, %all_kv : index
-    %kv_tiles = arith.select %causal, %diag, %all_kv : index
-    tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 2} : !qkv, !q_st
+    tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 2} : !qkv, !st
     %m0 = tile.fill 0xFFF0000000000000 : !row
     %l0 = tile.fill 0.0 : !row
     %o0 = tile.fill 0.0 : !o
@@ -55,7 +51,7 @@ tile.kernel @attention_naive_d64_q128(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !st
       tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !st
       %k0 = arith.muli %j, %c128 : index
-      %s_raw = tile.mma ABt %q, %k : !q_st, !st -> !s
+      %s_raw = tile.mma ABt %q, %k : !st, !st -> !s
       // Keys past the end exist only in the last key tile.
       %k_end = arith.addi %k0, %c128 : index
       %tail = arith.cmpi ugt, %k_end, %seq : index
@@ -65,8 +61,7 @@ tile.kernel @attention_naive_d64_q128(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       } else {
         scf.yield %s_raw : !s
       }
-      // Key tiles that end after the tile's first query cross the diagonal.
-      %on_diag = arith.cmpi ugt, %k_end, %q0 : index
+      %on_diag = arith.cmpi eq, %j, %qt : index
       %needs_mask = arith.andi %causal, %on_diag : i1
       %s_ij = scf.if %needs_mask -> (!s) {
         %masked = tile.causal_mask %s_in[%q0, %k0] fill neg_inf : !s
