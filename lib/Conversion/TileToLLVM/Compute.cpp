@@ -104,6 +104,60 @@ struct BinaryLowering : OpConversionPattern<TileOp> {
   }
 };
 
+/// tile.mul ... skip_ones: the product field by field inside an scf.if that
+/// only threads with an rhs element other than 1.0 enter. A broadcast rhs
+/// is tested on its vector's few registers, anything else field by field.
+struct MulSkipOnesLowering : OpConversionPattern<MulOp> {
+  MulSkipOnesLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(MulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getSkipOnes())
+      return failure();
+    Location loc = op.getLoc();
+    Type structType = getTypeConverter()->convertType(op.getType());
+    Type element = cast<RegisterType>(op.getType()).getElementType();
+    Value rhs = adaptor.getRhs();
+    bool scalar = !isa<LLVM::LLVMStructType>(rhs.getType());
+    if (scalar)
+      rhs = convertFloat(rewriter, loc, rhs, element);
+    SmallVector<Value> factors;
+    if (scalar) {
+      factors.push_back(rhs);
+    } else {
+      Value source = rhs;
+      if (auto broadcast = op.getRhs().getDefiningOp<BroadcastOp>())
+        source = rewriter.getRemappedValue(broadcast.getX());
+      auto fields = cast<LLVM::LLVMStructType>(source.getType());
+      for (int64_t i = 0, e = fields.getBody().size(); i < e; ++i)
+        factors.push_back(extract(rewriter, loc, source, i));
+    }
+    Value one = LLVM::ConstantOp::create(rewriter, loc, element,
+                                         rewriter.getFloatAttr(element, 1.0));
+    Value differs;
+    for (Value factor : factors) {
+      Value ne = LLVM::FCmpOp::create(rewriter, loc, LLVM::FCmpPredicate::une,
+                                      factor, one);
+      differs = differs ? LLVM::OrOp::create(rewriter, loc, differs, ne) : ne;
+    }
+    Value lhs = adaptor.getLhs();
+    auto branch = scf::IfOp::create(
+        rewriter, loc, differs,
+        [&](OpBuilder &b, Location l) {
+          Value product = buildStruct(b, l, structType, [&](int64_t i) {
+            Value r = scalar ? rhs : extract(b, l, rhs, i);
+            return LLVM::FMulOp::create(b, l, extract(b, l, lhs, i), r)
+                .getResult();
+          });
+          scf::YieldOp::create(b, l, product);
+        },
+        [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, lhs); });
+    rewriter.replaceOp(op, branch.getResults());
+    return success();
+  }
+};
+
 template <typename TileOp, typename LLVMOp>
 struct UnaryLowering : OpConversionPattern<TileOp> {
   using OpConversionPattern<TileOp>::OpConversionPattern;
@@ -533,7 +587,8 @@ void tk::lower::populateComputePatterns(TypeConverter &converter,
       ExpLogLowering<Exp2Op, Transcendental::exp2>,
       ExpLogLowering<ExpOp, Transcendental::exp>,
       ExpLogLowering<LogOp, Transcendental::log>, MaskLowering<CausalMaskOp>,
-      MaskLowering<BoundMaskOp>, ConvertLayoutLowering>(converter, ctx);
+      MaskLowering<BoundMaskOp>, ConvertLayoutLowering, MulSkipOnesLowering>(
+      converter, ctx);
   if (nvidia) {
     patterns.add<MmaLowering<MmaOp, true>, MmaLowering<MmaAsyncOp, false>>(
         converter, ctx);

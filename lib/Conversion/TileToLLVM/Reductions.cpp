@@ -77,10 +77,24 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
           }
       laneStride *= mode.size;
     }
+    Value slack;
+    if constexpr (IsMax)
+      slack = adaptor.getSlack();
     if (Value init = adaptor.getInit())
-      for (auto [i, p] : llvm::enumerate(partial))
-        p = combine(rewriter, loc, IsMax, p,
-                    LLVM::ExtractValueOp::create(rewriter, loc, init, i));
+      for (auto [i, p] : llvm::enumerate(partial)) {
+        Value old = LLVM::ExtractValueOp::create(rewriter, loc, init, i);
+        Value combined = combine(rewriter, loc, IsMax, p, old);
+        if (slack) {
+          // Keep `old` unless the tile's maximum passes it by more than the
+          // slack (NaN from -inf - -inf compares false: keeps -inf).
+          Value grown = LLVM::FSubOp::create(rewriter, loc, p, old);
+          Value moves = LLVM::FCmpOp::create(
+              rewriter, loc, LLVM::FCmpPredicate::ogt, grown, slack);
+          combined =
+              LLVM::SelectOp::create(rewriter, loc, moves, combined, old);
+        }
+        p = combined;
+      }
     Type structType = this->getTypeConverter()->convertType(op.getType());
     Value result = LLVM::UndefOp::create(rewriter, loc, structType);
     for (auto [i, p] : llvm::enumerate(partial))

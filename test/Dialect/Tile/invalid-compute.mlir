@@ -133,7 +133,25 @@ tile.kernel @k() {
   %x = "test.source"() : () -> !tile.rt<64x64xf32, warpgroup>
   %i = "test.source"() : () -> !tile.rv<64xf32, warp>
   // expected-error @+1 {{'tile.row_max' op failed to verify that init type matches result type}}
-  %m = "tile.row_max"(%x, %i) : (!tile.rt<64x64xf32, warpgroup>, !tile.rv<64xf32, warp>) -> !tile.rv<64xf32, warpgroup>
+  %m = "tile.row_max"(%x, %i) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (!tile.rt<64x64xf32, warpgroup>, !tile.rv<64xf32, warp>) -> !tile.rv<64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  %x = "test.source"() : () -> !tile.rt<64x64xf32, warpgroup>
+  %t = "test.source"() : () -> f32
+  // expected-error @+1 {{'tile.row_max' op slack needs an init vector (the running maximum it may keep)}}
+  %m = tile.row_max %x slack %t : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  %x = "test.source"() : () -> !tile.rt<64x64xf32, warpgroup>
+  %t = "test.source"() : () -> f32
+  // expected-error @+1 {{'tile.col_max' op slack needs an init vector (the running maximum it may keep)}}
+  %m = tile.col_max %x slack %t : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
 }
 
 // -----

@@ -118,6 +118,24 @@ tile.kernel @rows_and_columns() {
   %p = tile.cumsum %v : !tile.rv<64xf32, warpgroup>
 }
 
+// A running maximum that may lag (slack) and a multiply that threads skip
+// where their factors are all 1.0.
+// CHECK-LABEL: tile.kernel @lazy_rescale
+// CHECK: tile.row_max %[[X:.*]], %[[M:.*]] slack %[[T:.*]] : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc> -> !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+// CHECK: tile.col_max %[[X]], %{{.*}} slack %[[T]] : {{.*}} -> !tile.rv<128xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
+// CHECK: tile.mul %[[X]], %{{.*}} skip_ones : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>{{$}}
+// CHECK: tile.mul %[[X]], %[[T]] skip_ones : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>, f32
+tile.kernel @lazy_rescale(%t: f32) {
+  %x = tile.fill 0.0 : !acc
+  %r0 = tile.fill 0.0 : !row
+  %c0 = tile.fill 0.0 : !col
+  %rm = tile.row_max %x, %r0 slack %t : !acc -> !row
+  %cm = tile.col_max %x, %c0 slack %t : !acc -> !col
+  %br = tile.broadcast row %rm : !row to !acc
+  %y = tile.mul %x, %br skip_ones : !acc
+  %z = tile.mul %x, %t skip_ones : !acc, f32
+}
+
 // CHECK-LABEL: tile.kernel @shapes_and_masks
 // CHECK: tile.fill 0xFFF0000000000000 : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
 // CHECK: tile.causal_mask %{{.*}}[%[[R:.*]], %[[C:.*]]] fill neg_inf : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>

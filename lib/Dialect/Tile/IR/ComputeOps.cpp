@@ -148,11 +148,21 @@ static LogicalResult verifyVectorOfTile(Operation *op, RegTileType tile,
   LogicalResult OP::verify() {                                                 \
     return verifyVectorOfTile(*this, getX().getType(), getType(), AXIS);       \
   }
-TK_REDUCE_VERIFIER(RowMaxOp, Axis::row)
 TK_REDUCE_VERIFIER(RowSumOp, Axis::row)
-TK_REDUCE_VERIFIER(ColMaxOp, Axis::col)
 TK_REDUCE_VERIFIER(ColSumOp, Axis::col)
 #undef TK_REDUCE_VERIFIER
+
+/// A maximum with `slack` lags behind `init`, so it needs one.
+#define TK_MAX_REDUCE_VERIFIER(OP, AXIS)                                       \
+  LogicalResult OP::verify() {                                                 \
+    if (getSlack() && !getInit())                                              \
+      return emitOpError("slack needs an init vector (the running maximum "    \
+                         "it may keep)");                                      \
+    return verifyVectorOfTile(*this, getX().getType(), getType(), AXIS);       \
+  }
+TK_MAX_REDUCE_VERIFIER(RowMaxOp, Axis::row)
+TK_MAX_REDUCE_VERIFIER(ColMaxOp, Axis::col)
+#undef TK_MAX_REDUCE_VERIFIER
 
 LogicalResult BroadcastOp::verify() {
   return verifyVectorOfTile(*this, getType(), getX().getType(), getAxis());

@@ -151,7 +151,9 @@ void joinStructure(KernelOp kernel, LayoutClasses &classes) {
           classes.join(op, i, parent->getResult(i));
       }
     } else if (isa<RowMaxOp, RowSumOp, ColMaxOp, ColSumOp>(op)) {
-      if (op->getNumOperands() == 2)
+      // The init vector (operand 1; a max's slack is a scalar after it).
+      if (op->getNumOperands() >= 2 &&
+          isa<RegisterType>(op->getOperand(1).getType()))
         classes.join(op, 1, op->getResult(0));
     }
     return WalkResult::advance();

@@ -103,7 +103,32 @@ class Tile_BinaryOp<string mnemonic, string what>
 
 def Tile_AddOp : Tile_BinaryOp<"add", "addition">;
 def Tile_SubOp : Tile_BinaryOp<"sub", "subtraction">;
-def Tile_MulOp : Tile_BinaryOp<"mul", "multiplication">;
+def Tile_MulOp : Tile_Op<"mul", [Pure,
+    TypesMatchWith<"result type matches lhs type", "lhs", "result", "$_self">]> {
+  let summary = "elementwise multiplication";
+  let description = [{
+    Both operands are register values of the same type, or `rhs` is an f32
+    scalar applied to every element (`tile.mul %s, %scale : T, f32`).
+
+    With `skip_ones`, a thread whose elements of `rhs` are all exactly 1.0
+    leaves `lhs` as it is instead of multiplying (one branch per thread; the
+    result is the same either way). For rescaling an accumulator by factors
+    that are usually 1, as an online softmax whose running maximum lags
+    (`tile.row_max ... slack`) gives:
+
+    ```mlir
+    %o2 = tile.mul %o, %alpha_b skip_ones : !tile.rt<128x128xf32, block>
+    ```
+  }];
+  let arguments = (ins Tile_AnyRegister:$lhs, AnyTypeOf<[Tile_AnyRegister, F32]>:$rhs,
+                       UnitAttr:$skip_ones);
+  let results = (outs Tile_AnyRegister:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`skip_ones` $skip_ones^)? attr-dict `:`
+    custom<BinaryTypes>(type($lhs), type($rhs))
+  }];
+  let hasVerifier = 1;
+}
 def Tile_DivOp : Tile_BinaryOp<"div", "division">;
 def Tile_MaxOp : Tile_BinaryOp<"max", "maximum">;
 def Tile_MinOp : Tile_BinaryOp<"min", "minimum">;
@@ -175,9 +200,41 @@ class Tile_ReduceOp<string mnemonic, string what>
   let hasVerifier = 1;
 }
 
-def Tile_RowMaxOp : Tile_ReduceOp<"row_max", "maximum of each row">;
+class Tile_MaxReduceOp<string mnemonic, string what>
+    : Tile_Op<mnemonic, [Pure, AttrSizedOperandSegments,
+        OptionalTypesMatchWith<"init type matches result type", "result", "init",
+                       "$_self">]> {
+  let summary = what;
+  let description = [{
+    Reduces a register tile to a register vector; with `init` the vector is
+    combined into the result (TK's accumulating form).
+
+    With `slack %t` (an f32 scalar; needs `init`), the result keeps the
+    `init` element wherever the tile's maximum exceeds it by at most `t`, and
+    is the maximum elsewhere: a running maximum that lags by up to `t`. An
+    online softmax stays exact with it (its exponents then reach up to
+    `t` above 0 instead of 0), and its rescaling factors are exactly 1 where
+    the maximum was kept, so `tile.mul ... skip_ones` can skip them
+    (FlashAttention-4's conditional rescaling).
+
+    ```mlir
+    %m = tile.row_max %s, %m_prev : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
+    %m_lazy = tile.row_max %s, %m_prev slack %t : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
+    ```
+  }];
+  let arguments = (ins Tile_RegTileType:$x, Optional<Tile_RegVecType>:$init,
+                       Optional<F32>:$slack);
+  let results = (outs Tile_RegVecType:$result);
+  let assemblyFormat = [{
+    $x (`,` $init^)? (`slack` $slack^)? attr-dict `:` qualified(type($x)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_RowMaxOp : Tile_MaxReduceOp<"row_max", "maximum of each row">;
 def Tile_RowSumOp : Tile_ReduceOp<"row_sum", "sum of each row">;
-def Tile_ColMaxOp : Tile_ReduceOp<"col_max", "maximum of each column">;
+def Tile_ColMaxOp : Tile_MaxReduceOp<"col_max", "maximum of each column">;
 def Tile_ColSumOp : Tile_ReduceOp<"col_sum", "sum of each column">;
 
 def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
