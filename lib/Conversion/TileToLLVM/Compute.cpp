@@ -28,20 +28,6 @@ Value extract(OpBuilder &b, Location loc, Value s, int64_t i) {
   return LLVM::ExtractValueOp::create(b, loc, s, i);
 }
 
-/// Converts one float to another float type.
-Value convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  unsigned fromBits = from.getIntOrFloatBitWidth();
-  unsigned toBits = to.getIntOrFloatBitWidth();
-  if (fromBits == toBits) // bf16 <-> f16 go through f32
-    return convertFloat(b, loc, convertFloat(b, loc, v, b.getF32Type()), to);
-  if (fromBits > toBits)
-    return LLVM::FPTruncOp::create(b, loc, to, v);
-  return LLVM::FPExtOp::create(b, loc, to, v);
-}
-
 struct FillLowering : OpConversionPattern<FillOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -79,6 +65,25 @@ struct CastLowering : OpConversionPattern<CastOp> {
   }
 };
 
+/// A binary op's rhs: a struct of the tile's fields as it is, a scalar
+/// converted to the element type.
+Value binaryRhs(OpBuilder &b, Location loc, Value rhs, Type element) {
+  if (isa<LLVM::LLVMStructType>(rhs.getType()))
+    return rhs;
+  return convertFloat(b, loc, rhs, element);
+}
+
+/// Field i of `lhs` op `rhs` (a struct of the same fields, or a scalar).
+template <typename LLVMOp>
+Value binaryFields(OpBuilder &b, Location loc, Type structType, Value lhs,
+                   Value rhs) {
+  bool scalar = !isa<LLVM::LLVMStructType>(rhs.getType());
+  return buildStruct(b, loc, structType, [&](int64_t i) {
+    Value r = scalar ? rhs : extract(b, loc, rhs, i);
+    return LLVMOp::create(b, loc, extract(b, loc, lhs, i), r).getResult();
+  });
+}
+
 /// Elementwise binary op: field by field, or with a broadcast f32 scalar.
 template <typename TileOp, typename LLVMOp>
 struct BinaryLowering : OpConversionPattern<TileOp> {
@@ -89,17 +94,9 @@ struct BinaryLowering : OpConversionPattern<TileOp> {
     Location loc = op.getLoc();
     Type structType = this->getTypeConverter()->convertType(op.getType());
     Type element = cast<RegisterType>(op.getType()).getElementType();
-    Value rhs = adaptor.getRhs();
-    bool scalar = !isa<LLVM::LLVMStructType>(rhs.getType());
-    if (scalar)
-      rhs = convertFloat(rewriter, loc, rhs, element);
-    rewriter.replaceOp(
-        op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
-          Value r = scalar ? rhs : extract(rewriter, loc, rhs, i);
-          return LLVMOp::create(rewriter, loc,
-                                extract(rewriter, loc, adaptor.getLhs(), i), r)
-              .getResult();
-        }));
+    Value rhs = binaryRhs(rewriter, loc, adaptor.getRhs(), element);
+    rewriter.replaceOp(op, binaryFields<LLVMOp>(rewriter, loc, structType,
+                                                adaptor.getLhs(), rhs));
     return success();
   }
 };
@@ -118,12 +115,9 @@ struct MulSkipOnesLowering : OpConversionPattern<MulOp> {
     Location loc = op.getLoc();
     Type structType = getTypeConverter()->convertType(op.getType());
     Type element = cast<RegisterType>(op.getType()).getElementType();
-    Value rhs = adaptor.getRhs();
-    bool scalar = !isa<LLVM::LLVMStructType>(rhs.getType());
-    if (scalar)
-      rhs = convertFloat(rewriter, loc, rhs, element);
+    Value rhs = binaryRhs(rewriter, loc, adaptor.getRhs(), element);
     SmallVector<Value> factors;
-    if (scalar) {
+    if (!isa<LLVM::LLVMStructType>(rhs.getType())) {
       factors.push_back(rhs);
     } else {
       Value source = rhs;
@@ -145,12 +139,8 @@ struct MulSkipOnesLowering : OpConversionPattern<MulOp> {
     auto branch = scf::IfOp::create(
         rewriter, loc, differs,
         [&](OpBuilder &b, Location l) {
-          Value product = buildStruct(b, l, structType, [&](int64_t i) {
-            Value r = scalar ? rhs : extract(b, l, rhs, i);
-            return LLVM::FMulOp::create(b, l, extract(b, l, lhs, i), r)
-                .getResult();
-          });
-          scf::YieldOp::create(b, l, product);
+          scf::YieldOp::create(
+              b, l, binaryFields<LLVM::FMulOp>(b, l, structType, lhs, rhs));
         },
         [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, lhs); });
     rewriter.replaceOp(op, branch.getResults());
@@ -571,6 +561,19 @@ bool tk::lower::sameFragments(ConvertLayoutOp op) {
   FailureOr<FragmentMap> b =
       getScopeFragmentMap(cast<RegisterType>(op.getType()));
   return succeeded(a) && succeeded(b) && a->samePlacement(*b);
+}
+
+Value tk::lower::convertFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  unsigned fromBits = from.getIntOrFloatBitWidth();
+  unsigned toBits = to.getIntOrFloatBitWidth();
+  if (fromBits == toBits) // bf16 <-> f16 go through f32
+    return convertFloat(b, loc, convertFloat(b, loc, v, b.getF32Type()), to);
+  if (fromBits > toBits)
+    return LLVM::FPTruncOp::create(b, loc, to, v);
+  return LLVM::FPExtOp::create(b, loc, to, v);
 }
 
 void tk::lower::populateComputePatterns(TypeConverter &converter,

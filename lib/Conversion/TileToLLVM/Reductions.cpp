@@ -47,12 +47,6 @@ Value combine(OpBuilder &b, Location loc, bool isMax, Value x, Value y) {
   return LLVM::FAddOp::create(b, loc, x, y);
 }
 
-Value toF32(OpBuilder &b, Location loc, Value v) {
-  if (v.getType().isF32())
-    return v;
-  return LLVM::FPExtOp::create(b, loc, b.getF32Type(), v);
-}
-
 template <typename ReduceOp, bool AlongRows, bool IsMax>
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
   using OpConversionPattern<ReduceOp>::OpConversionPattern;
@@ -94,9 +88,10 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
           // Keep `old` unless the tile's maximum passes it by more than the
           // slack (NaN from -inf - -inf compares false: keeps -inf).
           // (In f32: the slack is an f32 scalar, the tile may be bf16/f16.)
-          Value grown =
-              LLVM::FSubOp::create(rewriter, loc, toF32(rewriter, loc, p),
-                                   toF32(rewriter, loc, old));
+          Value grown = LLVM::FSubOp::create(
+              rewriter, loc,
+              convertFloat(rewriter, loc, p, rewriter.getF32Type()),
+              convertFloat(rewriter, loc, old, rewriter.getF32Type()));
           Value moves = LLVM::FCmpOp::create(
               rewriter, loc, LLVM::FCmpPredicate::ogt, grown, slack);
           combined =
