@@ -11,11 +11,15 @@
 // split the dQ product over the consumer warpgroups by columns and send it
 // through a shared buffer and reducing TMA stores.
 // Head dim 64: attention_bwd.mlir with 64-column Q, K, V, dO, dQ, dK, dV,
-// and Sᵀ and dPᵀ issued together (at head dim 128 the two live together
-// spill: docs/performance.md, "The dQ product first").
+// Sᵀ and dPᵀ issued together (at head dim 128 the two live together
+// spill: docs/performance.md, "The dQ product first"), and K and V read
+// into registers once per key tile, so Sᵀ and dPᵀ take their A operand
+// from registers instead of shared memory, whose bandwidth the step is
+// short of (at head dim 128 the 64 registers spill: "Fourteenth session").
 !qkv = !tile.gl<?x?x?x64xbf16>
 !vec = !tile.gl<?x?x?xf32>
 !kv_st = !tile.st<128x64xbf16>
+!kv_rt = !tile.rt<128x64xbf16, block>
 !q_st = !tile.st<64x64xbf16>
 !st = !tile.rt<128x64xf32, block>
 !st16 = !tile.rt<128x64xbf16, block>
@@ -57,6 +61,8 @@ tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
     %k0 = arith.muli %j, %c128 : index
     tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !kv_st
     tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !kv_st
+    %k_r = tile.load %k : !kv_st -> !kv_rt
+    %v_r = tile.load %v : !kv_st -> !kv_rt
     // Causal: query tiles from the one holding the tile's first key on.
     %diag = arith.muli %j, %c2 : index
     %first = arith.select %causal, %diag, %c0 : index
@@ -86,8 +92,8 @@ tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       // Pᵀ = exp2(Sᵀ · scale · log2 e − L · log2 e), Sᵀ = K Qᵀ.
       // Sᵀ and dPᵀ = V dOᵀ queue back to back; the softmax of Sᵀ runs
       // while the tensor cores compute dPᵀ.
-      %s_raw = tile.mma_async ABt %k, %q : !kv_st, !q_st -> !st
-      %dp = tile.mma_async ABt %v, %do : !kv_st, !q_st -> !st
+      %s_raw = tile.mma_async ABt %k_r, %q : !kv_rt, !q_st -> !st
+      %dp = tile.mma_async ABt %v_r, %do : !kv_rt, !q_st -> !st
       tile.mma_wait 1
       // Keys or queries past the end exist only in the last tiles.
       %k_end = arith.addi %k0, %c128 : index

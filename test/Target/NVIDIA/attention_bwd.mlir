@@ -66,6 +66,15 @@
 // softmax waits for Sᵀ only); the reducing store goes out before the last
 // wait, under dK.
 // FUSED64: .entry attention_bwd_d64
+// K and V come into registers (ldmatrix, four per warp each) once per key
+// tile and are the A operands of Sᵀ and dPᵀ inside the loop.
+// FUSED64: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[K0:%r[0-9]+]],
+// FUSED64-COUNT-3: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// FUSED64: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[V0:%r[0-9]+]],
+// FUSED64-COUNT-3: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// FUSED64: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// FUSED64: }, {[[K0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd
+// FUSED64: }, {[[V0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd
 // FUSED64: wgmma.wait_group.sync.aligned 1;
 // FUSED64: wgmma.wait_group.sync.aligned 0;
 // FUSED64: bar.sync 15, 256;
