@@ -28,7 +28,7 @@ CASES = [  # batch, heads, kv heads, seq, dim, causal, layout[, growth]
     (1, 8, 2, 1000, 64, True, "bshd"), (2, 4, 1, 4097, 64, False, "bhsd"),
     (1, 2, 2, 300, 128, True, "bshd"), (2, 6, 3, 513, 128, False, "bshd"),
     (1, 4, 4, 128, 64, False, "bshd"), (1, 3, 1, 257, 128, True, "bhsd"),
-    # Long enough for the 160-key program (tk_mlir.attention.forward_kernel).
+    # Long sequences (up to 16385 queries, GQA and MQA).
     (1, 4, 2, 8200, 128, False, "bshd"), (1, 2, 1, 16385, 128, True, "bhsd"),
     # Causal head dim 64 on both sides of the 128-query program's bound.
     (1, 4, 2, 2047, 64, True, "bhsd"), (1, 4, 4, 2049, 64, True, "bshd"),

@@ -1,8 +1,8 @@
 """attention(q, k, v, causal=..., scale=...): softmax(Q Kᵀ · scale) V with the
 attention tile programs compiled by tk-opt (kernels/attention_naive.mlir for
-head dim 128, kernels/attention_naive_d64.mlir for 64; for head dim 128 and
-long sequences kernels/attention_naive_kv160.mlir, for head dim 64, causal
-and short, kernels/attention_naive_d64_q128.mlir: see `forward_kernel`).
+head dim 128, kernels/attention_naive_d64.mlir for 64; for head dim 64,
+causal and short, kernels/attention_naive_d64_q128.mlir: see
+`forward_kernel`).
 
 The compiled kernels are looked up in $TK_MLIR_ARTIFACTS (default
 build/artifacts of this checkout), as scripts/setup.sh writes them:
@@ -24,12 +24,12 @@ from .runtime import ArgumentError
 # Head dim -> kernel name (its folder and manifest are named alike).
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
 # Head dim 128 with 160-key tiles, and the sequence lengths from which it
-# runs instead (non-causal, causal): below them the 128-key program is
-# faster (H100, docs/performance.md "Longer key tiles"; moved up from 2048 /
-# 8192 when the wgmma descriptors became one add per K step, which sped the
-# 128-key program up more: "Eleventh session").
+# runs instead (non-causal, causal; None: never). It was faster from 8192 /
+# 16384 queries (H100, docs/performance.md "Longer key tiles", "Eleventh
+# session") until the 128-key program kept Q in registers, which made that
+# one level or faster at every length ("Fourteenth session").
 LONG_KERNEL = "attention_naive_kv160"
-LONG_FROM = {False: 8192, True: 16384}
+LONG_FROM = {False: None, True: None}
 # Head dim 64, causal, shorter than SHORT_CAUSAL_BELOW: 128-query tiles (two
 # consumer warpgroups) instead of 192, which compute more masked scores on
 # the diagonal: 1.10x / 1.14x at 512 / 1024 queries, 0.97x at 2048, slower
@@ -140,7 +140,7 @@ def _kernel(name):
 def forward_kernel(dim, seq, causal):
     """Name of the forward kernel for head dim `dim` and sequence length
     `seq`."""
-    if dim == 128 and seq >= LONG_FROM[bool(causal)]:
+    if dim == 128 and _reaches(LONG_FROM[bool(causal)], seq):
         return LONG_KERNEL
     if dim == 64 and causal and seq < SHORT_CAUSAL_BELOW:
         return SHORT_CAUSAL_KERNEL

@@ -507,6 +507,58 @@ tile.kernel @fits_with_p_once(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroup
 
 // -----
 
+!s = !tile.rt<64x128xf32, warpgroup>
+!p = !tile.rt<64x128xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// @fits_with_p_once with Q read into registers before the loop: Q (32
+// registers) is live throughout, so S (88), O (64), P (44), 40 and Q need
+// 268, over 240.
+// CHECK-LABEL: tile.kernel @invariant_register_operand
+// CHECK-NOT: tile.mma_async
+tile.kernel @invariant_register_operand(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q_s = tile.alloc : !tile.st<64x128xbf16>
+  %k = tile.alloc : !tile.st<2x176x128xbf16>
+  %v = tile.alloc : !tile.st<2x176x128xbf16>
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+    %q = tile.load %q_s : !tile.st<64x128xbf16> -> !p
+    // expected-remark @+1 {{MMAs not overlapped: it would keep about 268 registers per thread live, over the consumers' 240}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !tile.st<2x176x128xbf16>
+      %v_s = tile.slot %v[%stage] : !tile.st<2x176x128xbf16>
+      %s = tile.mma ABt %q, %k_s : !p, !tile.st<176x128xbf16> -> !tile.rt<64x176xf32, warpgroup>
+      %m_new = tile.row_max %s, %m_j : !tile.rt<64x176xf32, warpgroup> -> !row
+      %m_b = tile.broadcast row %m_new : !row to !tile.rt<64x176xf32, warpgroup>
+      %shift = tile.sub %s, %m_b : !tile.rt<64x176xf32, warpgroup>
+      %p = tile.exp2 %shift : !tile.rt<64x176xf32, warpgroup>
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !tile.rt<64x176xf32, warpgroup> to !tile.rt<64x176xbf16, warpgroup>
+      %next = tile.mma AB %p16, %v_s, %scaled : !tile.rt<64x176xbf16, warpgroup>, !tile.st<176x128xbf16> -> !s
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
 !st = !tile.st<64x64xbf16>
 !ring = !tile.st<2x64x64xbf16>
 !s = !tile.rt<64x64xf32, warpgroup>

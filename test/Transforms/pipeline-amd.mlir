@@ -229,6 +229,74 @@ module attributes {tile.target = "gfx942"} {
 
 // -----
 
+// The same over budget, with the program loading Q into registers itself
+// before the loop: the copy goes through K's buffer and the load reads it
+// there; Q's buffer is freed.
+// CHECK-LABEL: tile.kernel @loaded_by_program
+// CHECK-NOT:   tile.alloc : !tile.st<128x128xbf16>{{$}}
+// CHECK:       %[[K:.*]] = tile.alloc : !tile.st<128x128xbf16>
+// CHECK:       %[[V:.*]] = tile.alloc : !tile.st<128x128xbf16>
+// CHECK-NOT:   tile.alloc
+// CHECK:       tile.copy %arg0[{{.*}}] -> %[[K]]
+// CHECK-NEXT:  %[[Q:.*]] = tile.load %[[K]] : !tile.st<128x128xbf16> -> !tile.rt<128x128xbf16, block>
+// CHECK:       scf.for
+// CHECK:         tile.mma ABt %[[Q]], %[[K]]
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @loaded_by_program(%Q: !tile.gl<?x?xbf16>, %K: !tile.gl<?x?xbf16>, %V: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 2) {
+    %q = tile.alloc : !tile.st<128x128xbf16>
+    %k = tile.alloc : !tile.st<128x128xbf16>
+    %v = tile.alloc : !tile.st<128x128xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = tile.fill 0.0 : !tile.rt<128x128xf32, block>
+    // expected-remark @+1 {{the copied tile is kept in registers (the kernel's shared tiles exceed gfx942's 65536 bytes of LDS): it is copied through a buffer the loop refills and loaded once}}
+    tile.copy %Q[%c0, %c0] -> %q : !tile.gl<?x?xbf16>, !tile.st<128x128xbf16>
+    %q_r = tile.load %q : !tile.st<128x128xbf16> -> !tile.rt<128x128xbf16, block>
+    %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!tile.rt<128x128xf32, block>) {
+      tile.copy %K[%j, %c0] -> %k : !tile.gl<?x?xbf16>, !tile.st<128x128xbf16>
+      tile.copy %V[%j, %c0] -> %v : !tile.gl<?x?xbf16>, !tile.st<128x128xbf16>
+      %s = tile.mma ABt %q_r, %k : !tile.rt<128x128xbf16, block>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+      %p = tile.cast %s : !tile.rt<128x128xf32, block> to !tile.rt<128x128xbf16, block>
+      %y = tile.mma AB %p, %v, %acc : !tile.rt<128x128xbf16, block>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+      scf.yield %y : !tile.rt<128x128xf32, block>
+    }
+  }
+}
+
+// -----
+
+// Left alone: Q is loaded twice, so it keeps its own buffer (the kernel
+// stays over the budget, which the lowering reports).
+// CHECK-LABEL: tile.kernel @loaded_twice
+// CHECK:       %[[Q:.*]] = tile.alloc : !tile.st<128x128xbf16>
+// CHECK:       tile.copy %arg0[{{.*}}] -> %[[Q]]
+// CHECK-NEXT:  tile.load %[[Q]] : !tile.st<128x128xbf16> -> !tile.rt<128x128xbf16, block>
+// CHECK-NEXT:  tile.load %[[Q]] : !tile.st<128x128xbf16> -> !tile.rt<128x128xbf16, block>
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @loaded_twice(%Q: !tile.gl<?x?xbf16>, %K: !tile.gl<?x?xbf16>, %V: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 2) {
+    %q = tile.alloc : !tile.st<128x128xbf16>
+    %k = tile.alloc : !tile.st<128x128xbf16>
+    %v = tile.alloc : !tile.st<128x128xbf16>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = tile.fill 0.0 : !tile.rt<128x128xf32, block>
+    tile.copy %Q[%c0, %c0] -> %q : !tile.gl<?x?xbf16>, !tile.st<128x128xbf16>
+    %q_r = tile.load %q : !tile.st<128x128xbf16> -> !tile.rt<128x128xbf16, block>
+    %q_again = tile.load %q : !tile.st<128x128xbf16> -> !tile.rt<128x128xbf16, block>
+    %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!tile.rt<128x128xf32, block>) {
+      tile.copy %K[%j, %c0] -> %k : !tile.gl<?x?xbf16>, !tile.st<128x128xbf16>
+      tile.copy %V[%j, %c0] -> %v : !tile.gl<?x?xbf16>, !tile.st<128x128xbf16>
+      %s = tile.mma ABt %q_r, %k : !tile.rt<128x128xbf16, block>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+      %p = tile.cast %s : !tile.rt<128x128xf32, block> to !tile.rt<128x128xbf16, block>
+      %y = tile.mma AB %p, %v, %acc : !tile.rt<128x128xbf16, block>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+      %y2 = tile.mma AB %q_again, %v, %y : !tile.rt<128x128xbf16, block>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
+      scf.yield %y2 : !tile.rt<128x128xf32, block>
+    }
+  }
+}
+
+// -----
+
 // A persistent grid asked for by the program is not scheduled on AMD yet:
 // one tile per block, with a remark.
 // CHECK-LABEL: tile.kernel @persistent_on_amd

@@ -7,9 +7,11 @@
 // when causal), and two Q buffers, so the next tile's Q loads during this
 // one. tile-overlap-mma then issues each step's Q Kᵀ together with the
 // previous step's P V and waits for the first alone (wait_group 1), so the
-// softmax runs under P V.
+// softmax runs under P V. Q is read into registers (ldmatrix) once per
+// tile and is Q Kᵀ's A operand.
 // RUN: rm -rf %t && tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --check-prefix=PTX < %t/attention_naive.ptx
+// RUN: FileCheck %s --check-prefix=QREG < %t/attention_naive.ptx
 // RUN: not grep -q "sub.rn.f32" %t/attention_naive.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/attention_naive.json
 // The snake order survives warp specialization: producer and consumers walk
@@ -21,6 +23,9 @@
 // SNAKE: tile.foreach_tile ({{.*}}) in ({{.*}}) snake iteration(
 
 // REMARK: remark: layout conversion inserted for operand #0: #tile.mma_acc to #tile.row
+
+// QREG: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[Q0:%r[0-9]+]],
+// QREG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, {[[Q0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd
 
 // PTX: .entry attention_naive
 // PTX: .maxntid 384, 1, 1

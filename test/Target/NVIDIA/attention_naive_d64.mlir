@@ -1,16 +1,21 @@
 // Head dim 64: the naive program with 64-column Q, K, V and O and 192-query
 // tiles: a producer and three consumer warpgroups (512 threads, 24 / 160
 // registers); the output MMA is m64n64 and each K/V stage is two 16 KB
-// tiles. Its three consumers' 160 registers are too few for tile-overlap-mma
-// (a remark says so; the MMAs stay blocking). Its running maximum lags by
+// tiles. Q is read into registers once per tile (Q Kᵀ's A operand). Its
+// three consumers' 160 registers are too few for tile-overlap-mma (a
+// remark says so, counting Q's 16; the MMAs stay blocking). Its running maximum lags by
 // up to 8 (exp2 units): a compare with the slack keeps it, and threads whose
 // two rescaling factors are both 1.0 branch around O's 32 multiplies.
 // RUN: rm -rf %t && tk-opt %kernels/attention_naive_d64.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t/attention_naive_d64.ptx
 // RUN: FileCheck %s --check-prefix=LAZY < %t/attention_naive_d64.ptx
+// RUN: FileCheck %s --check-prefix=QREG < %t/attention_naive_d64.ptx
 // RUN: not grep -q "wgmma.wait_group.sync.aligned 	1;" %t/attention_naive_d64.ptx
 
-// REMARK: remark: MMAs not overlapped: it would keep about 168 registers per thread live, over the consumers' 160
+// REMARK: remark: MMAs not overlapped: it would keep about 184 registers per thread live, over the consumers' 160
+
+// QREG: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[Q0:%r[0-9]+]],
+// QREG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, {[[Q0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd
 
 // CHECK: .entry attention_naive_d64
 // CHECK: .maxntid 512, 1, 1

@@ -30,6 +30,7 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace tk::tile {
 #define GEN_PASS_DEF_TILEOVERLAPMMA
@@ -275,6 +276,18 @@ std::string match(scf::ForOp loop, Rotation &r) {
   for (Value v : r.handed)
     if (v != acc)
       live += registersOf(v.getType());
+  // Register tiles from before the loop that the body reads (an MMA operand
+  // kept in registers for the whole loop, e.g. attention's Q) stay live
+  // throughout.
+  llvm::SetVector<Value> invariant;
+  body->walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (isa<RegTileType>(operand.getType()) &&
+          loop.isDefinedOutsideOfLoop(operand))
+        invariant.insert(operand);
+  });
+  for (Value v : invariant)
+    live += registersOf(v.getType());
   int64_t budget = *roles.getConsumerRegisters();
   if (live > budget)
     return "it would keep about " + std::to_string(live) +

@@ -460,7 +460,9 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
   /// Q) is loaded into registers right after its copy, and the copy goes
   /// through the buffer of a same-typed tile that only the loop uses (whose
   /// contents are dead until the loop's first copy): the tile's LDS is
-  /// freed. A remark says so.
+  /// freed. A tile the program itself loads into registers once, between
+  /// its copy and the loop, is copied through that buffer the same way. A
+  /// remark says so.
   void moveOperandsToRegisters(KernelOp kernel) {
     const tk::TargetInfo &target = getTargetInfo(kernel);
     for (AllocOp alloc :
@@ -472,25 +474,40 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
         continue;
       CopyOp copy;
       SmallVector<MmaOp> reads;
+      LoadOp load;
       bool only = true;
       for (OpOperand &use : alloc->getUses()) {
         auto c = dyn_cast<CopyOp>(use.getOwner());
         auto m = dyn_cast<MmaOp>(use.getOwner());
+        auto l = dyn_cast<LoadOp>(use.getOwner());
         if (c && !copy)
           copy = c;
         else if (m && use.getOperandNumber() == 0 &&
                  m.getB() != alloc.getResult())
           reads.push_back(m);
+        else if (l && !load && isa<RegTileType>(l.getType()))
+          load = l;
         else
           only = false;
       }
-      if (!only || !copy || reads.empty())
+      if (!only || !copy || reads.empty() == !load)
         continue;
-      auto loop = reads.front()->getParentOfType<scf::ForOp>();
-      if (!loop || copy->getBlock() != loop->getBlock() ||
-          !copy->isBeforeInBlock(loop) ||
-          !llvm::all_of(reads, [&](MmaOp m) { return loop->isAncestor(m); }))
-        continue;
+      scf::ForOp loop;
+      if (load) {
+        // The loop that follows the load in its block.
+        for (Operation *op = load->getNextNode(); op && !loop;
+             op = op->getNextNode())
+          loop = dyn_cast<scf::ForOp>(op);
+        if (!loop || copy->getBlock() != load->getBlock() ||
+            !copy->isBeforeInBlock(load))
+          continue;
+      } else {
+        loop = reads.front()->getParentOfType<scf::ForOp>();
+        if (!loop || copy->getBlock() != loop->getBlock() ||
+            !copy->isBeforeInBlock(loop) ||
+            !llvm::all_of(reads, [&](MmaOp m) { return loop->isAncestor(m); }))
+          continue;
+      }
       AllocOp host;
       for (CopyOp c : loop.getBody()->getOps<CopyOp>()) {
         auto other = c.getDst().getDefiningOp<AllocOp>();
@@ -503,14 +520,18 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       }
       if (!host)
         continue;
-      OpBuilder b(copy->getBlock(), std::next(copy->getIterator()));
       copy.getDstMutable().assign(host.getResult());
-      auto regs = RegTileType::get(type.getShape(), type.getElementType(),
-                                   Scope::block);
-      Value loaded = LoadOp::create(b, copy.getLoc(), regs, host.getResult(),
-                                    ValueRange{});
-      for (MmaOp m : reads)
-        m.getAMutable().assign(loaded);
+      if (load) {
+        load.getSrcMutable().assign(host.getResult());
+      } else {
+        OpBuilder b(copy->getBlock(), std::next(copy->getIterator()));
+        auto regs = RegTileType::get(type.getShape(), type.getElementType(),
+                                     Scope::block);
+        Value loaded = LoadOp::create(b, copy.getLoc(), regs, host.getResult(),
+                                      ValueRange{});
+        for (MmaOp m : reads)
+          m.getAMutable().assign(loaded);
+      }
       copy.emitRemark("the copied tile is kept in registers (the kernel's "
                       "shared tiles exceed ")
           << target.name << "'s " << target.sharedMemoryBytes
