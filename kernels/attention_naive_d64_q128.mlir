@@ -5,7 +5,6 @@
 // (`SHORT_CAUSAL_BELOW` in python/tk_mlir/attention.py), where the
 // three-warpgroup tile computes more masked scores per diagonal.
 !qkv = !tile.gl<?x?x?x64xbf16>
-!q_rt = !tile.rt<128x64xbf16, block>
 !st = !tile.st<128x64xbf16>
 !s = !tile.rt<128x128xf32, block>
 !p16 = !tile.rt<128x128xbf16, block>
@@ -44,10 +43,6 @@ tile.kernel @attention_naive_d64_q128(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     %hk = arith.divui %h, %group : index
     %q0 = arith.muli %qt, %c128 : index
     tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 2} : !qkv, !st
-    // Q comes into registers once per query tile: Q Kᵀ then takes its A
-    // operand from registers, not from shared memory at every key tile
-    // (shared-memory bandwidth, not the tensor cores, limits the step).
-    %q_r = tile.load %q : !st -> !q_rt
     %m0 = tile.fill 0xFFF0000000000000 : !row
     %l0 = tile.fill 0.0 : !row
     %o0 = tile.fill 0.0 : !o
@@ -56,7 +51,7 @@ tile.kernel @attention_naive_d64_q128(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !st
       tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !st
       %k0 = arith.muli %j, %c128 : index
-      %s_raw = tile.mma ABt %q_r, %k : !q_rt, !st -> !s
+      %s_raw = tile.mma ABt %q, %k : !st, !st -> !s
       // Keys past the end exist only in the last key tile.
       %k_end = arith.addi %k0, %c128 : index
       %tail = arith.cmpi ugt, %k_end, %seq : index
