@@ -198,6 +198,22 @@ Value tk::lower::shuffleXor(OpBuilder &b, Location loc, Value value,
                             int64_t mask) {
   Type type = value.getType();
   Type i32 = b.getI32Type();
+  // Both shuffles move 32-bit lanes: narrower values (bf16, f16) travel in
+  // the low bits of one.
+  unsigned width = type.getIntOrFloatBitWidth();
+  if (width < 32) {
+    Type narrow = b.getIntegerType(width);
+    Value bits =
+        type == narrow
+            ? value
+            : LLVM::BitcastOp::create(b, loc, narrow, value).getResult();
+    Value wide = LLVM::ZExtOp::create(b, loc, i32, bits);
+    Value got =
+        LLVM::TruncOp::create(b, loc, narrow, shuffleXor(b, loc, wide, mask));
+    return type == narrow
+               ? got
+               : LLVM::BitcastOp::create(b, loc, type, got).getResult();
+  }
   if (!targetsAMD(b))
     return NVVM::ShflOp::create(b, loc, type, constI32(b, loc, -1), value,
                                 constI32(b, loc, mask), constI32(b, loc, 0x1f),

@@ -213,6 +213,23 @@ tile.kernel @reductions() launch(warpgroups = 1) {
 
 // -----
 
+// A bf16 row reduction shuffles each 16-bit value in the low bits of a
+// 32-bit lane (nvvm.shfl.sync moves i32 and f32 only).
+// CHECK-LABEL: llvm.func @reductions_bf16
+// CHECK: llvm.intr.maxnum({{.*}}) : (bf16, bf16) -> bf16
+// CHECK: %[[BITS:.*]] = llvm.bitcast %{{.*}} : bf16 to i16
+// CHECK: %[[WIDE:.*]] = llvm.zext %[[BITS]] : i16 to i32
+// CHECK: %[[GOT:.*]] = nvvm.shfl.sync bfly %{{.*}}, %[[WIDE]], %c1_i32, %{{.*}} : i32 -> i32
+// CHECK: %[[NARROW:.*]] = llvm.trunc %[[GOT]] : i32 to i16
+// CHECK: llvm.bitcast %[[NARROW]] : i16 to bf16
+tile.kernel @reductions_bf16() launch(warpgroups = 1) {
+  %x = tile.fill 1.0 : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>
+  %m = tile.row_max %x : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc> -> !tile.rv<64xbf16, warpgroup, #tile.vec<row, #tile.mma_acc>>
+  "test.use"(%m) : (!tile.rv<64xbf16, warpgroup, #tile.vec<row, #tile.mma_acc>>) -> ()
+}
+
+// -----
+
 // A semaphore only tile.sem_arrive signals: each warp's first lane arrives,
 // so the mbarrier expects 4 arrivals per declared one and no warpgroup
 // barrier is needed. One that is also expected on keeps the barrier path.
