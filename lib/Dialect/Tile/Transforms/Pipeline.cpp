@@ -492,22 +492,20 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       }
       if (!only || !copy || reads.empty() == !load)
         continue;
+      // The loop the tile serves: the one the mmas read it in, or the one
+      // after the program's load. Tile and loads must come before it.
       scf::ForOp loop;
-      if (load) {
-        // The loop that follows the load in its block.
+      if (load)
         for (Operation *op = load->getNextNode(); op && !loop;
              op = op->getNextNode())
           loop = dyn_cast<scf::ForOp>(op);
-        if (!loop || copy->getBlock() != load->getBlock() ||
-            !copy->isBeforeInBlock(load))
-          continue;
-      } else {
+      else
         loop = reads.front()->getParentOfType<scf::ForOp>();
-        if (!loop || copy->getBlock() != loop->getBlock() ||
-            !copy->isBeforeInBlock(loop) ||
-            !llvm::all_of(reads, [&](MmaOp m) { return loop->isAncestor(m); }))
-          continue;
-      }
+      Operation *firstRead = load ? load.getOperation() : loop.getOperation();
+      if (!loop || copy->getBlock() != firstRead->getBlock() ||
+          !copy->isBeforeInBlock(firstRead) ||
+          !llvm::all_of(reads, [&](MmaOp m) { return loop->isAncestor(m); }))
+        continue;
       AllocOp host;
       for (CopyOp c : loop.getBody()->getOps<CopyOp>()) {
         auto other = c.getDst().getDefiningOp<AllocOp>();
@@ -520,18 +518,19 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       }
       if (!host)
         continue;
-      copy.getDstMutable().assign(host.getResult());
-      if (load) {
-        load.getSrcMutable().assign(host.getResult());
-      } else {
+      // The mmas' operand becomes a load right after the copy; then the copy
+      // and the load go through the host buffer.
+      if (!load) {
         OpBuilder b(copy->getBlock(), std::next(copy->getIterator()));
         auto regs = RegTileType::get(type.getShape(), type.getElementType(),
                                      Scope::block);
-        Value loaded = LoadOp::create(b, copy.getLoc(), regs, host.getResult(),
-                                      ValueRange{});
+        load = LoadOp::create(b, copy.getLoc(), regs, alloc.getResult(),
+                              ValueRange{});
         for (MmaOp m : reads)
-          m.getAMutable().assign(loaded);
+          m.getAMutable().assign(load.getResult());
       }
+      copy.getDstMutable().assign(host.getResult());
+      load.getSrcMutable().assign(host.getResult());
       copy.emitRemark("the copied tile is kept in registers (the kernel's "
                       "shared tiles exceed ")
           << target.name << "'s " << target.sharedMemoryBytes
