@@ -7,9 +7,11 @@
 // to it). dSᵀ reaches the dQ product through shared memory. dK = scale · dK.
 // Q, dO: [batch, heads, seq, 128] bf16; K, V, dK, dV: [batch, kv heads,
 // seq, 128] bf16; L, Δ: [batch, heads, seq] f32 (seq a multiple of 4:
-// they are copied with TMA); dQ: [batch, heads, seq, 128] f32. The passes
-// split the dQ product over the consumer warpgroups by columns and send it
-// through a shared buffer and reducing TMA stores.
+// they are copied with TMA); dQ: [batch, heads, seq, 128] f32 in fragment
+// order (seq padded to 64; the host reorders it). The passes split the dQ
+// product over the consumer warpgroups by columns; each adds its part with
+// 16-byte shared stores and one bulk reduction (FlashAttention-3's dQ
+// accumulator).
 // Head dim 128 (attention_bwd_d64.mlir: the same program for 64).
 !qkv = !tile.gl<?x?x?x128xbf16>
 !vec = !tile.gl<?x?x?xf32>
@@ -24,7 +26,7 @@
 !ds_st = !tile.st<128x64xbf16>
 !ds_ring = !tile.st<2x128x64xbf16>
 !dq = !tile.rt<64x128xf32, block>
-!dqg = !tile.gl<?x?x?x128xf32>
+!dqg = !tile.gl<?x?x?x128xf32, fragments>
 
 tile.kernel @attention_bwd(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
                            %L: !vec, %Dl: !vec, %dQ: !dqg, %dK: !qkv,

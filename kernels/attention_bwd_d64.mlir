@@ -7,9 +7,14 @@
 // to it). dSᵀ reaches the dQ product through shared memory. dK = scale · dK.
 // Q, dO: [batch, heads, seq, 64] bf16; K, V, dK, dV: [batch, kv heads,
 // seq, 64] bf16; L, Δ: [batch, heads, seq] f32 (seq a multiple of 4:
-// they are copied with TMA); dQ: [batch, heads, seq, 64] f32. The passes
-// split the dQ product over the consumer warpgroups by columns and send it
-// through a shared buffer and reducing TMA stores.
+// they are copied with TMA); dQ: [batch, heads, seq, 64] f32 in fragment
+// order (seq padded to 64; the host reorders it). The dQ product is split
+// over the consumer warpgroups along its contraction (`tile.split`): each
+// multiplies its own 64 keys of dS by its rows of K and adds the 64x64
+// partial with 16-byte shared stores and one bulk reduction, so no dSᵀ
+// crosses warpgroups and the consumers need no common barrier (split by
+// columns instead, the step waits for both warpgroups' dSᵀ: 4-14% slower,
+// docs/performance.md "Fifteenth session").
 // Head dim 64: attention_bwd.mlir with 64-column Q, K, V, dO, dQ, dK, dV,
 // Sᵀ and dPᵀ issued together (at head dim 128 the two live together
 // spill: docs/performance.md, "The dQ product first"), and K and V read
@@ -30,7 +35,7 @@
 !ds_st = !tile.st<128x64xbf16>
 !ds_ring = !tile.st<2x128x64xbf16>
 !dq = !tile.rt<64x64xf32, block>
-!dqg = !tile.gl<?x?x?x64xf32>
+!dqg = !tile.gl<?x?x?x64xf32, fragments>
 
 tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
                                %L: !vec, %Dl: !vec, %dQ: !dqg, %dK: !qkv,
@@ -139,7 +144,8 @@ tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       // dQ goes out (through shared memory) while the tensor cores run dK.
       %dv_next = tile.mma_async AB %p16, %do, %dv_x : !st16, !q_st -> !acc
       tile.barrier block
-      %dq = tile.mma_async AtB %ds_s, %k : !ds_st, !kv_st -> !dq
+      %dq = tile.mma_async AtB %ds_s, %k {tile.split = "contraction"}
+          : !ds_st, !kv_st -> !dq
       %dk_next = tile.mma_async AB %ds16, %q, %dk_x : !st16, !q_st -> !acc
       tile.mma_wait 1
       %dq_s = tile.mul %dq, %scale : !dq, f32

@@ -5,7 +5,11 @@
 //       element by element,
 //   U, V = the first columns of 2X, for views narrower than the tile (the
 //       16-byte global stores fall back to element stores where a group of
-//       8 leaves the view or rows are not 16-byte aligned).
+//       8 leaves the view or rows are not 16-byte aligned),
+//   F, G, H = 2X in f32 to views in fragment order (rows padded to 64):
+//       F element by element, G staged in a shared vector (16-byte stores)
+//       and one bulk copy, H added (`reduce add`) into zeros element by
+//       element with atomics.
 // Doubling is exact in bf16, so every output must equal 2X bit for bit.
 !x_tile = !tile.st<64x64xbf16, #tile.swizzle<128>>
 !z_tile = !tile.st<64x64xbf16, #tile.swizzle<64>>
@@ -13,13 +17,16 @@
 !r16 = !tile.rt<64x64xbf16, warpgroup, #tile.mma_acc>
 !r32 = !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
 !view = !tile.gl<?x64xbf16>
+!frag = !tile.gl<?x64xf32, fragments>
 
 tile.kernel @tile_paths(%X: !view, %Y: !view, %Z: !view, %W: !view,
-                        %U: !tile.gl<?x?xbf16>, %V: !tile.gl<?x?xbf16>)
+                        %U: !tile.gl<?x?xbf16>, %V: !tile.gl<?x?xbf16>,
+                        %F: !frag, %G: !frag, %H: !frag)
     launch(warpgroups = 1) {
   %x = tile.alloc : !x_tile
   %z = tile.alloc : !z_tile
   %w = tile.alloc : !w_tile
+  %g = tile.alloc : !tile.sv<4096xf32>
   %ready = tile.alloc : !tile.sem
   tile.sem_init %ready, 1 : !tile.sem
   tile.fence sem_init
@@ -48,6 +55,10 @@ tile.kernel @tile_paths(%X: !view, %Y: !view, %Z: !view, %W: !view,
     %back = tile.load %w : !w_tile -> !r32
     %b16 = tile.cast %back : !r32 to !r16
     tile.store %b16, %W[%i, %c0] : !r16, !view
+    tile.store %doubled, %F[%i, %c0] : !r32, !frag
+    tile.store %doubled, %H[%i, %c0] reduce add : !r32, !frag
+    tile.store %doubled, %g : !r32, !tile.sv<4096xf32>
+    tile.store_async %g -> %G[%i, %c0] : !tile.sv<4096xf32>, !frag
     tile.store_async_wait
   }
 }

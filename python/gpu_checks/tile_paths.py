@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs python/gpu_checks/tile_paths.mlir (compiled by tk-opt) and checks
-that each output equals 2X exactly (U and V: its first 56 and 61 columns),
-for row counts that are and are not multiples of the 64-row tile.
+that each output equals 2X exactly (U and V: its first 56 and 61 columns;
+F, G and H: f32 in fragment order, read back with from_fragments), for row
+counts that are and are not multiples of the 64-row tile.
 
 usage: tile_paths.py --manifest build/artifacts/tile_paths/tile_paths.json
 """
@@ -14,6 +15,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
+from tk_mlir.runtime import from_fragments  # noqa: E402
 
 
 def main():
@@ -21,18 +23,25 @@ def main():
     parser.add_argument("--manifest", required=True)
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     args = parser.parse_args()
-    kernel = Kernel(args.manifest, names=["X", "Y", "Z", "W", "U", "V"])
+    kernel = Kernel(args.manifest,
+                    names=["X", "Y", "Z", "W", "U", "V", "F", "G", "H"])
     rows = []
     for n in (64, 4096, 1000, 1, 130):
         x = torch.randn(n, 64, device="cuda").to(torch.bfloat16)
         widths = (64, 64, 64, 56, 61)
         outs = [torch.full((n, w), float("nan"), device="cuda",
                            dtype=torch.bfloat16) for w in widths]
-        kernel(x, *outs)
+        padded = -(-n // 64) * 64
+        frags = [torch.full((padded, 64), float("nan"), device="cuda")
+                 for _ in "FG"]
+        frags.append(torch.zeros(padded, 64, device="cuda"))
+        kernel(x, *outs, *frags)
         torch.cuda.synchronize()
         want = x * 2
-        for name, got, w in zip("YZWUV", outs, widths):
-            exact = torch.equal(got, want[:, :w])
+        outs += [from_fragments(f)[:n] for f in frags]
+        widths += (64, 64, 64)
+        for name, got, w in zip("YZWUVFGH", outs, widths):
+            exact = torch.equal(got, want[:, :w].to(got.dtype))
             rows.append({"n": n, "output": name, "exact": exact,
                          "ok": exact})
             print(f"tile_paths n={n:>5} {name}: "

@@ -166,6 +166,10 @@ def test_backward_copies_lse_and_delta_with_tma(tmp_path, name):
     names = _ARG_NAMES[name]
     maps = {names[e["param"]] for e in spec.abi if e["kind"] == "tensor_map"}
     assert {"lse", "delta"} <= maps
+    if "dq_accum" in names:  # bulk copies into a view in fragment order
+        frag = spec.params[names.index("dq_accum")]
+        assert frag.get("layout") == "fragments"
+        assert "dq_accum" not in maps
     dim = 64 if name.endswith("d64") else 128
 
     def args(seq, rows):
@@ -175,14 +179,23 @@ def test_backward_copies_lse_and_delta_with_tma(tmp_path, name):
                 out.append(0.1 if p["dtype"] == "f32" else False)
             elif n in ("lse", "delta"):
                 out.append(FakeTensor([1, 2, rows], "float32"))
+            elif n == "dq_accum":  # in fragment order: whole 64-row slabs
+                out.append(FakeTensor([1, 2, -(-seq // 64) * 64, dim],
+                                      "float32"))
             else:
-                out.append(FakeTensor([1, 2, seq, dim], "float32" if n ==
-                                      "dq_accum" else "bfloat16"))
+                out.append(FakeTensor([1, 2, seq, dim], "bfloat16"))
         return out
 
     with pytest.raises(ArgumentError, match="argument 'lse'.*16 bytes"):
         check_arguments(spec, args(17, 17), names)
     check_arguments(spec, args(17, 17 + row_padding(17)), names)
+    if "dq_accum" in names:
+        unpadded = args(17, 17 + row_padding(17))
+        unpadded[names.index("dq_accum")] = FakeTensor([1, 2, 17, dim],
+                                                       "float32")
+        with pytest.raises(ArgumentError, match="argument 'dq_accum'.*slabs "
+                           "of 64; dimension 2 is 17"):
+            check_arguments(spec, unpadded, names)
 
 
 def test_every_head_dim_has_a_backward_form():

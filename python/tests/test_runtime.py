@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir import (ArgumentError, KernelSpec, ManifestError,  # noqa: E402
                      check_arguments, grid_size, load_manifest,
                      pack_parameters, tensor_map_geometry)
-from tk_mlir.runtime import _cache_key  # noqa: E402
+from tk_mlir.runtime import _cache_key, fragment_order_axes  # noqa: E402
 
 
 class FakeTensor:
@@ -308,3 +308,66 @@ def test_cache_key_follows_tensors_and_scalars():
     assert _cache_key((a, b, c)) == _cache_key(gemm_args())
     assert _cache_key((a, b, c)) != _cache_key(gemm_args(m=3999))
     assert _cache_key((a, 1)) != _cache_key((a, 2))
+
+
+def _fragment_offset(r, c, cols):
+    """docs/dialect's fragment order, written out independently."""
+    rr = r % 64
+    return (r // 64 * 64 * cols + 512 * (c // 8)
+            + 4 * (32 * (rr // 16) + 4 * (rr % 8) + c % 8 // 2)
+            + 2 * (rr // 8 % 2) + c % 2)
+
+
+def _permuted_source(shape, perm, out_index):
+    """The flat source offset that element `out_index` (a flat index into
+    the permuted, reshaped tensor) reads: what view(shape).permute(perm)
+    does, without torch."""
+    out_shape = [shape[p] for p in perm]
+    digits = []
+    for extent in reversed(out_shape):
+        digits.insert(0, out_index % extent)
+        out_index //= extent
+    source = [0] * len(shape)
+    for axis, digit in zip(perm, digits):
+        source[axis] = digit
+    flat = 0
+    for extent, digit in zip(shape, source):
+        flat = flat * extent + digit
+    return flat
+
+
+@pytest.mark.parametrize("lead,rows,cols", [([], 64, 64), ([], 128, 8),
+                                            ([2, 3], 192, 128), ([1], 64, 32)])
+def test_from_fragments_axes_invert_the_fragment_order(lead, rows, cols):
+    shape, perm = fragment_order_axes(lead, rows, cols)
+    matrices = 1
+    for extent in lead:
+        matrices *= extent
+    for m in range(matrices):
+        for r in range(rows):
+            for c in range(cols):
+                out = (m * rows + r) * cols + c
+                want = m * rows * cols + _fragment_offset(r, c, cols)
+                assert _permuted_source(shape, perm, out) == want
+
+
+def test_fragment_order_needs_whole_slabs():
+    with pytest.raises(ValueError, match="rows a multiple of 64 and columns "
+                       "a multiple of 8, got 100 x 64"):
+        fragment_order_axes([], 100, 64)
+
+
+def test_fragment_views_need_64_row_slabs():
+    frag = {"kind": "view", "dtype": "f32", "shape": [-1, -1, -1, 128],
+            "layout": "fragments"}
+    entry = {"target": "sm_90a", "threads": 384, "shared_memory_bytes": 0,
+             "grid_policy": "tiles", "cluster": [1, 1, 1], "tiles": [],
+             "params": [frag], "abi": [{"kind": "view_ptr", "param": 0}]}
+    spec = KernelSpec("k", entry)
+    check_arguments(spec, [FakeTensor([1, 2, 4160, 128], "float32")])
+    with pytest.raises(ArgumentError, match=r"argument 'dq_accum' \(#0\): a "
+                       r"view in fragment order holds rows in slabs of 64; "
+                       r"dimension 2 is 4097, not a multiple of 64 \(pad "
+                       r"it\)"):
+        check_arguments(spec, [FakeTensor([1, 2, 4097, 128], "float32")],
+                        names=["dq_accum"])

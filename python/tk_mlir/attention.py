@@ -19,7 +19,7 @@ The forward is a torch.autograd.Function.
 import math
 import os
 
-from .runtime import ArgumentError
+from .runtime import ArgumentError, from_fragments
 
 # Head dim -> kernel name (its folder and manifest are named alike).
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
@@ -216,11 +216,22 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None):
     if pad:  # padded rows are past the sequence: never used
         lse = torch.nn.functional.pad(lse, (0, pad))
     if fused:
-        dq_accum = torch.zeros(q.shape, device=q.device, dtype=torch.float32)
+        kernel = _kernel(FUSED_BACKWARD[dim])
+        # The f32 dQ accumulator, row-major or (as the manifest says) in
+        # fragment order, which takes whole 64-row slabs.
+        batch, heads, seq, _ = q.shape
+        param = kernel.spec.params[_FUSED_ARGS.index("dq_accum")]
+        fragments = param.get("layout") == "fragments"
+        rows = -(-seq // 64) * 64 if fragments else seq
+        dq_accum = torch.zeros((batch, heads, rows, dim), device=q.device,
+                               dtype=torch.float32)
         dk, dv = torch.empty_like(k), torch.empty_like(v)
-        _kernel(FUSED_BACKWARD[dim])(q, k, v, do, lse, delta, dq_accum, dk,
-                                     dv, float(scale), bool(causal))
-        return dq_accum.to(q.dtype), dk, dv
+        kernel(q, k, v, do, lse, delta, dq_accum, dk, dv, float(scale),
+               bool(causal))
+        if not fragments:
+            return dq_accum.to(q.dtype), dk, dv
+        dq = from_fragments(dq_accum, q.dtype)
+        return (dq if rows == seq else dq[:, :, :seq].contiguous()), dk, dv
     dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
     dq_name, dkv_name = BACKWARD[dim]
     _kernel(dq_name)(q, k, v, do, lse, delta, dq, float(scale), bool(causal))

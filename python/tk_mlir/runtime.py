@@ -197,11 +197,44 @@ def _check_view(where, param, t, needs_tma):
         raise ArgumentError(f"{where}: async copies (TMA) need rows that are "
                             f"a multiple of 16 bytes; the last dimension "
                             f"{shape[-1]} x {size} bytes is not")
+    if param.get("layout") == "fragments" and shape[-2] % 64:
+        raise ArgumentError(f"{where}: a view in fragment order holds rows in "
+                            f"slabs of 64; dimension {len(shape) - 2} is "
+                            f"{shape[-2]}, not a multiple of 64 (pad it)")
     align = param.get("row_alignment")
     if align and (shape[-1] * size) % align:
         raise ArgumentError(f"{where}: copies into LDS need rows that are a "
                             f"multiple of {align} bytes; the last dimension "
                             f"{shape[-1]} x {size} bytes is not")
+
+
+def fragment_order_axes(lead, rows, cols):
+    """How a [*lead, rows, cols] view in fragment order (GlobalType in
+    docs/dialect: 64-row slabs in the wgmma accumulator's order) is read
+    back row-major: view the tensor with `shape`, permute its axes by
+    `perm`, reshape to [*lead, rows, cols]. Within a slab the offset's digits
+    are, most significant first, c / 8, r / 16, r % 8, (c % 8) / 2,
+    (r / 8) % 2, c % 2."""
+    if rows % 64 or cols % 8:
+        raise ValueError(f"fragment order needs rows a multiple of 64 and "
+                         f"columns a multiple of 8, got {rows} x {cols}")
+    n = len(lead)
+    shape = list(lead) + [rows // 64, cols // 8, 4, 8, 4, 2, 2]
+    # to slab, r / 16, (r / 8) % 2, r % 8, c / 8, (c % 8) / 2, c % 2
+    perm = list(range(n)) + [n + i for i in (0, 2, 5, 3, 1, 4, 6)]
+    return shape, perm
+
+
+def from_fragments(t, dtype=None):
+    """A contiguous torch tensor [..., rows, cols] written in fragment order
+    (a kernel parameter whose manifest entry says "layout": "fragments") as
+    the row-major tensor it stands for, converted to `dtype` in the same
+    copy."""
+    *lead, rows, cols = t.shape
+    shape, perm = fragment_order_axes(lead, rows, cols)
+    out = t.new_empty(t.shape, dtype=dtype or t.dtype)
+    out.view([shape[i] for i in perm]).copy_(t.view(shape).permute(perm))
+    return out
 
 
 def grid_tiles(spec, args):

@@ -475,6 +475,8 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
           b.getNamedAttr("dtype",
                          b.getStringAttr(typeName(view.getElementType()))),
           b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape))};
+      if (view.getFragments())
+        desc.push_back(b.getNamedAttr("layout", b.getStringAttr("fragments")));
       if (auto aligned = kernel->getAttrOfType<DenseI64ArrayAttr>(kRowAligned);
           aligned && llvm::is_contained(aligned.asArrayRef(), int64_t(i)))
         desc.push_back(
@@ -506,7 +508,9 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     if (auto load = dyn_cast<LoadAsyncOp>(op)) {
       view = load.getSrc();
       buffer = load.getDst().getType();
-    } else if (auto store = dyn_cast<StoreAsyncOp>(op)) {
+    } else if (auto store = dyn_cast<StoreAsyncOp>(op);
+               store && !store.getDst().getType().getFragments()) {
+      // (A view in fragment order takes bulk copies: no tensor map.)
       view = store.getDst();
       buffer = store.getSrc().getType();
     }

@@ -49,6 +49,39 @@ Value tk::lower::leadingOffset(OpBuilder &b, Location loc, ValueRange coords,
   return arith::MulIOp::create(b, loc, base, dims[count]);
 }
 
+/// Element offset of (r, c) in fragment order with `cols` columns (see
+/// GlobalType): 64-row slabs, each in the wgmma accumulator's order.
+static int64_t fragmentOffset(int64_t r, int64_t c, int64_t cols) {
+  int64_t rr = r % 64;
+  return r / 64 * 64 * cols + 512 * (c / 8) +
+         4 * (32 * (rr / 16) + 4 * (rr % 8) + c % 8 / 2) + 2 * (rr / 8 % 2) +
+         c % 2;
+}
+
+/// The runtime form of fragmentOffset.
+static Value fragmentOffset(OpBuilder &b, Location loc, Value r, Value c,
+                            int64_t cols) {
+  auto k = [&](int64_t v) { return constIndex(b, loc, v); };
+  auto div = [&](Value x, int64_t d) {
+    return arith::DivUIOp::create(b, loc, x, k(d)).getResult();
+  };
+  auto rem = [&](Value x, int64_t d) {
+    return arith::RemUIOp::create(b, loc, x, k(d)).getResult();
+  };
+  auto mul = [&](Value x, int64_t f) {
+    return arith::MulIOp::create(b, loc, x, k(f)).getResult();
+  };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+  Value rr = rem(r, 64);
+  Value thread =
+      add(add(mul(div(rr, 16), 32), mul(rem(rr, 8), 4)), div(rem(c, 8), 2));
+  return add(
+      add(add(mul(div(r, 64), 64 * cols), mul(div(c, 8), 512)), mul(thread, 4)),
+      add(mul(rem(div(rr, 8), 2), 2), rem(c, 2)));
+}
+
 /// Byte offset of element (row, col) of `tile` under its swizzle: the
 /// runtime form of SwizzleAttr::getByteOffset.
 Value tk::lower::swizzledOffset(OpBuilder &b, Location loc, SharedTileType tile,
@@ -688,6 +721,16 @@ struct GlobalTilePlace {
     return LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
                                ValueRange{toI64(b, loc, index)});
   }
+
+  /// The same in a view in fragment order with `cols` static columns.
+  Value fragmentAddress(OpBuilder &b, Location loc, Value ptr, Type element,
+                        Value r, Value c, int64_t staticCols) const {
+    Value index =
+        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, base, cols),
+                              fragmentOffset(b, loc, r, c, staticCols));
+    return LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
+                               ValueRange{toI64(b, loc, index)});
+  }
 };
 
 /// Register tile → global view: every thread stores the elements it holds,
@@ -711,7 +754,8 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
     Type element = tile.getElementType();
     Value ptr = adaptor.getDst();
     bool reduce = op.getReduce().has_value();
-    if (!reduce &&
+    bool fragmentOrder = view.getFragments();
+    if (!reduce && !fragmentOrder &&
         storeGlobalWide(rewriter, loc, map, element, adaptor.getValue(), ptr,
                         place.base, place.row, place.col, place.rows,
                         place.cols)) {
@@ -725,7 +769,10 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
       auto guard = scf::IfOp::create(rewriter, loc, inside, false);
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
-      Value address = place.address(rewriter, loc, ptr, element, r, c);
+      Value address = fragmentOrder
+                          ? place.fragmentAddress(rewriter, loc, ptr, element,
+                                                  r, c, view.getShape().back())
+                          : place.address(rewriter, loc, ptr, element, r, c);
       if (reduce)
         LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::fadd,
                                   address, value,
@@ -1005,6 +1052,93 @@ struct StoreSharedLowering : OpConversionPattern<StoreOp> {
   }
 };
 
+/// Register tile → shared vector, in fragment order (a staging buffer for a
+/// global view in fragment order). Every register layout of the dialect
+/// places a thread's elements at its origin's offset plus a constant per
+/// register (the offset is linear in the row and column bits, which the
+/// origin and the registers do not share); the thread computes one offset
+/// and stores 16 (or 8) bytes where consecutive registers are consecutive:
+/// the wgmma accumulator's four registers of an 8-column group at 4 t .. 4 t
+/// + 3, conflict-free.
+struct StoreSharedFragmentsLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tile = dyn_cast<RegTileType>(op.getValue().getType());
+    if (!tile || !isa<SharedVecType>(op.getDst().getType()))
+      return rewriter.notifyMatchFailure(op, "only register tile to vector");
+    Location loc = op.getLoc();
+    FailureOr<FragmentMap> fragments = getScopeFragmentMap(tile);
+    if (failed(fragments))
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    const FragmentMap &map = *fragments;
+    int64_t cols = tile.getShape()[1], regs = map.numRegs();
+    Type element = tile.getElementType();
+    int64_t eb = elementBytes(element);
+    // Each register's offset from register 0's, the same in every thread;
+    // and whether every thread's register 0 is 16-byte aligned.
+    SmallVector<int64_t> delta(regs);
+    bool aligned = true;
+    for (int64_t warp = 0; warp < map.numWarps(); ++warp)
+      for (int64_t lane = 0; lane < map.numLanes(); ++lane) {
+        auto [r0, c0] = map.elementAt({0, lane, warp});
+        int64_t origin = fragmentOffset(r0, c0, cols);
+        aligned &= origin % 4 == 0;
+        for (int64_t reg = 0; reg < regs; ++reg) {
+          auto [r, c] = map.elementAt({reg, lane, warp});
+          int64_t d = fragmentOffset(r, c, cols) - origin;
+          if (lane == 0 && warp == 0)
+            delta[reg] = d;
+          else if (delta[reg] != d)
+            return op.emitOpError("cannot write this register layout in "
+                                  "fragment order: its offsets are not the "
+                                  "thread's origin plus a constant");
+        }
+      }
+    auto [row, col] =
+        threadOrigin(rewriter, loc, map, constIndex(rewriter, loc, 0),
+                     constIndex(rewriter, loc, 0));
+    Value origin = fragmentOffset(rewriter, loc, row, col, cols);
+    auto run = [&](int64_t reg, int64_t n) {
+      if (reg % n || reg + n > regs || (n == 4 && !aligned) || delta[reg] % n)
+        return false;
+      for (int64_t i = 1; i < n; ++i)
+        if (delta[reg + i] != delta[reg] + i)
+          return false;
+      return true;
+    };
+    for (int64_t reg = 0; reg < regs;) {
+      int64_t n = run(reg, 4) ? 4 : run(reg, 2) ? 2 : 1;
+      Value offset = arith::AddIOp::create(
+          rewriter, loc, origin, constIndex(rewriter, loc, delta[reg]));
+      Value address =
+          offsetPtr(rewriter, loc, adaptor.getDst(),
+                    arith::MulIOp::create(rewriter, loc, offset,
+                                          constIndex(rewriter, loc, eb)));
+      Value value;
+      if (n == 1) {
+        value = LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
+                                             reg);
+      } else {
+        value =
+            LLVM::UndefOp::create(rewriter, loc, VectorType::get({n}, element));
+        for (int64_t i = 0; i < n; ++i)
+          value = LLVM::InsertElementOp::create(
+              rewriter, loc, value,
+              LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
+                                           reg + i),
+              constI32(rewriter, loc, i));
+      }
+      LLVM::StoreOp::create(rewriter, loc, value, address,
+                            /*alignment=*/n * eb);
+      reg += n;
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Shared tile → register tile: ldmatrix where the layout is the m8n8
 /// fragment, otherwise element by element at the swizzled addresses.
 struct LoadSharedLowering : OpConversionPattern<LoadOp> {
@@ -1058,6 +1192,11 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type buffer = op.getSrc().getType();
+    if (op.getDst().getType().getFragments()) {
+      storeFragments(op, adaptor, rewriter);
+      rewriter.eraseOp(op);
+      return success();
+    }
     Value map =
         kernelParam(op, op->getAttrOfType<IntegerAttr>(kTmaParam).getInt());
     int64_t blocks = 1, blockBytes = 0, width = 0;
@@ -1095,6 +1234,51 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
     rewriter.eraseOp(op);
     return success();
   }
+  /// A view in fragment order: the slab's columns the vector holds are one
+  /// contiguous range, one bulk copy (cp.reduce.async.bulk for `reduce add`;
+  /// the NVVM dialect has only the tensor form of the reduction).
+  static void storeFragments(StoreAsyncOp op, OpAdaptor adaptor,
+                             ConversionPatternRewriter &rewriter) {
+    Location loc = op.getLoc();
+    GlobalType view = op.getDst().getType();
+    auto vec = cast<SharedVecType>(op.getSrc().getType());
+    size_t rank = view.getShape().size();
+    int64_t cols = view.getShape().back(), width = vec.getLength() / 64;
+    int64_t bytes = vec.getTileBytes();
+    SmallVector<Value> dims = viewDims(rewriter, loc, op, rank);
+    ValueRange coords = adaptor.getCoords();
+    // (leading * rows + 64 * slab) * cols + 64 * width * column tile.
+    Value rows = arith::AddIOp::create(
+        rewriter, loc, leadingOffset(rewriter, loc, coords, dims, rank - 2),
+        arith::MulIOp::create(rewriter, loc, coords[rank - 2],
+                              constIndex(rewriter, loc, 64)));
+    Value index = arith::AddIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(rewriter, loc, rows,
+                              constIndex(rewriter, loc, cols)),
+        arith::MulIOp::create(rewriter, loc, coords[rank - 1],
+                              constIndex(rewriter, loc, 64 * width)));
+    Value dst = LLVM::GEPOp::create(rewriter, loc, adaptor.getDst().getType(),
+                                    vec.getElementType(), adaptor.getDst(),
+                                    ValueRange{toI64(rewriter, loc, index)});
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    warpgroupSync(rewriter, loc);
+    emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
+      Value g = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), dst);
+      Value s =
+          LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), adaptor.getSrc());
+      std::string text =
+          op.getReduce()
+              ? "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 "
+              : "cp.async.bulk.global.shared::cta.bulk_group ";
+      text += "[$0], [$1], " + std::to_string(bytes) + ";";
+      inlinePtx(b, loc, ValueRange{g, s}, text, "l,r");
+      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    });
+  }
 };
 
 /// The issuing thread waits until its bulk stores have read their source;
@@ -1124,7 +1308,8 @@ void tk::lower::populateMemoryPatterns(TypeConverter &converter,
                LoadGlobalVectorLowering, LoadGlobalLowering>(
       converter, patterns.getContext());
   if (nvidia)
-    patterns.add<LoadAsyncLowering, StoreSharedLowering, LoadSharedLowering,
+    patterns.add<LoadAsyncLowering, StoreSharedLowering,
+                 StoreSharedFragmentsLowering, LoadSharedLowering,
                  LoadSharedVectorLowering, StoreAsyncLowering,
                  StoreAsyncWaitLowering>(converter, patterns.getContext());
 }

@@ -65,7 +65,8 @@ std::string unsupportedReason(Operation *op) {
                : "between layouts that move data is not lowered yet";
   if (auto store = dyn_cast<StoreOp>(op)) {
     Type value = store.getValue().getType(), dst = store.getDst().getType();
-    if (isa<RegTileType>(value) && isa<GlobalType, SharedTileType>(dst))
+    if (isa<RegTileType>(value) &&
+        isa<GlobalType, SharedTileType, SharedVecType>(dst))
       return "";
     if (isa<RegVecType>(value) && isa<GlobalType>(dst))
       return "";

@@ -524,6 +524,38 @@ tile.kernel @reduce_add(%G: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1)
 
 // -----
 
+// Fragment order. A warpgroup's accumulator into a shared vector: one
+// computed offset, eight 16-byte stores (four consecutive registers each);
+// the column layout's consecutive registers are 8 elements apart: 32 single
+// stores. A shared vector to a view in fragment order: the proxy fence, the
+// warpgroup's barrier, one bulk copy (reducing or plain) of the whole vector
+// issued by one thread, no tensor map. Straight to the view: an atomic add
+// per element.
+// CHECK-LABEL: llvm.func @fragments
+// CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store %{{.*}} : vector<4xf32>
+// CHECK-COUNT-32: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], 16384;", "l,r"
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "cp.async.bulk.global.shared::cta.bulk_group [$0], [$1], 8192;", "l,r"
+// CHECK-COUNT-32: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+tile.kernel @fragments(%G: !tile.gl<?x?x64xf32, fragments>, %i: index) launch(warpgroups = 1) {
+  %v = tile.alloc : !tile.sv<4096xf32>
+  %w = tile.alloc : !tile.sv<2048xf32>
+  %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  %y = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup, #tile.col>
+  tile.store %x, %v : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>, !tile.sv<4096xf32>
+  tile.store %y, %v : !tile.rt<64x64xf32, warpgroup, #tile.col>, !tile.sv<4096xf32>
+  tile.store_async %v -> %G[%i, %i, %i] reduce add : !tile.sv<4096xf32>, !tile.gl<?x?x64xf32, fragments>
+  tile.store_async %w -> %G[%i, %i, %i] : !tile.sv<2048xf32>, !tile.gl<?x?x64xf32, fragments>
+  tile.store %x, %G[%i, %i, %i] reduce add : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>, !tile.gl<?x?x64xf32, fragments>
+}
+
+// -----
+
 // A block barrier is bar.sync 0 for the whole block; inside a role it is a
 // named barrier of the role's threads (15 for the consumers, 14 for the
 // producers), so the other role is not waited for.

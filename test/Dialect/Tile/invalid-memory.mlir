@@ -318,3 +318,102 @@ tile.kernel @store_reduce_bf16(%g: !tile.gl<?x?xbf16>, %i: index) {
   // expected-error @+1 {{'tile.store' op 'reduce add' needs f32 elements, got 'bf16'}}
   tile.store %x, %g[%i, %i] reduce add : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16>
 }
+
+// -----
+
+tile.kernel @load_fragments(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  // expected-error @+1 {{'tile.load' op a global view in fragment order is only written, with 'tile.store' of a register tile}}
+  %x = tile.load %g[%i, %i] : !tile.gl<?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @copy_fragments(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  %a = tile.alloc : !tile.st<64x64xf32>
+  // expected-error @+1 {{'tile.copy' op a global view in fragment order is only written, with 'tile.store' of a register tile}}
+  tile.copy %g[%i, %i] -> %a : !tile.gl<?x64xf32, fragments>, !tile.st<64x64xf32>
+}
+
+// -----
+
+tile.kernel @store_fragments_vector(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  %x = tile.fill 1.0 : !tile.rv<64xf32, warpgroup>
+  // expected-error @+1 {{'tile.store' op a global view in fragment order is written from register tiles, not '!tile.rv<64xf32, warpgroup>'}}
+  tile.store %x, %g[%i] : !tile.rv<64xf32, warpgroup>, !tile.gl<?x64xf32, fragments>
+}
+
+// -----
+
+tile.kernel @store_fragments_rows(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  %x = tile.fill 1.0 : !tile.rt<128x64xf32, block>
+  // expected-error @+1 {{'tile.store' op a global view in fragment order writes 64-row slabs: needs 64 rows and a multiple of 8 columns; got '!tile.rt<128x64xf32, block>'}}
+  tile.store %x, %g[%i, %i] reduce add : !tile.rt<128x64xf32, block>, !tile.gl<?x64xf32, fragments>
+}
+
+// -----
+
+tile.kernel @store_fragments_bf16(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  %x = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup>
+  // expected-error @+1 {{'tile.store' op a global view in fragment order needs f32 elements; got '!tile.rt<64x64xbf16, warpgroup>'}}
+  tile.store %x, %g[%i, %i] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x64xf32, fragments>
+}
+
+// -----
+
+tile.kernel @stage_rows() {
+  %x = tile.fill 1.0 : !tile.rt<32x64xf32, warpgroup>
+  %v = tile.alloc : !tile.sv<2048xf32>
+  // expected-error @+1 {{'tile.store' op a register tile stored to a shared vector is written in fragment order, which writes 64-row slabs: needs 64 rows and a multiple of 8 columns; got '!tile.rt<32x64xf32, warpgroup>'}}
+  tile.store %x, %v : !tile.rt<32x64xf32, warpgroup>, !tile.sv<2048xf32>
+}
+
+// -----
+
+tile.kernel @stage_ring() {
+  %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup>
+  %v = tile.alloc : !tile.sv<2x4096xf32>
+  // expected-error @+1 {{'tile.store' op operates on one buffer, not a ring; take a 'tile.slot' first}}
+  tile.store %x, %v : !tile.rt<64x64xf32, warpgroup>, !tile.sv<2x4096xf32>
+}
+
+// -----
+
+tile.kernel @stage_length() {
+  %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup>
+  %v = tile.alloc : !tile.sv<2048xf32>
+  // expected-error @+1 {{'tile.store' op a register tile stored to a shared vector needs a vector of its 4096 elements and element type, got '!tile.sv<2048xf32>'}}
+  tile.store %x, %v : !tile.rt<64x64xf32, warpgroup>, !tile.sv<2048xf32>
+}
+
+// -----
+
+tile.kernel @stage_coords(%i: index) {
+  %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup>
+  %v = tile.alloc : !tile.sv<4096xf32>
+  // expected-error @+1 {{'tile.store' op takes no coordinates for shared memory}}
+  tile.store %x, %v[%i] : !tile.rt<64x64xf32, warpgroup>, !tile.sv<4096xf32>
+}
+
+// -----
+
+tile.kernel @bulk_from_tile(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  %a = tile.alloc : !tile.st<64x64xf32>
+  // expected-error @+1 {{'tile.store_async' op copies to a global view in fragment order take a shared vector of 64 x k elements (k a multiple of 8 dividing the view's 64 columns), got '!tile.st<64x64xf32>'}}
+  tile.store_async %a -> %g[%i, %i] reduce add : !tile.st<64x64xf32>, !tile.gl<?x64xf32, fragments>
+}
+
+// -----
+
+tile.kernel @bulk_width(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  %v = tile.alloc : !tile.sv<3072xf32>
+  // expected-error @+1 {{'tile.store_async' op copies to a global view in fragment order take a shared vector of 64 x k elements (k a multiple of 8 dividing the view's 64 columns), got '!tile.sv<3072xf32>'}}
+  tile.store_async %v -> %g[%i, %i] : !tile.sv<3072xf32>, !tile.gl<?x64xf32, fragments>
+}
+
+// -----
+
+tile.kernel @bulk_coords(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  %v = tile.alloc : !tile.sv<4096xf32>
+  // expected-error @+1 {{'tile.store_async' op expected 2 coordinates for a rank-2 global view, got 1}}
+  tile.store_async %v -> %g[%i] : !tile.sv<4096xf32>, !tile.gl<?x64xf32, fragments>
+}

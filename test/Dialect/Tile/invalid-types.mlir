@@ -258,3 +258,48 @@ tile.kernel @copy_stages_in_loop(%g: !tile.gl<?x?xbf16>, %n: index) {
 
 // expected-error @+1 {{global view element type must be bf16, f16, f32, f8E4M3FN, f8E5M2 or i32 (counters), got 'i64'}}
 "test.source"() : () -> !tile.gl<?xi64>
+
+// -----
+
+// expected-error @+1 {{a global view in fragment order needs f32 elements, got 'bf16'}}
+"test.source"() : () -> !tile.gl<?x?x128xbf16, fragments>
+
+// -----
+
+// expected-error @+1 {{a global view in fragment order needs rows and columns (rank 2 or more)}}
+"test.source"() : () -> !tile.gl<?xf32, fragments>
+
+// -----
+
+// expected-error @+1 {{a global view in fragment order needs a static number of columns, a multiple of 8}}
+"test.source"() : () -> !tile.gl<?x?xf32, fragments>
+
+// -----
+
+// expected-error @+1 {{a global view in fragment order needs a static number of columns, a multiple of 8}}
+"test.source"() : () -> !tile.gl<?x60xf32, fragments>
+
+// -----
+
+// expected-error @+1 {{a global view in fragment order needs rows in slabs of 64, got 100}}
+"test.source"() : () -> !tile.gl<100x64xf32, fragments>
+
+// -----
+
+// expected-error @+1 {{expected 'fragments'}}
+"test.source"() : () -> !tile.gl<?x64xf32, rows>
+
+// -----
+
+tile.kernel @split_value(%i: index) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  // expected-error @+1 {{'tile.split' must be "columns" or "contraction" on a 'tile.mma' or 'tile.mma_async'}}
+  %p = tile.mma AB %a, %a {tile.split = "rows"} : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @split_op(%i: index) {
+  // expected-error @+1 {{'tile.split' must be "columns" or "contraction" on a 'tile.mma' or 'tile.mma_async'}}
+  %x = tile.fill 1.0 {tile.split = "columns"} : !tile.rt<64x64xf32, warpgroup>
+}

@@ -34,11 +34,15 @@ tile.kernel @buffers(%i: index) {
 // CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] reduce add : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x?xf32>
 // CHECK: tile.store_async %{{.*}} -> %[[G]][%{{.*}}, %{{.*}}] : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16>
 // CHECK: tile.store_async %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] reduce add : !tile.st<64x64xf32>, !tile.gl<?x?xf32>
+// CHECK: tile.store %{{.*}}, %[[FR:[a-z0-9]+]][%{{.*}}, %{{.*}}] reduce add : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x64xf32, fragments>
+// CHECK: tile.store %{{.*}}, %[[STAGE:[a-z0-9]+]] : !tile.rt<64x64xf32, warpgroup>, !tile.sv<4096xf32>
+// CHECK: tile.store_async %[[STAGE]] -> %[[FR]][%{{.*}}, %{{.*}}] reduce add : !tile.sv<4096xf32>, !tile.gl<?x64xf32, fragments>
 // CHECK: tile.store_async_wait{{$}}
 // CHECK: tile.store_async_wait {pending = 1 : i32}
 // CHECK: tile.prefetch %[[G]][%{{.*}}, %{{.*}}] box [128, 64] : !tile.gl<?x?xbf16>
 tile.kernel @transfers(%g: !tile.gl<?x?xbf16>, %f: !tile.gl<?x?xf32>,
-                       %l: !tile.gl<?x?x?xf32>, %i: index) launch(warpgroups = 2) {
+                       %l: !tile.gl<?x?x?xf32>, %i: index,
+                       %fr: !tile.gl<?x64xf32, fragments>) launch(warpgroups = 2) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %acc = tile.alloc : !tile.st<64x64xf32>
   %v = tile.alloc : !tile.sv<64xf32>
@@ -55,6 +59,10 @@ tile.kernel @transfers(%g: !tile.gl<?x?xbf16>, %f: !tile.gl<?x?xf32>,
   tile.store %rf, %f[%i, %i] reduce add : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x?xf32>
   tile.store_async %a -> %g[%i, %i] : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16>
   tile.store_async %acc -> %f[%i, %i] reduce add : !tile.st<64x64xf32>, !tile.gl<?x?xf32>
+  tile.store %rf, %fr[%i, %i] reduce add : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x64xf32, fragments>
+  %stage = tile.alloc : !tile.sv<4096xf32>
+  tile.store %rf, %stage : !tile.rt<64x64xf32, warpgroup>, !tile.sv<4096xf32>
+  tile.store_async %stage -> %fr[%i, %i] reduce add : !tile.sv<4096xf32>, !tile.gl<?x64xf32, fragments>
   tile.store_async_wait
   tile.store_async_wait {pending = 1 : i32}
   tile.prefetch %g[%i, %i] box [128, 64] : !tile.gl<?x?xbf16>

@@ -19,15 +19,16 @@
 // The fused backward (attention_bwd.mlir): one kernel per 128-key tile;
 // dSᵀ goes to shared memory (two buffers), the consumers meet on their own
 // named barrier (15, 256 threads), each multiplies dS by its 64 columns of
-// K and add-reduces its part of dQ with a reducing TMA store (two 128-byte
-// column blocks of f32).
+// K and add-reduces its part of dQ into the accumulator, a view in fragment
+// order: eight 16-byte shared stores per thread and one 16 KiB bulk
+// reduction per warpgroup.
 // RUN: rm -rf %t.f && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.f cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=FUSED --implicit-check-not=ld.global < %t.f/attention_bwd.ptx
 // RUN: tk-opt %kernels/attention_bwd.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=FUSED-IR
 // RUN: rm -rf %t.c && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.c cubin=false producer-registers=24 mma-split=contraction stages=2" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=CONTRACTION < %t.c/attention_bwd.ptx
 // RUN: rm -rf %t.f6 && tk-opt %kernels/attention_bwd_d64.mlir -tile-to-nvidia="out=%t.f6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
-// RUN: FileCheck %s --check-prefix=FUSED64 < %t.f6/attention_bwd_d64.ptx
+// RUN: FileCheck %s --check-prefix=FUSED64 --implicit-check-not="bar.sync 15" < %t.f6/attention_bwd_d64.ptx
 
 // FUSED: .entry attention_bwd
 // FUSED-DAG: setmaxnreg.inc.sync.aligned.u32 240
@@ -35,14 +36,15 @@
 // FUSED-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // FUSED-DAG: bar.sync 15, 256
 // FUSED-DAG: fence.proxy.async.shared::cta
-// FUSED-DAG: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// FUSED-DAG: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd{{[0-9]+}}], [%r{{[0-9]+}}], 16384;
+// FUSED-DAG: st.shared.v4.b32
 // FUSED-DAG: cp.async.bulk.wait_group.read 0
 // FUSED-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // FUSED-DAG: ld.shared.b32
 
 // FUSED-IR-LABEL: tile.kernel @attention_bwd
 // FUSED-IR: tile.alloc : !tile.st<2x128x64xbf16, #tile.swizzle<128>>
-// FUSED-IR: tile.alloc : !tile.st<128x64xf32, #tile.swizzle<128>>
+// FUSED-IR: tile.alloc : !tile.sv<2x4096xf32>
 // FUSED-IR: consumer(warpgroups = 2, registers = 232)
 // dV is queued before the consumer barrier, dQ and dK after it; the wait
 // for dQ leaves dK in flight while dQ goes out, the last wait follows.
@@ -51,18 +53,19 @@
 // FUSED-IR: tile.mma_async AtB {{.*}} : !tile.st<128x64xbf16, #tile.swizzle<128>>, !tile.st<128x64xbf16, #tile.swizzle<128>> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
 // FUSED-IR: tile.mma_async AB {{.*}} -> !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
 // FUSED-IR-NEXT: tile.mma_wait 1
-// FUSED-IR: tile.store_async {{.*}} reduce add : !tile.st<64x64xf32, #tile.swizzle<128>>, !tile.gl<?x?x?x128xf32>
+// FUSED-IR: tile.store {{.*}} : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>, !tile.sv<4096xf32>
+// FUSED-IR-NEXT: tile.store_async {{.*}} reduce add : !tile.sv<4096xf32>, !tile.gl<?x?x?x128xf32, fragments>
 // FUSED-IR-NEXT: tile.mma_wait 0
 
 // With mma-split=contraction each consumer reduces its own 64 keys' part
 // (a 64x128 product) and no shared data crosses warpgroups: no consumer
-// barrier, four reducing stores per part.
+// barrier, one 32 KiB bulk reduction per part.
 // CONTRACTION: .entry attention_bwd
 // CONTRACTION-NOT: bar.sync 15
-// CONTRACTION-COUNT-4: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// CONTRACTION: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 {{.*}}, 32768;
+// CONTRACTION-NOT: cp.reduce.async.bulk
 
-// Head dim 64: K takes the 64-byte swizzle, so each consumer's 32 columns
-// of it are whole swizzle blocks. Sᵀ and dPᵀ are queued together (the
+// Head dim 64: Sᵀ and dPᵀ are queued together (the
 // softmax waits for Sᵀ only); the reducing store goes out before the last
 // wait, under dK.
 // FUSED64: .entry attention_bwd_d64
@@ -77,10 +80,14 @@
 // FUSED64: }, {[[V0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd
 // FUSED64: wgmma.wait_group.sync.aligned 1;
 // FUSED64: wgmma.wait_group.sync.aligned 0;
-// FUSED64: bar.sync 15, 256;
-// FUSED64: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
+// The dQ product is split along its contraction (tile.split): each consumer
+// multiplies its own 64 keys of dS after its own warpgroup's barrier (no
+// consumers' barrier anywhere) and adds a 64x64 partial.
+// FUSED64: bar.sync %r{{[0-9]+}}, 128;
+// FUSED64: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // FUSED64: wgmma.wait_group.sync.aligned 1;
-// FUSED64: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// FUSED64-COUNT-8: st.shared.v4.b32
+// FUSED64: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 {{.*}}, 16384;
 // FUSED64: wgmma.wait_group.sync.aligned 0;
 
 // DQ: .entry attention_bwd_dq

@@ -104,6 +104,10 @@ static LogicalResult verifyTransfer(Operation *op, StringRef what,
                                     Type valueElement, bool valueIsRing,
                                     Type memoryType, ValueRange coords) {
   MemoryShape memory = getMemoryShape(memoryType);
+  auto view = dyn_cast<GlobalType>(memoryType);
+  if (view && view.getFragments() && !isa<StoreOp, StoreAsyncOp>(op))
+    return op->emitOpError("a global view in fragment order is only written, "
+                           "with 'tile.store' of a register tile");
   if (valueIsRing || memory.isRing)
     return op->emitOpError("operates on one buffer, not a ring; take a "
                            "'tile.slot' first");
@@ -138,7 +142,8 @@ static LogicalResult verifyRegisterTransfer(Operation *op, Type regType,
   if (isa<SharedTileType>(memoryType) && !isa<RegTileType>(regType))
     return op->emitOpError("shared tiles pair with register tiles, not ")
            << regType;
-  if (isa<SharedVecType>(memoryType) && !isa<RegVecType>(regType))
+  if (isa<SharedVecType>(memoryType) && !isa<RegVecType>(regType) &&
+      !isa<StoreOp>(op))
     return op->emitOpError("shared vectors pair with register vectors, not ")
            << regType;
   return verifyTransfer(op, "register value", reg.getShape(),
@@ -201,14 +206,53 @@ LogicalResult LoadOp::verify() {
                                 getSrc().getType(), getCoords());
 }
 
+/// Why a register tile cannot be written in fragment order (to a shared
+/// vector or a global view in fragment order), or "".
+static std::string checkFragmentOrder(RegTileType tile) {
+  if (!tile.getElementType().isF32())
+    return "needs f32 elements";
+  if (tile.getShape()[0] != 64 || tile.getShape()[1] % 8)
+    return "writes 64-row slabs: needs 64 rows and a multiple of 8 columns";
+  return "";
+}
+
 LogicalResult StoreOp::verify() {
-  if (failed(verifyRegisterTransfer(*this, getValue().getType(),
-                                    getDst().getType(), getCoords())))
+  Type dst = getDst().getType();
+  auto tile = dyn_cast<RegTileType>(getValue().getType());
+  auto view = dyn_cast<GlobalType>(dst);
+  if (auto vec = dyn_cast<SharedVecType>(dst); vec && tile) {
+    // A register tile into a shared vector: staging in fragment order.
+    if (std::string why = checkFragmentOrder(tile); !why.empty())
+      return emitOpError("a register tile stored to a shared vector is "
+                         "written in fragment order, which ")
+             << why << "; got " << tile;
+    if (vec.isRing())
+      return emitOpError("operates on one buffer, not a ring; take a "
+                         "'tile.slot' first");
+    if (vec.getLength() != tile.getShape()[0] * tile.getShape()[1] ||
+        vec.getElementType() != tile.getElementType())
+      return emitOpError("a register tile stored to a shared vector needs a ")
+             << "vector of its " << tile.getShape()[0] * tile.getShape()[1]
+             << " elements and element type, got " << vec;
+    if (!getCoords().empty())
+      return emitOpError("takes no coordinates for shared memory");
+    return success();
+  }
+  if (view && view.getFragments()) {
+    if (!tile)
+      return emitOpError("a global view in fragment order is written from "
+                         "register tiles, not ")
+             << getValue().getType();
+    if (std::string why = checkFragmentOrder(tile); !why.empty())
+      return emitOpError("a global view in fragment order ")
+             << why << "; got " << tile;
+  }
+  if (failed(verifyRegisterTransfer(*this, getValue().getType(), dst,
+                                    getCoords())))
     return failure();
   if (!getReduce())
     return success();
-  auto tile = dyn_cast<RegTileType>(getValue().getType());
-  if (!tile || !isa<GlobalType>(getDst().getType()))
+  if (!tile || !view)
     return emitOpError("'reduce add' stores register tiles to global views "
                        "only");
   if (!tile.getElementType().isF32())
@@ -219,6 +263,21 @@ LogicalResult StoreOp::verify() {
 
 LogicalResult StoreAsyncOp::verify() {
   auto [shape, element, isRing] = sharedBuffer(getSrc().getType());
+  if (auto view = dyn_cast<GlobalType>(getDst().getType());
+      view && view.getFragments()) {
+    // One 64-row slab's columns [c * k, (c + 1) * k) from a shared vector
+    // staged in fragment order: one contiguous bulk copy.
+    auto vec = dyn_cast<SharedVecType>(getSrc().getType());
+    int64_t cols = view.getShape().back();
+    if (!vec || vec.isRing() || vec.getLength() % 512 ||
+        cols % (vec.getLength() / 64))
+      return emitOpError("copies to a global view in fragment order take a "
+                         "shared vector of 64 x k elements (k a multiple "
+                         "of 8 dividing the view's ")
+             << cols << " columns), got " << getSrc().getType();
+    return verifyTransfer(*this, "source", {64, vec.getLength() / 64}, element,
+                          false, view, getCoords());
+  }
   if (failed(verifyTransfer(*this, "source", shape, element, isRing,
                             getDst().getType(), getCoords())) ||
       failed(verifyAsyncBox(*this, shape)))

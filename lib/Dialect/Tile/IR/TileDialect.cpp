@@ -44,6 +44,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "in a loop takes the loop's stages";
     return success();
   }
+  if (name == kSplitAttr) {
+    auto how = dyn_cast<StringAttr>(attr.getValue());
+    if (!isa<MmaOp, MmaAsyncOp>(op) || !how ||
+        (how.getValue() != "columns" && how.getValue() != "contraction"))
+      return op->emitError()
+             << "'" << name << "' must be \"columns\" or \"contraction\" "
+             << "on a 'tile.mma' or 'tile.mma_async'";
+    return success();
+  }
   if (name == kInterleaveAttr) {
     if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError()

@@ -271,21 +271,31 @@ int64_t SharedVecType::getTileBytes() const {
 Type GlobalType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
+  bool fragments = false;
   SMLoc loc = parser.getCurrentLocation();
-  if (parseShapeAndType(parser, shape, elementType, /*allowDynamic=*/true) ||
-      parser.parseGreater())
+  if (parseShapeAndType(parser, shape, elementType, /*allowDynamic=*/true))
+    return {};
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("fragments"))
+      return {};
+    fragments = true;
+  }
+  if (parser.parseGreater())
     return {};
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                    shape, elementType);
+                    shape, elementType, fragments);
 }
 
 void GlobalType::print(AsmPrinter &printer) const {
   printShapeAndType(printer, getShape(), getElementType());
+  if (getFragments())
+    printer << ", fragments";
   printer << ">";
 }
 
 LogicalResult GlobalType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 ArrayRef<int64_t> shape, Type elementType) {
+                                 ArrayRef<int64_t> shape, Type elementType,
+                                 bool fragments) {
   if (failed(verifyShape(emitError, "global view", shape, 1, 4,
                          /*allowDynamic=*/true)))
     return failure();
@@ -294,6 +304,23 @@ LogicalResult GlobalType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "global view element type must be bf16, f16, f32, "
                           "f8E4M3FN, f8E5M2 or i32 (counters), got "
                        << elementType;
+  if (!fragments)
+    return success();
+  if (!elementType.isF32())
+    return emitError() << "a global view in fragment order needs f32 "
+                          "elements, got "
+                       << elementType;
+  if (shape.size() < 2)
+    return emitError() << "a global view in fragment order needs rows and "
+                          "columns (rank 2 or more)";
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  if (ShapedType::isDynamic(cols) || cols % 8)
+    return emitError() << "a global view in fragment order needs a static "
+                          "number of columns, a multiple of 8";
+  if (!ShapedType::isDynamic(rows) && rows % 64)
+    return emitError() << "a global view in fragment order needs rows in "
+                          "slabs of 64, got "
+                       << rows;
   return success();
 }
 

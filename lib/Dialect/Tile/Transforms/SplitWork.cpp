@@ -277,7 +277,10 @@ private:
     bool shared = isa<SharedTileType>(mma.getA().getType()) &&
                   isa<SharedTileType>(mma.getB().getType());
     Value product = mma.getResult();
-    if (contraction && shared && aT && !bT && !mma.getAcc() &&
+    bool alongK = contraction;
+    if (auto how = mma->template getAttrOfType<StringAttr>(kSplitAttr))
+      alongK = how.getValue() == "contraction";
+    if (alongK && shared && aT && !bT && !mma.getAcc() &&
         onlyReducedAway(product)) {
       // Along K: K runs down the rows of both operands.
       mma.getAMutable().assign(sharedSlice(b, loc, mma.getA()));

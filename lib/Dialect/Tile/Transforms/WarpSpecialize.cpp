@@ -132,20 +132,36 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
         last = alloc;
     OpBuilder b(last->getBlock(), std::next(last->getIterator()));
     Location loc = store.getLoc();
-    SmallVector<int64_t> shape{value.getShape()[0] * warpgroups,
-                               value.getShape()[1]};
-    auto bufferType = SharedTileType::get(kernel.getContext(), shape,
-                                          value.getElementType(), {});
+    // A view in fragment order is staged in the same order, one shared
+    // vector per warpgroup (conflict-free 16-byte stores, one bulk copy).
+    bool fragments = cast<GlobalType>(store.getDst().getType()).getFragments();
+    int64_t elements = value.getShape()[0] * value.getShape()[1];
+    Type bufferType =
+        fragments ? Type(SharedVecType::get(kernel.getContext(),
+                                            {warpgroups, elements},
+                                            value.getElementType()))
+                  : Type(SharedTileType::get(
+                        kernel.getContext(),
+                        {value.getShape()[0] * warpgroups, value.getShape()[1]},
+                        value.getElementType(), {}));
     auto buffer = AllocOp::create(b, loc, bufferType);
     if (kernel.getSharedMemoryBytes() > target.sharedMemoryBytes) {
       buffer.erase();
       break;
     }
     b.setInsertionPoint(store);
-    auto sliceType = SharedTileType::get(kernel.getContext(), value.getShape(),
-                                         value.getElementType(), {});
-    Value slice =
-        SubtileOp::create(b, loc, sliceType, buffer, wg, constIndex(b, loc, 0));
+    Value slice;
+    if (fragments) {
+      slice = SlotOp::create(b, loc,
+                             SharedVecType::get(kernel.getContext(), {elements},
+                                                value.getElementType()),
+                             buffer, wg);
+    } else {
+      auto sliceType = SharedTileType::get(
+          kernel.getContext(), value.getShape(), value.getElementType(), {});
+      slice = SubtileOp::create(b, loc, sliceType, buffer, wg,
+                                constIndex(b, loc, 0));
+    }
     // The buffer's previous copy out must have read it.
     StoreAsyncWaitOp::create(b, loc);
     StoreOp::create(b, loc, store.getValue(), slice, ValueRange{}, nullptr);

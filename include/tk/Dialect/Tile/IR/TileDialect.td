@@ -21,7 +21,10 @@ def Tile_Dialect : Dialect {
 
     Discardable attributes the dialect verifies: `tile.target = "sm_90a"`
     (module: the target; also `gfx942`, `gfx950`); `tile.stages = N` (on an
-    `scf.for`: the ring depth tile-pipeline should use, N >= 1); and the
+    `scf.for`: the ring depth tile-pipeline should use, N >= 1);
+    `tile.split = "columns" | "contraction"` (on a `tile.mma` or
+    `tile.mma_async` of block scope: how tile-warp-specialize splits it over
+    the consumer warpgroups, overriding its `mma-split` option); and the
     hand-off marks tile-pipeline writes for tile-warp-specialize:
     `tile.pipelined = N` (`scf.for`), `tile.pipeline_prologue`,
     `tile.pipeline_refill`, `tile.pipeline_copy` (unit, `scf.if`).

@@ -144,7 +144,10 @@ def Tile_StoreOp : Tile_Op<"store"> {
   let summary = "store a register tile or vector to shared or global memory";
   let description = [{
     To a shared tile (vector) of the same shape, or to a global view at tile
-    coordinates `coords`; out-of-bounds global elements are not written.
+    coordinates `coords`; out-of-bounds global elements are not written. A
+    register tile stored to a shared vector of its element count (64 rows,
+    f32) is written in fragment order (`!tile.gl<..., fragments>`): the
+    staging form tile-warp-specialize uses for views in that order.
     With `reduce add` (register tiles of f32 to a global view only) each
     element is added to memory atomically instead: partial sums from many
     blocks accumulate, as attention's backward does for dQ.
@@ -175,10 +178,14 @@ def Tile_StoreAsyncOp : Tile_Op<"store_async"> {
     Copies `src` to tile coordinates `coords` of `dst` (TMA store on NVIDIA);
     with `reduce add` the copy adds into global memory. Out-of-bounds
     elements are not written. `tile.store_async_wait` waits until `src` may
-    be reused.
+    be reused. To a view in fragment order the source is a shared vector of
+    64 x k elements in that order, which lands as one contiguous bulk copy
+    (not TMA tensor copies) at the 64-row slab and k-column block `coords`
+    name.
 
     ```mlir
     tile.store_async %c_s -> %C[%m, %n] : !tile.st<128x256xbf16>, !tile.gl<?x?xbf16>
+    tile.store_async %dq_v -> %dQ[%b, %h, %q, %c1] reduce add : !tile.sv<4096xf32>, !tile.gl<?x?x?x128xf32, fragments>
     tile.store_async %dq_s -> %dQ[%b, %h, %q, %c0] reduce add : !tile.st<64x128xf32>, !tile.gl<?x?x?x128xf32>
     ```
   }];

@@ -23,6 +23,10 @@ namespace tile {
 /// Loop annotations of the pipelining passes (verified by the dialect).
 /// On a user's scf.for: the ring stages tile-pipeline should use.
 constexpr llvm::StringLiteral kStagesAttr = "tile.stages";
+/// On a tile.mma / tile.mma_async of block scope: how tile-warp-specialize
+/// splits it over the consumer warpgroups ("columns" or "contraction"),
+/// overriding the pass's mma-split option for this product.
+constexpr llvm::StringLiteral kSplitAttr = "tile.split";
 /// On an scf.for pipelined by tile-pipeline: its ring's stages.
 constexpr llvm::StringLiteral kPipelinedAttr = "tile.pipelined";
 /// On the scf.if that issues a pipelined loop's prologue loads.

@@ -115,10 +115,28 @@ def Tile_GlobalType : Tile_Type<"Global", "gl"> {
     ```mlir
     !tile.gl<?x?xbf16>
     !tile.gl<?x16x?x128xbf16>
+    !tile.gl<?x?x?x128xf32, fragments>
     ```
+
+    With `fragments` (f32 only) the rows x cols matrix of each leading index
+    is stored in fragment order instead of row-major: rows in slabs of 64
+    (rows must be a multiple of 64 at launch; cols a multiple of 8), slab
+    `s` at offset `64 * cols * s`, and within a slab element `(r, c)` at
+
+        512 * (c / 8) + 4 * (32 * (r / 16) + 4 * (r % 8) + (c % 8) / 2)
+                      + 2 * ((r / 8) % 2) + c % 2
+
+    which is where the wgmma accumulator fragment puts it: thread `t` of a
+    warpgroup holds its four elements of an 8-column group at `4 t .. 4 t +
+    3`, so a warpgroup's accumulator reaches shared memory with conflict-free
+    16-byte stores and goes out with one contiguous bulk copy (FlashAttention-
+    3's dQ accumulator). Such a view is written with `tile.store` of 64-row
+    register tiles only (plain or `reduce add`); the host reorders it
+    (`tk_mlir.runtime.from_fragments`).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
-                        "::mlir::Type":$elementType);
+                        "::mlir::Type":$elementType,
+                        DefaultValuedParameter<"bool", "false">:$fragments);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

@@ -177,7 +177,8 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::tk::tile::KernelOp"> {
            "How an mma whose rows do not split over the consumers is split: "
            "'columns' (each warpgroup its columns of the result) or "
            "'contraction' (each its rows of K, when the result is only "
-           "scaled and add-reduced to global memory)">,
+           "scaled and add-reduced to global memory); an mma's own "
+           "tile.split attribute takes precedence">,
   ];
 }
 
