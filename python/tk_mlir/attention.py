@@ -50,11 +50,11 @@ _DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
              "causal"]
 FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
 # Head dim -> the sequence length from which attention() takes the fused
-# backward (None: never). Measured on an H100 (docs/performance.md "The dQ
-# product first"): at head dim 64 the fused kernel is 1.01-1.10x the two
-# kernels from 2048 on and level below; at head dim 128 the two are level
-# from 4096 on (0.95-1.05x across runs) and the two kernels faster below.
-FUSED_FROM = {128: None, 64: 2048}
+# backward (None: never). Measured on an H100 (docs/performance.md
+# "Fifteenth session"): with dQ accumulated in fragment order the fused
+# kernel is 1.04-1.10x the two kernels from 4096 on at head dim 128 (level
+# at 2048, slower below) and 1.05-1.11x from 2048 on at head dim 64.
+FUSED_FROM = {128: 4096, 64: 2048}
 _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
                "scale", "causal"]
 _ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()
