@@ -1245,28 +1245,27 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
     size_t rank = view.getShape().size();
     int64_t cols = view.getShape().back(), width = vec.getLength() / 64;
     int64_t bytes = vec.getTileBytes();
-    SmallVector<Value> dims = viewDims(rewriter, loc, op, rank);
-    ValueRange coords = adaptor.getCoords();
-    // (leading * rows + 64 * slab) * cols + 64 * width * column tile.
-    Value rows = arith::AddIOp::create(
-        rewriter, loc, leadingOffset(rewriter, loc, coords, dims, rank - 2),
-        arith::MulIOp::create(rewriter, loc, coords[rank - 2],
-                              constIndex(rewriter, loc, 64)));
-    Value index = arith::AddIOp::create(
-        rewriter, loc,
-        arith::MulIOp::create(rewriter, loc, rows,
-                              constIndex(rewriter, loc, cols)),
-        arith::MulIOp::create(rewriter, loc, coords[rank - 1],
-                              constIndex(rewriter, loc, 64 * width)));
-    Value dst = LLVM::GEPOp::create(rewriter, loc, adaptor.getDst().getType(),
-                                    vec.getElementType(), adaptor.getDst(),
-                                    ValueRange{toI64(rewriter, loc, index)});
     NVVM::FenceProxyOp::create(
         rewriter, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(rewriter.getContext(),
                                    NVVM::SharedSpace::shared_cta));
     warpgroupSync(rewriter, loc);
+    // The issuing thread alone computes the destination:
+    // (leading * rows + 64 * slab) * cols + 64 * width * column tile.
     emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
+      SmallVector<Value> dims = viewDims(b, loc, op, rank);
+      ValueRange coords = adaptor.getCoords();
+      Value rows = arith::AddIOp::create(
+          b, loc, leadingOffset(b, loc, coords, dims, rank - 2),
+          arith::MulIOp::create(b, loc, coords[rank - 2],
+                                constIndex(b, loc, 64)));
+      Value index = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, rows, constIndex(b, loc, cols)),
+          arith::MulIOp::create(b, loc, coords[rank - 1],
+                                constIndex(b, loc, 64 * width)));
+      Value dst = LLVM::GEPOp::create(b, loc, adaptor.getDst().getType(),
+                                      vec.getElementType(), adaptor.getDst(),
+                                      ValueRange{toI64(b, loc, index)});
       Value g = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), dst);
       Value s =
           LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), adaptor.getSrc());
