@@ -157,7 +157,12 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::tk::tile::KernelOp"> {
       multiple of 8 of the 64K register file, at most 248; the budgets
       must fit in that total);
     - `grid = persistent` and `group G` on the tile loop (L2-friendly
-      order; 2-d tile spaces).
+      order; 2-d tile spaces);
+    - the consumers' warpgroup stores of whole tiles to global memory go
+      through a shared buffer and `tile.store_async` (TK's epilogue),
+      add-reducing stores first: into a shared tile for a row-major view,
+      into a shared vector per warpgroup (fragment order, one bulk copy)
+      for a view in fragment order, when the buffer fits.
 
     Kernels it cannot split are left alone with a remark saying why (no or
     several pipelined loops, other work outside the tile loop, block-scope
