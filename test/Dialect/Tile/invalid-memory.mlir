@@ -417,3 +417,12 @@ tile.kernel @bulk_coords(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
   // expected-error @+1 {{'tile.store_async' op expected 2 coordinates for a rank-2 global view, got 1}}
   tile.store_async %v -> %g[%i] : !tile.sv<4096xf32>, !tile.gl<?x64xf32, fragments>
 }
+
+// -----
+
+tile.kernel @stage_reduce() {
+  %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup>
+  %v = tile.alloc : !tile.sv<4096xf32>
+  // expected-error @+1 {{'tile.store' op 'reduce add' stores register tiles to global views only}}
+  tile.store %x, %v reduce add : !tile.rt<64x64xf32, warpgroup>, !tile.sv<4096xf32>
+}

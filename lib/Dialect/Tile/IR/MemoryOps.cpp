@@ -236,6 +236,9 @@ LogicalResult StoreOp::verify() {
              << " elements and element type, got " << vec;
     if (!getCoords().empty())
       return emitOpError("takes no coordinates for shared memory");
+    if (getReduce())
+      return emitOpError("'reduce add' stores register tiles to global "
+                         "views only");
     return success();
   }
   if (view && view.getFragments()) {
