@@ -1183,20 +1183,35 @@ struct LoadSharedLowering : OpConversionPattern<LoadOp> {
 };
 
 /// The warpgroup's earlier shared-memory writes are made visible to the
-/// async proxy, then one thread issues a TMA store per column block and
-/// commits them as one bulk group.
+/// async proxy, then one thread issues the copies (a TMA store per column
+/// block, or one bulk copy to a view in fragment order) and commits them as
+/// one bulk group.
 struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(StoreAsyncOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    warpgroupSync(rewriter, loc);
+    emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
+      if (op.getDst().getType().getFragments())
+        issueBulk(b, op, adaptor);
+      else
+        issueTensor(b, op, adaptor);
+      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  /// One TMA store per column block of the (swizzled) shared tile.
+  static void issueTensor(OpBuilder &b, StoreAsyncOp op, OpAdaptor adaptor) {
+    Location loc = op.getLoc();
     Type buffer = op.getSrc().getType();
-    if (op.getDst().getType().getFragments()) {
-      storeFragments(op, adaptor, rewriter);
-      rewriter.eraseOp(op);
-      return success();
-    }
     Value map =
         kernelParam(op, op->getAttrOfType<IntegerAttr>(kTmaParam).getInt());
     int64_t blocks = 1, blockBytes = 0, width = 0;
@@ -1208,75 +1223,55 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
         blockBytes = allocationRows(op.getSrc()) * swizzle;
       }
     }
-    NVVM::FenceProxyOp::create(
-        rewriter, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    warpgroupSync(rewriter, loc);
-    emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
-      for (int64_t j = 0; j < blocks; ++j) {
-        Value src = adaptor.getSrc();
-        if (j)
-          src = offsetPtr(b, loc, src, constI64(b, loc, j * blockBytes));
-        SmallVector<Value> coords =
-            tmaCoordinates(b, loc, buffer, adaptor.getCoords(), j * width);
-        if (op.getReduce())
-          NVVM::CpAsyncBulkTensorReduceOp::create(
-              b, loc, map, src, NVVM::TMAReduxKind::ADD,
-              NVVM::TMAStoreMode::TILE, coords, /*l2CacheHint=*/Value{});
-        else
-          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-              b, loc, map, src, coords, /*l2CacheHint=*/Value{},
-              NVVM::TMAStoreMode::TILE, /*predicate=*/Value{});
-      }
-      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-    });
-    rewriter.eraseOp(op);
-    return success();
+    for (int64_t j = 0; j < blocks; ++j) {
+      Value src = adaptor.getSrc();
+      if (j)
+        src = offsetPtr(b, loc, src, constI64(b, loc, j * blockBytes));
+      SmallVector<Value> coords =
+          tmaCoordinates(b, loc, buffer, adaptor.getCoords(), j * width);
+      if (op.getReduce())
+        NVVM::CpAsyncBulkTensorReduceOp::create(
+            b, loc, map, src, NVVM::TMAReduxKind::ADD, NVVM::TMAStoreMode::TILE,
+            coords, /*l2CacheHint=*/Value{});
+      else
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            b, loc, map, src, coords, /*l2CacheHint=*/Value{},
+            NVVM::TMAStoreMode::TILE, /*predicate=*/Value{});
+    }
   }
+
   /// A view in fragment order: the slab's columns the vector holds are one
   /// contiguous range, one bulk copy (cp.reduce.async.bulk for `reduce add`;
-  /// the NVVM dialect has only the tensor form of the reduction).
-  static void storeFragments(StoreAsyncOp op, OpAdaptor adaptor,
-                             ConversionPatternRewriter &rewriter) {
+  /// the NVVM dialect has only the tensor form of the reduction), at
+  /// (leading * rows + 64 * slab) * cols + 64 * width * column tile.
+  static void issueBulk(OpBuilder &b, StoreAsyncOp op, OpAdaptor adaptor) {
     Location loc = op.getLoc();
     GlobalType view = op.getDst().getType();
     auto vec = cast<SharedVecType>(op.getSrc().getType());
     size_t rank = view.getShape().size();
     int64_t cols = view.getShape().back(), width = vec.getLength() / 64;
-    int64_t bytes = vec.getTileBytes();
-    NVVM::FenceProxyOp::create(
-        rewriter, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    warpgroupSync(rewriter, loc);
-    // The issuing thread alone computes the destination:
-    // (leading * rows + 64 * slab) * cols + 64 * width * column tile.
-    emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
-      SmallVector<Value> dims = viewDims(b, loc, op, rank);
-      ValueRange coords = adaptor.getCoords();
-      Value rows = arith::AddIOp::create(
-          b, loc, leadingOffset(b, loc, coords, dims, rank - 2),
-          arith::MulIOp::create(b, loc, coords[rank - 2],
-                                constIndex(b, loc, 64)));
-      Value index = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, rows, constIndex(b, loc, cols)),
-          arith::MulIOp::create(b, loc, coords[rank - 1],
-                                constIndex(b, loc, 64 * width)));
-      Value dst = LLVM::GEPOp::create(b, loc, adaptor.getDst().getType(),
-                                      vec.getElementType(), adaptor.getDst(),
-                                      ValueRange{toI64(b, loc, index)});
-      Value g = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), dst);
-      Value s =
-          LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), adaptor.getSrc());
-      std::string text =
-          op.getReduce()
-              ? "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 "
-              : "cp.async.bulk.global.shared::cta.bulk_group ";
-      text += "[$0], [$1], " + std::to_string(bytes) + ";";
-      inlinePtx(b, loc, ValueRange{g, s}, text, "l,r");
-      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-    });
+    SmallVector<Value> dims = viewDims(b, loc, op, rank);
+    ValueRange coords = adaptor.getCoords();
+    Value rows = arith::AddIOp::create(
+        b, loc, leadingOffset(b, loc, coords, dims, rank - 2),
+        arith::MulIOp::create(b, loc, coords[rank - 2],
+                              constIndex(b, loc, 64)));
+    Value index = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, rows, constIndex(b, loc, cols)),
+        arith::MulIOp::create(b, loc, coords[rank - 1],
+                              constIndex(b, loc, 64 * width)));
+    Value dst = LLVM::GEPOp::create(b, loc, adaptor.getDst().getType(),
+                                    vec.getElementType(), adaptor.getDst(),
+                                    ValueRange{toI64(b, loc, index)});
+    Value g = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), dst);
+    Value s =
+        LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), adaptor.getSrc());
+    std::string text =
+        op.getReduce()
+            ? "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 "
+            : "cp.async.bulk.global.shared::cta.bulk_group ";
+    text += "[$0], [$1], " + std::to_string(vec.getTileBytes()) + ";";
+    inlinePtx(b, loc, ValueRange{g, s}, text, "l,r");
   }
 };
 
