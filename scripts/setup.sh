@@ -36,14 +36,15 @@ PY
 for kernel in attention_naive attention_naive_d64 attention_naive_d64_q128 \
     attention_naive_kv160 attention_bwd \
     attention_bwd_d64 attention_bwd_dq attention_bwd_dkv attention_bwd_dq_d64 \
-    attention_bwd_dkv_d64 attention_bwd_delta attention_bwd_delta_d64; do
+    attention_bwd_dkv_d64 attention_bwd_delta attention_bwd_delta_d64 \
+    attention_bwd_q80; do
   rm -rf "build/artifacts/$kernel"
   build/bin/tk-opt "kernels/$kernel.mlir" \
     -tile-to-nvidia="out=build/artifacts/$kernel producer-registers=24" \
     -o /dev/null 2>/dev/null
 done
 echo
-echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv160, attention_naive_d64_q128"
+echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv160, attention_naive_d64_q128 (and attention_bwd_q80, not selected: attention_backward(program=...))"
 echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd

@@ -244,3 +244,55 @@ def test_delta_program_tiles_and_arguments(tmp_path, dim):
     with pytest.raises(ArgumentError, match="delta"):
         check_arguments(spec, [o, o, FakeTensor([2, 3, 20], "bfloat16")],
                         names)
+
+
+def test_q80_backward_holds_dq_transposed_in_whole_column_tiles(tmp_path):
+    """The 80-query fused program takes attention_backward()'s arguments,
+    its dQ accumulator is the transposed view [batch, heads, 128, seq] in
+    fragment order whose manifest asks for whole 80-column tiles, and a
+    sequence not padded to them is refused naming the argument."""
+    import json
+    from tests.test_runtime import FakeTensor
+    from tk_mlir import KernelSpec, check_arguments
+    from tk_mlir.attention import _ARG_NAMES, FUSED_ALTERNATIVES
+    name = "attention_bwd_q80"
+    assert name in FUSED_ALTERNATIVES[128]
+    params = _compiled_params(tmp_path, name)
+    names = _ARG_NAMES[name]
+    assert len(params) == len(names)
+    accum = params[names.index("dq_accum")]
+    assert accum == {"dtype": "f32", "kind": "view", "layout": "fragments",
+                     "shape": [-1, -1, 128, -1], "tile_cols": 80}
+    entry = json.load(open(tmp_path / name / (name + ".json")))
+    spec = KernelSpec(name, entry["kernels"][name])
+
+    def args(cols):
+        out = []
+        for n, p in zip(names, spec.params):
+            if p["kind"] == "scalar":
+                out.append(0.1 if p["dtype"] == "f32" else False)
+            elif n in ("lse", "delta"):
+                out.append(FakeTensor([1, 2, 300], "float32"))
+            elif n == "dq_accum":
+                out.append(FakeTensor([1, 2, 128, cols], "float32"))
+            else:
+                out.append(FakeTensor([1, 2, 300, 128], "bfloat16"))
+        return out
+
+    check_arguments(spec, args(320), names)
+    with pytest.raises(ArgumentError, match=r"argument 'dq_accum' \(#6\): "
+                       r"the kernel adds whole tiles of 80 columns to this "
+                       r"view in fragment order; dimension 3 is 304, not a "
+                       r"multiple of 80 \(pad it\)"):
+        check_arguments(spec, args(304), names)
+
+
+def test_backward_program_must_be_an_alternative():
+    """attention_backward(program=...) names a fused alternative of the head
+    dim; anything else is refused before any tensor is touched."""
+    from tk_mlir.attention import attention_backward
+    q = T([1, 1, 4, 64])
+    with pytest.raises(ValueError, match=r"program: head dim 64 has the "
+                       r"fused alternatives \[\], not 'attention_bwd_q80'"):
+        attention_backward(q, q, q, q, q, q, False, 0.1,
+                           program="attention_bwd_q80")

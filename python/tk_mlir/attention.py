@@ -49,6 +49,11 @@ _DQ_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq", "scale", "causal"]
 _DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
              "causal"]
 FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
+# Other fused backward programs, taken only when asked for by name
+# (attention_backward's `program`): head dim -> names. The 80-query program
+# is correct but 0.93-0.99x attention_bwd on the H100 (docs/performance.md,
+# "Sixteenth session").
+FUSED_ALTERNATIVES = {128: ("attention_bwd_q80",)}
 # Head dim -> the sequence length from which attention() takes the fused
 # backward (None: never). Measured on an H100 (docs/performance.md
 # "Fifteenth session"): with dQ accumulated in fragment order the fused
@@ -60,6 +65,8 @@ _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
 _ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()
               for name, args in ((dq, _DQ_ARGS), (dkv, _DKV_ARGS))}
 _ARG_NAMES.update({name: _FUSED_ARGS for name in FUSED_BACKWARD.values()})
+_ARG_NAMES.update({name: _FUSED_ARGS
+                   for names in FUSED_ALTERNATIVES.values() for name in names})
 # Head dim -> the program computing Δ = rowsum(dO ∘ O) for either form.
 DELTA = {128: "attention_bwd_delta", 64: "attention_bwd_delta_d64"}
 _ARG_NAMES.update({name: ["o", "do", "delta"] for name in DELTA.values()})
@@ -197,18 +204,31 @@ def uses_fused(dim, seq):
     return _reaches(FUSED_FROM[dim], seq)
 
 
-def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None):
+def _round_up(n, m):
+    return -(-n // m) * m
+
+
+def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
+                       program=None):
     """dQ, dK, dV for contiguous [batch, heads, seq, dim] tensors, from the
     forward's O and LSE (Δ = rowsum(dO ∘ O) by `backward_delta`).
     fused: True, one kernel that adds dQ into an f32 accumulator (converted
     to bf16 here); False, the dQ and dK/dV kernels; None (default), the
-    faster form for the head dim and length (`uses_fused`)."""
-    import torch
+    faster form for the head dim and length (`uses_fused`). program: the
+    name of a fused program to run instead of FUSED_BACKWARD's (one of
+    FUSED_ALTERNATIVES for the head dim)."""
     dim = q.shape[-1]
     if dim not in BACKWARD:
         raise NotImplementedError(
             f"attention backward exists for head dims {sorted(BACKWARD)}, "
             f"not {dim}")
+    if program is not None:
+        if program not in FUSED_ALTERNATIVES.get(dim, ()):
+            raise ValueError(
+                f"program: head dim {dim} has the fused alternatives "
+                f"{list(FUSED_ALTERNATIVES.get(dim, ()))}, not {program!r}")
+        fused = True
+    import torch
     if fused is None:
         fused = uses_fused(dim, q.shape[2])
     delta = backward_delta(o, do)
@@ -216,21 +236,28 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None):
     if pad:  # padded rows are past the sequence: never used
         lse = torch.nn.functional.pad(lse, (0, pad))
     if fused:
-        kernel = _kernel(FUSED_BACKWARD[dim])
+        kernel = _kernel(program or FUSED_BACKWARD[dim])
         # The f32 dQ accumulator, row-major or (as the manifest says) in
-        # fragment order, which takes whole 64-row slabs.
+        # fragment order, which takes whole 64-row slabs; a view whose
+        # columns are dynamic holds dQ transposed, [batch, heads, dim, seq],
+        # the sequence padded to the kernel's column tiles.
         batch, heads, seq, _ = q.shape
         param = kernel.spec.params[_FUSED_ARGS.index("dq_accum")]
         fragments = param.get("layout") == "fragments"
-        rows = -(-seq // 64) * 64 if fragments else seq
-        dq_accum = torch.zeros((batch, heads, rows, dim), device=q.device,
-                               dtype=torch.float32)
+        transposed = fragments and param["shape"][-1] == -1
+        if transposed:
+            rows = _round_up(seq, param.get("tile_cols", 8))
+            shape = (batch, heads, dim, rows)
+        else:
+            rows = _round_up(seq, 64) if fragments else seq
+            shape = (batch, heads, rows, dim)
+        dq_accum = torch.zeros(shape, device=q.device, dtype=torch.float32)
         dk, dv = torch.empty_like(k), torch.empty_like(v)
         kernel(q, k, v, do, lse, delta, dq_accum, dk, dv, float(scale),
                bool(causal))
         if not fragments:
             return dq_accum.to(q.dtype), dk, dv
-        dq = from_fragments(dq_accum, q.dtype)
+        dq = from_fragments(dq_accum, q.dtype, transpose=transposed)
         return (dq if rows == seq else dq[:, :, :seq].contiguous()), dk, dv
     dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
     dq_name, dkv_name = BACKWARD[dim]

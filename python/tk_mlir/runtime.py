@@ -201,6 +201,13 @@ def _check_view(where, param, t, needs_tma):
         raise ArgumentError(f"{where}: a view in fragment order holds rows in "
                             f"slabs of 64; dimension {len(shape) - 2} is "
                             f"{shape[-2]}, not a multiple of 64 (pad it)")
+    tile_cols = param.get("tile_cols")
+    if tile_cols and shape[-1] % tile_cols:
+        raise ArgumentError(f"{where}: the kernel adds whole tiles of "
+                            f"{tile_cols} columns to this view in fragment "
+                            f"order; dimension {len(shape) - 1} is "
+                            f"{shape[-1]}, not a multiple of {tile_cols} "
+                            f"(pad it)")
     align = param.get("row_alignment")
     if align and (shape[-1] * size) % align:
         raise ArgumentError(f"{where}: copies into LDS need rows that are a "
@@ -225,15 +232,21 @@ def fragment_order_axes(lead, rows, cols):
     return shape, perm
 
 
-def from_fragments(t, dtype=None):
+def from_fragments(t, dtype=None, transpose=False):
     """A contiguous torch tensor [..., rows, cols] written in fragment order
     (a kernel parameter whose manifest entry says "layout": "fragments") as
     the row-major tensor it stands for, converted to `dtype` in the same
-    copy."""
+    copy; with transpose=True as its transpose [..., cols, rows] (still one
+    copy)."""
     *lead, rows, cols = t.shape
     shape, perm = fragment_order_axes(lead, rows, cols)
-    out = t.new_empty(t.shape, dtype=dtype or t.dtype)
-    out.view([shape[i] for i in perm]).copy_(t.view(shape).permute(perm))
+    dtype = dtype or t.dtype
+    if transpose:
+        out = t.new_empty((*lead, cols, rows), dtype=dtype)
+        target = out.transpose(-1, -2)
+    else:
+        out = target = t.new_empty(t.shape, dtype=dtype)
+    target.view([shape[i] for i in perm]).copy_(t.view(shape).permute(perm))
     return out
 
 

@@ -329,18 +329,25 @@ tile.kernel @column_split_reduced(%A: !view, %L: !tile.gl<?xf32>) launch(warpgro
 
 !view = !tile.gl<?x?xbf16>
 
+// A transposed A (stored K x M) splits by rows too: each warpgroup takes
+// its columns of the stored tile.
 // CHECK-LABEL: tile.kernel @transposed_a
-// CHECK-NOT: tile.warp_specialize
-// expected-remark @+1 {{not warp-specialized: an mma with a transposed A is not split by rows yet}}
-tile.kernel @transposed_a(%A: !view) launch(warpgroups = 2) {
+// CHECK: consumer(warpgroups = 2
+// CHECK: %[[WG:.*]] = tile.warpgroup_id
+// CHECK: %[[A:.*]] = tile.subtile %{{.*}}[%{{.*}}, %[[WG]]] : !tile.st<64x128xbf16> to !tile.st<64x64xbf16>
+// CHECK: tile.mma AtB %[[A]], %{{.*}}, %{{.*}} : !tile.st<64x64xbf16>, !tile.st<64x128xbf16> -> !tile.rt<64x128xf32, warpgroup>
+tile.kernel @transposed_a(%A: !view, %C: !tile.gl<?x?xf32>) launch(warpgroups = 2) {
   %a = tile.alloc : !tile.st<64x128xbf16>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.foreach_tile (%m) in (%c1) {
-    scf.for %k = %c0 to %c1 step %c1 {
+    %z = tile.fill 0.0 : !tile.rt<128x128xf32, block>
+    %r = scf.for %k = %c0 to %c1 step %c1 iter_args(%acc = %z) -> !tile.rt<128x128xf32, block> {
       tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x128xbf16>
-      %d = tile.mma AtB %a, %a : !tile.st<64x128xbf16>, !tile.st<64x128xbf16> -> !tile.rt<128x128xf32, block>
+      %d = tile.mma AtB %a, %a, %acc : !tile.st<64x128xbf16>, !tile.st<64x128xbf16> -> !tile.rt<128x128xf32, block>
+      scf.yield %d : !tile.rt<128x128xf32, block>
     }
+    tile.store %r, %C[%m, %c0] : !tile.rt<128x128xf32, block>, !tile.gl<?x?xf32>
   }
 }
 

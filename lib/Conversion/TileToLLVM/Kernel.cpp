@@ -14,6 +14,8 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace tk::tile;
 using namespace tk::lower;
@@ -475,8 +477,23 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
           b.getNamedAttr("dtype",
                          b.getStringAttr(typeName(view.getElementType()))),
           b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape))};
-      if (view.getFragments())
+      if (view.getFragments()) {
         desc.push_back(b.getNamedAttr("layout", b.getStringAttr("fragments")));
+        // Bulk copies write whole tiles of columns: the launch must give a
+        // multiple of their widths (static columns are checked already).
+        int64_t tileCols = 1;
+        // (Views reach nested regions as block arguments numbered as the
+        // kernel's, as the tensor-map walk below assumes too.)
+        kernel.walk([&](StoreAsyncOp store) {
+          if (cast<BlockArgument>(store.getDst()).getArgNumber() == i)
+            tileCols = std::lcm(
+                tileCols,
+                cast<SharedVecType>(store.getSrc().getType()).getLength() / 64);
+        });
+        if (tileCols > 1 && ShapedType::isDynamic(view.getShape().back()))
+          desc.push_back(
+              b.getNamedAttr("tile_cols", b.getI64IntegerAttr(tileCols)));
+      }
       if (auto aligned = kernel->getAttrOfType<DenseI64ArrayAttr>(kRowAligned);
           aligned && llvm::is_contained(aligned.asArrayRef(), int64_t(i)))
         desc.push_back(

@@ -60,7 +60,7 @@ static int64_t fragmentOffset(int64_t r, int64_t c, int64_t cols) {
 
 /// The runtime form of fragmentOffset.
 static Value fragmentOffset(OpBuilder &b, Location loc, Value r, Value c,
-                            int64_t cols) {
+                            Value cols) {
   auto k = [&](int64_t v) { return constIndex(b, loc, v); };
   auto div = [&](Value x, int64_t d) {
     return arith::DivUIOp::create(b, loc, x, k(d)).getResult();
@@ -77,9 +77,9 @@ static Value fragmentOffset(OpBuilder &b, Location loc, Value r, Value c,
   Value rr = rem(r, 64);
   Value thread =
       add(add(mul(div(rr, 16), 32), mul(rem(rr, 8), 4)), div(rem(c, 8), 2));
-  return add(
-      add(add(mul(div(r, 64), 64 * cols), mul(div(c, 8), 512)), mul(thread, 4)),
-      add(mul(rem(div(rr, 8), 2), 2), rem(c, 2)));
+  Value slab = arith::MulIOp::create(b, loc, mul(div(r, 64), 64), cols);
+  return add(add(add(slab, mul(div(c, 8), 512)), mul(thread, 4)),
+             add(mul(rem(div(rr, 8), 2), 2), rem(c, 2)));
 }
 
 /// Byte offset of element (row, col) of `tile` under its swizzle: the
@@ -144,7 +144,9 @@ struct AllocLowering : OpConversionPattern<AllocOp> {
 
 /// Bytes between consecutive slots of a ring.
 int64_t slotBytes(Type ring) {
-  if (isa<SharedTileType, SharedVecType>(ring))
+  if (auto vec = dyn_cast<SharedVecType>(ring))
+    return vec.getSlotBytes();
+  if (isa<SharedTileType>(ring))
     return getSharedTileBytes(ring);
   return 8; // one mbarrier
 }
@@ -722,12 +724,16 @@ struct GlobalTilePlace {
                                ValueRange{toI64(b, loc, index)});
   }
 
-  /// The same in a view in fragment order with `cols` static columns.
+  /// The same in a view in fragment order with `staticCols` columns (or
+  /// dynamic ones).
   Value fragmentAddress(OpBuilder &b, Location loc, Value ptr, Type element,
                         Value r, Value c, int64_t staticCols) const {
+    Value slabCols = ShapedType::isDynamic(staticCols)
+                         ? cols
+                         : constIndex(b, loc, staticCols);
     Value index =
         arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, base, cols),
-                              fragmentOffset(b, loc, r, c, staticCols));
+                              fragmentOffset(b, loc, r, c, slabCols));
     return LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
                                ValueRange{toI64(b, loc, index)});
   }
@@ -1099,7 +1105,8 @@ struct StoreSharedFragmentsLowering : OpConversionPattern<StoreOp> {
     auto [row, col] =
         threadOrigin(rewriter, loc, map, constIndex(rewriter, loc, 0),
                      constIndex(rewriter, loc, 0));
-    Value origin = fragmentOffset(rewriter, loc, row, col, cols);
+    Value origin = fragmentOffset(rewriter, loc, row, col,
+                                  constIndex(rewriter, loc, cols));
     auto run = [&](int64_t reg, int64_t n) {
       if (reg % n || reg + n > regs || (n == 4 && !aligned) || delta[reg] % n)
         return false;
@@ -1257,7 +1264,11 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
         arith::MulIOp::create(b, loc, coords[rank - 2],
                               constIndex(b, loc, 64)));
     Value index = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, rows, constIndex(b, loc, cols)),
+        b, loc,
+        arith::MulIOp::create(b, loc, rows,
+                              ShapedType::isDynamic(cols)
+                                  ? dims[rank - 1]
+                                  : constIndex(b, loc, cols)),
         arith::MulIOp::create(b, loc, coords[rank - 1],
                               constIndex(b, loc, 64 * width)));
     Value dst = LLVM::GEPOp::create(b, loc, adaptor.getDst().getType(),

@@ -556,6 +556,39 @@ tile.kernel @fragments(%G: !tile.gl<?x?x64xf32, fragments>, %i: index) launch(wa
 
 // -----
 
+// A view in fragment order with dynamic columns: the slab's offset scales by
+// the launch's column count (the view's last dimension parameter), and the
+// manifest asks for whole 80-column tiles.
+// CHECK: tile.abi = {fragments_dynamic_cols = {
+// CHECK-SAME: layout = "fragments", shape = array<i64: -1, 128, -1>, tile_cols = 80 : i64
+// CHECK-LABEL: llvm.func @fragments_dynamic_cols
+// CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %[[COLS:[a-z0-9]+]]: i64, %{{.*}}: i64)
+// CHECK: %[[C:.*]] = arith.index_castui %[[COLS]] : i64 to index
+// CHECK: arith.muli %{{.*}}, %[[C]] : index
+// CHECK: "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], [$1], 20480;"
+tile.kernel @fragments_dynamic_cols(%G: !tile.gl<?x128x?xf32, fragments>, %i: index) launch(warpgroups = 1) {
+  %v = tile.alloc : !tile.sv<5120xf32>
+  tile.store_async %v -> %G[%i, %i, %i] reduce add : !tile.sv<5120xf32>, !tile.gl<?x128x?xf32, fragments>
+}
+
+// -----
+
+// Shared vectors start 128-byte aligned and a ring's slots are 128-byte
+// multiples apart (TMA's destinations must be): 80 floats take 384 bytes.
+// CHECK-LABEL: llvm.func @vector_ring_slots
+// CHECK: arith.constant 128 : i64
+// CHECK: %[[STRIDE:.*]] = arith.constant 384 : index
+// CHECK: arith.muli %{{.*}}, %[[STRIDE]] : index
+tile.kernel @vector_ring_slots(%i: index) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.sv<4xf32>
+  %r = tile.alloc : !tile.sv<2x80xf32>
+  %s = tile.slot %r[%i] : !tile.sv<2x80xf32>
+  %x = tile.load %s : !tile.sv<80xf32> -> !tile.rv<80xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
+  "test.use"(%x) : (!tile.rv<80xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>) -> ()
+}
+
+// -----
+
 // A block barrier is bar.sync 0 for the whole block; inside a role it is a
 // named barrier of the role's threads (15 for the consumers, 14 for the
 // producers), so the other role is not waited for.

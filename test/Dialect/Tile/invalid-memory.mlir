@@ -345,9 +345,17 @@ tile.kernel @store_fragments_vector(%g: !tile.gl<?x64xf32, fragments>, %i: index
 // -----
 
 tile.kernel @store_fragments_rows(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
-  %x = tile.fill 1.0 : !tile.rt<128x64xf32, block>
-  // expected-error @+1 {{'tile.store' op a global view in fragment order writes 64-row slabs: needs 64 rows and a multiple of 8 columns; got '!tile.rt<128x64xf32, block>'}}
-  tile.store %x, %g[%i, %i] reduce add : !tile.rt<128x64xf32, block>, !tile.gl<?x64xf32, fragments>
+  %x = tile.fill 1.0 : !tile.rt<96x64xf32, block>
+  // expected-error @+1 {{'tile.store' op a global view in fragment order writes 64-row slabs: needs 64 rows (per warpgroup) and a multiple of 8 columns; got '!tile.rt<96x64xf32, block>'}}
+  tile.store %x, %g[%i, %i] reduce add : !tile.rt<96x64xf32, block>, !tile.gl<?x64xf32, fragments>
+}
+
+// -----
+
+tile.kernel @store_fragments_wg_rows(%g: !tile.gl<?x?xf32, fragments>, %i: index) {
+  %x = tile.fill 1.0 : !tile.rt<128x64xf32, warpgroup>
+  // expected-error @+1 {{'tile.store' op a global view in fragment order writes 64-row slabs: needs 64 rows (per warpgroup) and a multiple of 8 columns; got '!tile.rt<128x64xf32, warpgroup>'}}
+  tile.store %x, %g[%i, %i] : !tile.rt<128x64xf32, warpgroup>, !tile.gl<?x?xf32, fragments>
 }
 
 // -----
@@ -363,7 +371,7 @@ tile.kernel @store_fragments_bf16(%g: !tile.gl<?x64xf32, fragments>, %i: index) 
 tile.kernel @stage_rows() {
   %x = tile.fill 1.0 : !tile.rt<32x64xf32, warpgroup>
   %v = tile.alloc : !tile.sv<2048xf32>
-  // expected-error @+1 {{'tile.store' op a register tile stored to a shared vector is written in fragment order, which writes 64-row slabs: needs 64 rows and a multiple of 8 columns; got '!tile.rt<32x64xf32, warpgroup>'}}
+  // expected-error @+1 {{'tile.store' op a register tile stored to a shared vector is written in fragment order, which writes 64-row slabs: needs 64 rows (per warpgroup) and a multiple of 8 columns; got '!tile.rt<32x64xf32, warpgroup>'}}
   tile.store %x, %v : !tile.rt<32x64xf32, warpgroup>, !tile.sv<2048xf32>
 }
 

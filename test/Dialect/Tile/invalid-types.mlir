@@ -271,12 +271,7 @@ tile.kernel @copy_stages_in_loop(%g: !tile.gl<?x?xbf16>, %n: index) {
 
 // -----
 
-// expected-error @+1 {{a global view in fragment order needs a static number of columns, a multiple of 8}}
-"test.source"() : () -> !tile.gl<?x?xf32, fragments>
-
-// -----
-
-// expected-error @+1 {{a global view in fragment order needs a static number of columns, a multiple of 8}}
+// expected-error @+1 {{a global view in fragment order needs columns in groups of 8, got 60}}
 "test.source"() : () -> !tile.gl<?x60xf32, fragments>
 
 // -----

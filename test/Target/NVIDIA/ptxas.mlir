@@ -49,6 +49,8 @@
 // RUN: %ptxas -arch=sm_90a %t.fb/attention_bwd.ptx -o %t.fb/check.cubin 2>&1 | FileCheck %s --check-prefix=NO-INJECTED-FENCE --allow-empty
 // RUN: rm -rf %t.f6 && tk-opt %kernels/attention_bwd_d64.mlir -tile-to-nvidia="out=%t.f6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.f6/attention_bwd_d64.ptx -o %t.f6/check.cubin 2>&1 | FileCheck %s --check-prefix=NO-INJECTED-FENCE --allow-empty
+// RUN: rm -rf %t.q80 && tk-opt %kernels/attention_bwd_q80.mlir -tile-to-nvidia="out=%t.q80 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: %ptxas -arch=sm_90a %t.q80/attention_bwd_q80.ptx -o %t.q80/check.cubin
 // RUN: rm -rf %t.fc && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.fc cubin=false producer-registers=24 mma-split=contraction stages=2" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.fc/attention_bwd.ptx -o %t.fc/check.cubin
 // CHECK: "cubin": "gemm.cubin"

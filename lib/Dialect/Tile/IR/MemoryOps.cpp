@@ -211,8 +211,13 @@ LogicalResult LoadOp::verify() {
 static std::string checkFragmentOrder(RegTileType tile) {
   if (!tile.getElementType().isF32())
     return "needs f32 elements";
-  if (tile.getShape()[0] != 64 || tile.getShape()[1] % 8)
-    return "writes 64-row slabs: needs 64 rows and a multiple of 8 columns";
+  // A block-scope tile is split into 64-row warpgroup tiles when its rows
+  // are 64 per consumer warpgroup (tile-warp-specialize).
+  int64_t rows = tile.getShape()[0];
+  bool slabs = tile.getScope() == Scope::block ? rows % 64 == 0 : rows == 64;
+  if (!slabs || tile.getShape()[1] % 8)
+    return "writes 64-row slabs: needs 64 rows (per warpgroup) and a "
+           "multiple of 8 columns";
   return "";
 }
 
@@ -273,7 +278,7 @@ LogicalResult StoreAsyncOp::verify() {
     auto vec = dyn_cast<SharedVecType>(getSrc().getType());
     int64_t cols = view.getShape().back();
     if (!vec || vec.isRing() || vec.getLength() % 512 ||
-        cols % (vec.getLength() / 64))
+        (!ShapedType::isDynamic(cols) && cols % (vec.getLength() / 64)))
       return emitOpError("copies to a global view in fragment order take a "
                          "shared vector of 64 x k elements (k a multiple "
                          "of 8 dividing the view's ")

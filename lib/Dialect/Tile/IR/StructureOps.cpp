@@ -151,7 +151,8 @@ int64_t KernelOp::getSharedMemoryBytes(
       bytes = alignTo(bytes, 1024);
       size = tile.getBytes();
     } else if (auto vec = dyn_cast<SharedVecType>(type)) {
-      bytes = alignTo(bytes, 16);
+      // TMA writes vectors too: 128-byte aligned.
+      bytes = alignTo(bytes, 128);
       size = vec.getBytes();
     } else if (auto sem = dyn_cast<SemType>(type)) {
       bytes = alignTo(bytes, 8);

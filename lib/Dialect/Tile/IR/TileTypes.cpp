@@ -314,9 +314,10 @@ LogicalResult GlobalType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "a global view in fragment order needs rows and "
                           "columns (rank 2 or more)";
   int64_t rows = shape[shape.size() - 2], cols = shape.back();
-  if (ShapedType::isDynamic(cols) || cols % 8)
-    return emitError() << "a global view in fragment order needs a static "
-                          "number of columns, a multiple of 8";
+  if (!ShapedType::isDynamic(cols) && cols % 8)
+    return emitError() << "a global view in fragment order needs columns in "
+                          "groups of 8, got "
+                       << cols;
   if (!ShapedType::isDynamic(rows) && rows % 64)
     return emitError() << "a global view in fragment order needs rows in "
                           "slabs of 64, got "

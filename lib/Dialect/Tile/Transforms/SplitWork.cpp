@@ -263,12 +263,13 @@ private:
     int64_t rows = mma.getType().getShape()[0];
     bool blockScope = mma.getType().getScope() == Scope::block;
     if (!blockScope || rows % (64 * warpgroups) == 0) {
-      if (mma.getForm() != MmaForm::AB && mma.getForm() != MmaForm::ABt) {
-        why = "an mma with a transposed A is not split by rows yet";
-        return Split::failed;
-      }
+      // The warpgroup's rows of A: rows of the tile, or its columns when A
+      // is stored transposed (K x M).
+      bool aT = mma.getForm() == MmaForm::AtB || mma.getForm() == MmaForm::AtBt;
+      // (A register A is never transposed: the op's verifier.)
       if (isa<SharedTileType>(mma.getA().getType()))
-        mma.getAMutable().assign(sharedSlice(b, loc, mma.getA()));
+        mma.getAMutable().assign(
+            sharedSlice(b, loc, mma.getA(), /*byColumns=*/aT));
       return Split::retype;
     }
     bool aT = mma.getForm() == MmaForm::AtB || mma.getForm() == MmaForm::AtBt;

@@ -91,6 +91,9 @@ def Tile_SharedVecType : Tile_Type<"SharedVec", "sv"> {
     !tile.sv<64xf32>
     !tile.sv<2x64xf32>   // a ring of two
     ```
+
+    Vectors start 128-byte aligned and a ring's slots are 128 bytes apart
+    or a multiple of it (TMA's shared-memory destinations must be).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType);
@@ -101,7 +104,12 @@ def Tile_SharedVecType : Tile_Type<"SharedVec", "sv"> {
     int64_t getStages() const { return isRing() ? getShape()[0] : 1; }
     int64_t getLength() const { return getShape().back(); }
     int64_t getTileBytes() const;
-    int64_t getBytes() const { return getStages() * getTileBytes(); }
+    /// Bytes between a ring's slots: 128-byte aligned, as TMA requires of
+    /// its shared-memory destination.
+    int64_t getSlotBytes() const { return (getTileBytes() + 127) / 128 * 128; }
+    int64_t getBytes() const {
+      return isRing() ? getStages() * getSlotBytes() : getTileBytes();
+    }
   }];
 }
 
@@ -116,6 +124,7 @@ def Tile_GlobalType : Tile_Type<"Global", "gl"> {
     !tile.gl<?x?xbf16>
     !tile.gl<?x16x?x128xbf16>
     !tile.gl<?x?x?x128xf32, fragments>
+    !tile.gl<?x?x128x?xf32, fragments>
     ```
 
     With `fragments` (f32 only) the rows x cols matrix of each leading index
@@ -130,9 +139,12 @@ def Tile_GlobalType : Tile_Type<"Global", "gl"> {
     warpgroup holds its four elements of an 8-column group at `4 t .. 4 t +
     3`, so a warpgroup's accumulator reaches shared memory with conflict-free
     16-byte stores and goes out with one contiguous bulk copy (FlashAttention-
-    3's dQ accumulator). Such a view is written with `tile.store` of 64-row
-    register tiles only (plain or `reduce add`); the host reorders it
-    (`tk_mlir.runtime.from_fragments`).
+    3's dQ accumulator). Such a view is written with `tile.store` of
+    register tiles of 64 rows per warpgroup only (plain or `reduce add`); the
+    host reorders it (`tk_mlir.runtime.from_fragments`). Either dimension
+    may be dynamic; a staged store (tile-warp-specialize) copies whole tiles,
+    so at launch the columns must also be a multiple of the tile's (the
+    manifest's `tile_cols`).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType,
