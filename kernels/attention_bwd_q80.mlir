@@ -7,7 +7,7 @@
 // A is K read transposed), and adds it to dQᵀ: [batch, heads, 128, seq] f32
 // in fragment order with the sequence padded to the 80-column tiles (the
 // manifest's `tile_cols`; attention_backward transposes it back). Two Q/dO
-// stages leave room for the dQᵀ staging. Correct, but 0.93-0.99x the
+// stages leave room for the dQᵀ staging. Correct, but 0.91-0.99x the
 // 64-query program on the H100 (docs/performance.md, "Sixteenth session":
 // dSᵀ with 80 columns takes a 32-byte swizzle), so attention() does not
 // take it; attention_backward(..., program="attention_bwd_q80") does.

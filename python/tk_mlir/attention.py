@@ -51,7 +51,7 @@ _DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
 FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
 # Other fused backward programs, taken only when asked for by name
 # (attention_backward's `program`): head dim -> names. The 80-query program
-# is correct but 0.93-0.99x attention_bwd on the H100 (docs/performance.md,
+# is correct but 0.91-0.99x attention_bwd on the H100 (docs/performance.md,
 # "Sixteenth session").
 FUSED_ALTERNATIVES = {128: ("attention_bwd_q80",)}
 # Head dim -> the sequence length from which attention() takes the fused
