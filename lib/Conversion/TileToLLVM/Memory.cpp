@@ -82,6 +82,14 @@ static Value fragmentOffset(OpBuilder &b, Location loc, Value r, Value c,
              add(mul(rem(div(rr, 8), 2), 2), rem(c, 2)));
 }
 
+/// The columns of a view in fragment order, which scale its slabs: the
+/// static count, or `runtime` (the launch's) when it is dynamic.
+static Value fragmentColumns(OpBuilder &b, Location loc, GlobalType view,
+                             Value runtime) {
+  int64_t cols = view.getShape().back();
+  return ShapedType::isDynamic(cols) ? runtime : constIndex(b, loc, cols);
+}
+
 /// Byte offset of element (row, col) of `tile` under its swizzle: the
 /// runtime form of SwizzleAttr::getByteOffset.
 Value tk::lower::swizzledOffset(OpBuilder &b, Location loc, SharedTileType tile,
@@ -724,16 +732,12 @@ struct GlobalTilePlace {
                                ValueRange{toI64(b, loc, index)});
   }
 
-  /// The same in a view in fragment order with `staticCols` columns (or
-  /// dynamic ones).
+  /// The same in `view`, a view in fragment order.
   Value fragmentAddress(OpBuilder &b, Location loc, Value ptr, Type element,
-                        Value r, Value c, int64_t staticCols) const {
-    Value slabCols = ShapedType::isDynamic(staticCols)
-                         ? cols
-                         : constIndex(b, loc, staticCols);
-    Value index =
-        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, base, cols),
-                              fragmentOffset(b, loc, r, c, slabCols));
+                        Value r, Value c, GlobalType view) const {
+    Value index = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, base, cols),
+        fragmentOffset(b, loc, r, c, fragmentColumns(b, loc, view, cols)));
     return LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
                                ValueRange{toI64(b, loc, index)});
   }
@@ -775,10 +779,10 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
       auto guard = scf::IfOp::create(rewriter, loc, inside, false);
       OpBuilder::InsertionGuard g(rewriter);
       rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
-      Value address = fragmentOrder
-                          ? place.fragmentAddress(rewriter, loc, ptr, element,
-                                                  r, c, view.getShape().back())
-                          : place.address(rewriter, loc, ptr, element, r, c);
+      Value address =
+          fragmentOrder
+              ? place.fragmentAddress(rewriter, loc, ptr, element, r, c, view)
+              : place.address(rewriter, loc, ptr, element, r, c);
       if (reduce)
         LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::fadd,
                                   address, value,
@@ -1256,7 +1260,7 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
     GlobalType view = op.getDst().getType();
     auto vec = cast<SharedVecType>(op.getSrc().getType());
     size_t rank = view.getShape().size();
-    int64_t cols = view.getShape().back(), width = vec.getLength() / 64;
+    int64_t width = vec.getLength() / 64;
     SmallVector<Value> dims = viewDims(b, loc, op, rank);
     ValueRange coords = adaptor.getCoords();
     Value rows = arith::AddIOp::create(
@@ -1266,9 +1270,7 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
     Value index = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, rows,
-                              ShapedType::isDynamic(cols)
-                                  ? dims[rank - 1]
-                                  : constIndex(b, loc, cols)),
+                              fragmentColumns(b, loc, view, dims[rank - 1])),
         arith::MulIOp::create(b, loc, coords[rank - 1],
                               constIndex(b, loc, 64 * width)));
     Value dst = LLVM::GEPOp::create(b, loc, adaptor.getDst().getType(),

@@ -262,17 +262,16 @@ private:
   Split splitMma(MmaTy mma, OpBuilder &b, Location loc) {
     int64_t rows = mma.getType().getShape()[0];
     bool blockScope = mma.getType().getScope() == Scope::block;
+    bool aT = mma.getForm() == MmaForm::AtB || mma.getForm() == MmaForm::AtBt;
     if (!blockScope || rows % (64 * warpgroups) == 0) {
       // The warpgroup's rows of A: rows of the tile, or its columns when A
-      // is stored transposed (K x M).
-      bool aT = mma.getForm() == MmaForm::AtB || mma.getForm() == MmaForm::AtBt;
-      // (A register A is never transposed: the op's verifier.)
+      // is stored transposed (K x M). (A register A is never transposed:
+      // the op's verifier.)
       if (isa<SharedTileType>(mma.getA().getType()))
         mma.getAMutable().assign(
             sharedSlice(b, loc, mma.getA(), /*byColumns=*/aT));
       return Split::retype;
     }
-    bool aT = mma.getForm() == MmaForm::AtB || mma.getForm() == MmaForm::AtBt;
     bool bT = mma.getForm() == MmaForm::ABt || mma.getForm() == MmaForm::AtBt;
     int64_t cols = mma.getType().getShape()[1];
     bool shared = isa<SharedTileType>(mma.getA().getType()) &&
