@@ -37,10 +37,15 @@
 !dq = !tile.rt<64x64xf32, block>
 !dqg = !tile.gl<?x?x?x64xf32, fragments>
 
+// The warpgroup index comes from each thread's own index
+// (tile.uniform_warpgroup_id = false): with lane 0's, which ptxas schedules
+// differently, this program measured 0.935-0.959x non-causal (H100,
+// docs/performance.md "Seventeenth session").
 tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
                                %L: !vec, %Dl: !vec, %dQ: !dqg, %dK: !qkv,
                                %dV: !qkv, %scale: f32, %causal: i1)
-    launch(warpgroups = 2) {
+    launch(warpgroups = 2)
+    attributes {tile.uniform_warpgroup_id = false} {
   %k = tile.alloc : !kv_st
   %v = tile.alloc : !kv_st
   %q = tile.alloc : !q_st

@@ -16,6 +16,15 @@
 // skip_ones`): +0.5-4.6% on H100 (docs/performance.md, "Thirteenth
 // session"; the 128-key, 160-key and 128-query programs were not faster
 // with it and keep the plain maximum).
+// Each consumer warpgroup skips the key tiles its own 64 rows do not need
+// (`tile.part_rows`): all its rows past the sequence (the last 192-query
+// tile of 512 or 1024 queries has one or two such slices) or, causal, all
+// above the key tile. Its running values stay as they are, which is what
+// the skipped step would give its rows (all scores masked) or rows nothing
+// stores; the others have the tensor cores to themselves. 1.03-1.07x
+// cuDNN at 512 and 1024 non-causal (0.95-0.98 before), and the 192-query
+// tile now beats the 128-query one causal too (docs/performance.md,
+// "Seventeenth session").
 !qkv = !tile.gl<?x?x?x64xbf16>
 !q_rt = !tile.rt<192x64xbf16, block>
 !q_st = !tile.st<192x64xbf16>
@@ -51,6 +60,8 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
   %q_tiles = arith.ceildivui %seq, %c192 : index
   %all_kv = arith.ceildivui %seq, %c128 : index
   %last_q = arith.subi %q_tiles, %c1 : index
+  %true = arith.constant true
+  %not_causal = arith.xori %causal, %true : i1
   // snake: a persistent block's causal tiles alternate long and short (the
   // query tile varies fastest, so a plain stride would give a block the
   // same length every round).
@@ -65,6 +76,9 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     %upto = arith.ceildivui %q_end, %c128 : index
     %diag = arith.minui %upto, %all_kv : index
     %kv_tiles = arith.select %causal, %diag, %all_kv : index
+    // This part's rows: skip every step when they all lie past the end.
+    %lo, %hi = tile.part_rows %q0 of !s
+    %live = arith.cmpi ult, %lo, %seq : index
     tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 2} : !qkv, !q_st
     // Q comes into registers once per query tile: Q Kᵀ then takes its A
     // operand from registers, not from shared memory at every key tile
@@ -78,6 +92,11 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !st
       tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !st
       %k0 = arith.muli %j, %c128 : index
+      // Causal: the key tile starts after this part's last row.
+      %below = arith.cmpi ult, %k0, %hi : index
+      %seen = arith.ori %below, %not_causal : i1
+      %needed = arith.andi %live, %seen : i1
+      %m_out, %l_out, %o_out = scf.if %needed -> (!row, !row, !o) {
       %s_raw = tile.mma ABt %q_r, %k : !q_rt, !st -> !s
       // Keys past the end exist only in the last key tile.
       %k_end = arith.addi %k0, %c128 : index
@@ -113,6 +132,10 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       %p16 = tile.cast %p : !s to !p16
       %o_new = tile.mma AB %p16, %v, %o_scaled : !p16, !st -> !o
       scf.yield %m_new, %l_new, %o_new : !row, !row, !o
+      } else {
+        scf.yield %m_j, %l_j, %o_j : !row, !row, !o
+      }
+      scf.yield %m_out, %l_out, %o_out : !row, !row, !o
     } {tile.stages = 2}
     // One division per row, not per element.
     %ones = tile.fill 1.0 : !row

@@ -102,15 +102,17 @@ def test_backward_argument_names_match_the_kernels(tmp_path, dim):
     (64, 16384, False, "attention_naive_d64"),
     (64, 16384, True, "attention_naive_d64"),
     (64, 2048, True, "attention_naive_d64"),
-    (64, 2047, True, "attention_naive_d64_q128"),
-    (64, 1, True, "attention_naive_d64_q128"),
+    (64, 2047, True, "attention_naive_d64"),
+    (64, 512, True, "attention_naive_d64"),
+    (64, 1, True, "attention_naive_d64"),
     (64, 1, False, "attention_naive_d64"),
     (64, 512, False, "attention_naive_d64"),
 ])
 def test_forward_kernel_by_length(dim, seq, causal, name):
     """Head dim 128 runs the 128-key program at every length (the 160-key
     one is no longer faster anywhere: LONG_FROM is None); head dim 64 the
-    128-query program for short causal calls."""
+    192-query program at every length too (the 128-query one is no longer
+    faster for short causal calls: SHORT_CAUSAL_BELOW is None)."""
     from tk_mlir.attention import forward_kernel
     assert forward_kernel(dim, seq, causal) == name
 

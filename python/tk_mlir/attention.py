@@ -30,12 +30,14 @@ KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
 # one level or faster at every length ("Fourteenth session").
 LONG_KERNEL = "attention_naive_kv160"
 LONG_FROM = {False: None, True: None}
-# Head dim 64, causal, shorter than SHORT_CAUSAL_BELOW: 128-query tiles (two
-# consumer warpgroups) instead of 192, which compute more masked scores on
-# the diagonal: 1.10x / 1.14x at 512 / 1024 queries, 0.97x at 2048, slower
-# non-causal (H100, docs/performance.md "Twelfth session").
+# Head dim 64, causal, shorter than SHORT_CAUSAL_BELOW (None: never):
+# 128-query tiles (two consumer warpgroups) instead of 192. It was 1.10x /
+# 1.14x the 192-query program at 512 / 1024 queries (H100, docs/performance.md
+# "Twelfth session") until that program's warpgroups skipped the key tiles
+# above their own rows, which made it the faster one there too
+# ("Seventeenth session").
 SHORT_CAUSAL_KERNEL = "attention_naive_d64_q128"
-SHORT_CAUSAL_BELOW = 2048
+SHORT_CAUSAL_BELOW = None
 # Causal forward calls at head dim d and at least ONE_TILE_FROM[d] queries
 # launch one tile per block (the hardware's block scheduler balances the
 # tiles' different lengths); shorter ones, and every non-causal call, run
@@ -149,7 +151,8 @@ def forward_kernel(dim, seq, causal):
     `seq`."""
     if dim == 128 and _reaches(LONG_FROM[bool(causal)], seq):
         return LONG_KERNEL
-    if dim == 64 and causal and seq < SHORT_CAUSAL_BELOW:
+    if dim == 64 and causal and SHORT_CAUSAL_BELOW is not None and \
+            seq < SHORT_CAUSAL_BELOW:
         return SHORT_CAUSAL_KERNEL
     return KERNELS[dim]
 

@@ -2,10 +2,10 @@
 // runs the loads, the kernel's warpgroups become consumers that split the
 // block's tiles by rows; kernels it cannot split are left alone with a
 // remark, hand-scheduled ones silently.
-// RUN: tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize -verify-diagnostics | FileCheck %s
-// RUN: tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize="producer-registers=24 group=0" -verify-diagnostics | FileCheck %s --check-prefix=OPT
-// RUN: not tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize="producer-registers=20" 2>&1 | FileCheck %s --check-prefix=BADREG
-// RUN: tk-opt %s -split-input-file -tile-pipeline -tile-warp-specialize="producer-registers=176" 2>&1 | FileCheck %s --check-prefix=BIGREG
+// RUN: tk-opt %s -split-input-file -allow-unregistered-dialect -tile-pipeline -tile-warp-specialize -verify-diagnostics | FileCheck %s
+// RUN: tk-opt %s -split-input-file -allow-unregistered-dialect -tile-pipeline -tile-warp-specialize="producer-registers=24 group=0" -verify-diagnostics | FileCheck %s --check-prefix=OPT
+// RUN: not tk-opt %s -split-input-file -allow-unregistered-dialect -tile-pipeline -tile-warp-specialize="producer-registers=20" 2>&1 | FileCheck %s --check-prefix=BADREG
+// RUN: tk-opt %s -split-input-file -allow-unregistered-dialect -tile-pipeline -tile-warp-specialize="producer-registers=176" 2>&1 | FileCheck %s --check-prefix=BIGREG
 
 // BADREG: error: 'producer-registers' must be a multiple of 8 in [24, 256], got 20
 // BIGREG: remark: not warp-specialized: the register file leaves the consumers fewer registers than each thread starts with
@@ -231,6 +231,58 @@ tile.kernel @row_vectors(%A: !view, %L: !tile.gl<?xf32>, %c: i1) launch(warpgrou
       %y = tile.row_max %f, %x : !tile.rt<128x128xf32, block> -> !tile.rv<128xf32, block>
       scf.yield %y : !tile.rv<128xf32, block>
     }
+    tile.store %v, %L[%m] : !tile.rv<128xf32, block>, !tile.gl<?xf32>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// tile.part_rows of a tile split by rows becomes the warpgroup's rows
+// (row + wg * 64, 64 more); a tile that does not split into 64-row slices
+// per warpgroup keeps the op (the whole tile). Work skipped under it stays
+// between the loop's wait for its stage and its release: a warpgroup that
+// skips still takes part in the ring.
+// CHECK-LABEL: tile.kernel @part_rows
+// CHECK:       consumer(warpgroups = 2
+// CHECK:         %[[WG:.*]] = tile.warpgroup_id
+// CHECK:         %[[OFF:.*]] = arith.muli %[[WG]], %[[C64:.*]] : index
+// CHECK:         %[[LO:.*]] = arith.addi %[[ROW:.*]], %[[OFF]] : index
+// CHECK:         %[[HI:.*]] = arith.addi %[[LO]], %[[C64]] : index
+// CHECK:         %{{.*}}, %[[WHOLE:.*]] = tile.part_rows %[[ROW]] of !tile.rt<64x128xf32, block>
+// CHECK:         scf.for
+// CHECK:           tile.sem_wait
+// CHECK:           %[[BELOW:.*]] = arith.cmpi ult, %{{.*}}, %[[HI]] : index
+// CHECK:           scf.if %[[BELOW]] -> (!tile.rv<64xf32, warpgroup>) {
+// CHECK:             tile.mma ABt {{.*}} -> !tile.rt<64x128xf32, warpgroup>
+// CHECK:           tile.sem_arrive
+// CHECK:         "test.use"(%[[WHOLE]])
+tile.kernel @part_rows(%A: !view, %L: !tile.gl<?xf32>) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %K = tile.dim %A[1] : !view
+  tile.foreach_tile (%m) in (%c1) {
+    %row = arith.muli %m, %c64 : index
+    %lo, %hi = tile.part_rows %row of !tile.rt<128x128xf32, block>
+    %lo64, %hi64 = tile.part_rows %row of !tile.rt<64x128xf32, block>
+    %v0 = tile.fill 0.0 : !tile.rv<128xf32, block>
+    %v = scf.for %k = %c0 to %K step %c1 iter_args(%x = %v0) -> (!tile.rv<128xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      %k0 = arith.muli %k, %c64 : index
+      %below = arith.cmpi ult, %k0, %hi : index
+      %y = scf.if %below -> (!tile.rv<128xf32, block>) {
+        %d = tile.mma ABt %a, %a : !tile.st<128x64xbf16>, !tile.st<128x64xbf16> -> !tile.rt<128x128xf32, block>
+        %r = tile.row_max %d, %x : !tile.rt<128x128xf32, block> -> !tile.rv<128xf32, block>
+        scf.yield %r : !tile.rv<128xf32, block>
+      } else {
+        scf.yield %x : !tile.rv<128xf32, block>
+      }
+      scf.yield %y : !tile.rv<128xf32, block>
+    }
+    "test.use"(%hi64) : (index) -> ()
     tile.store %v, %L[%m] : !tile.rv<128xf32, block>, !tile.gl<?xf32>
   }
 }

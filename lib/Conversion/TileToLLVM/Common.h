@@ -38,6 +38,9 @@ inline constexpr llvm::StringLiteral kSmemOffset = "tk.smem_offset";
 inline constexpr llvm::StringLiteral kViewParam = "tk.view_param";
 inline constexpr llvm::StringLiteral kTmaParam = "tk.tma_param";
 inline constexpr llvm::StringLiteral kRoleBase = "tk.role_base";
+/// On a tile.warpgroup_id: computed from each thread's own index (the
+/// kernel's tile.uniform_warpgroup_id = false).
+inline constexpr llvm::StringLiteral kPerThread = "tk.per_thread";
 /// On block-scope tile.barrier inside a tile.warp_specialize role: the
 /// role's named barrier id and thread count (it waits for those only).
 inline constexpr llvm::StringLiteral kRoleBarrier = "tk.role_barrier";

@@ -598,9 +598,12 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     roleBarriers(ws.getProducer(), 14, ws.getProducerWarpgroups(), 0);
     roleBarriers(ws.getConsumer(), 15, ws.getConsumerWarpgroups(), producers);
   });
+  auto uniform = kernel->getAttrOfType<BoolAttr>(kUniformWarpgroupIdAttr);
   kernel.walk([&](WarpgroupIdOp id) {
     if (!id->hasAttr(kRoleBase))
       id->setAttr(kRoleBase, b.getI64IntegerAttr(0));
+    if (uniform && !uniform.getValue())
+      id->setAttr(kPerThread, b.getUnitAttr());
   });
 
   // Semaphores only sem_arrive signals can take one arrival per warp.

@@ -35,8 +35,35 @@ struct WarpgroupIdLowering : OpConversionPattern<WarpgroupIdOp> {
     Value wg = arith::DivUIOp::create(
         rewriter, loc, threadIndex(rewriter, loc),
         constIndex(rewriter, loc, 4 * warpSize(rewriter)));
+    if (!targetsAMD(rewriter) && !op->hasAttr(kPerThread)) {
+      // Lane 0's copy (shfl.sync.idx): ptxas then knows the index is the
+      // same in every lane, keeps what derives from it in uniform registers
+      // and treats branches on it as convergent.
+      Value lane0 = NVVM::ShflOp::create(
+          rewriter, loc, rewriter.getI32Type(), constI32(rewriter, loc, -1),
+          toI32(rewriter, loc, wg), constI32(rewriter, loc, 0),
+          constI32(rewriter, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr{});
+      wg = arith::IndexCastUIOp::create(rewriter, loc, rewriter.getIndexType(),
+                                        lane0);
+    }
     rewriter.replaceOpWithNewOp<arith::SubIOp>(op, wg,
                                                constIndex(rewriter, loc, base));
+    return success();
+  }
+};
+
+/// The whole tile's rows: what is left of tile.part_rows after
+/// tile-warp-specialize (which rewrites the ones it splits by rows) is a
+/// tile every thread of the block computes rows of.
+struct PartRowsLowering : OpConversionPattern<PartRowsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PartRowsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t rows = cast<RegTileType>(op.getTile()).getShape()[0];
+    Value hi = arith::AddIOp::create(rewriter, op.getLoc(), adaptor.getRow(),
+                                     constIndex(rewriter, op.getLoc(), rows));
+    rewriter.replaceOp(op, {adaptor.getRow(), hi});
     return success();
   }
 };
@@ -362,8 +389,8 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
 void tk::lower::populateStructurePatterns(TypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           bool nvidia) {
-  patterns.add<DimLowering, WarpgroupIdLowering, ForeachTileLowering>(
-      converter, patterns.getContext());
+  patterns.add<DimLowering, WarpgroupIdLowering, PartRowsLowering,
+               ForeachTileLowering>(converter, patterns.getContext());
   if (nvidia)
     patterns.add<ClusterRankLowering, WarpSpecializeLowering>(
         converter, patterns.getContext());

@@ -75,7 +75,7 @@ std::string unsupportedReason(Operation *op) {
   }
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpSpecializeOp,
           WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
-          PrefixSumOp, SubtileOp, LoadOp, LoadAsyncOp, StoreAsyncOp,
+          PrefixSumOp, PartRowsOp, SubtileOp, LoadOp, LoadAsyncOp, StoreAsyncOp,
           StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,
           BarrierOp, FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
           MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp,

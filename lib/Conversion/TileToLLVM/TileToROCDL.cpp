@@ -99,9 +99,9 @@ std::string amdUnsupportedReason(Operation *op) {
   if (isa<SignalAddOp, SignalWaitOp>(op))
     return "";
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpgroupIdOp, DimOp,
-          PrefixSumOp, AllocOp, SlotOp, SubtileOp, FillOp, CastOp, AddOp, SubOp,
-          MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
-          BroadcastOp, CausalMaskOp, BoundMaskOp>(op))
+          PrefixSumOp, PartRowsOp, AllocOp, SlotOp, SubtileOp, FillOp, CastOp,
+          AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp,
+          LogOp, BroadcastOp, CausalMaskOp, BoundMaskOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to ROCDL yet";

@@ -49,7 +49,8 @@ tile.kernel @sems(%A: !tile.gl<?x?xbf16>, %flag: i1, %n: index) launch(warpgroup
 // -----
 
 // Roles: a branch on the warpgroup index, each with its register budget;
-// warpgroup ids are relative to the role. A persistent tile loop strides by
+// warpgroup ids are relative to the role and taken from lane 0 (shfl.sync
+// idx), so ptxas knows them warp-uniform. A persistent tile loop strides by
 // the grid; the grouped order needs no division by the grid.
 // CHECK-LABEL: llvm.func @roles
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
@@ -60,7 +61,9 @@ tile.kernel @sems(%A: !tile.gl<?x?xbf16>, %flag: i1, %n: index) launch(warpgroup
 // CHECK: scf.for
 // CHECK: } else {
 // CHECK: nvvm.setmaxregister increase 232
-// CHECK: arith.subi %{{.*}}, %c1
+// CHECK: %[[LANE0:.*]] = nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : i32 -> i32
+// CHECK: %[[WG:.*]] = arith.index_castui %[[LANE0]] : i32 to index
+// CHECK: arith.subi %[[WG]], %c1
 tile.kernel @roles(%n: index) launch(warpgroups = 3, grid = persistent) {
   tile.warp_specialize producer(warpgroups = 1, registers = 40) {
     tile.foreach_tile (%i, %j) in (%n, %n) group 4 iteration(%t) {
@@ -605,4 +608,32 @@ tile.kernel @role_barriers() launch(warpgroups = 3) {
   } consumer(warpgroups = 2, registers = 232) {
     tile.barrier block
   }
+}
+
+// -----
+
+// tile.part_rows that tile-warp-specialize did not split (here: no roles at
+// all) is the whole tile: [row, row + rows).
+// CHECK-LABEL: llvm.func @part_rows_whole
+// CHECK: %[[HI:.*]] = arith.addi %[[ROW:.*]], %c192 : index
+// CHECK: "test.use"(%[[ROW]], %[[HI]])
+tile.kernel @part_rows_whole(%row: index) launch(warpgroups = 3) {
+  %lo, %hi = tile.part_rows %row of !tile.rt<192x128xf32, block>
+  "test.use"(%lo, %hi) : (index, index) -> ()
+}
+
+// -----
+
+// tile.uniform_warpgroup_id = false: each thread's own index, no shuffle.
+// CHECK-LABEL: llvm.func @per_thread_warpgroup_id
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: arith.divui %{{.*}}, %c128
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: "test.use"
+tile.kernel @per_thread_warpgroup_id() launch(warpgroups = 2)
+    attributes {tile.uniform_warpgroup_id = false} {
+  %wg = tile.warpgroup_id
+  "test.use"(%wg) : (index) -> ()
 }

@@ -362,6 +362,39 @@ tile.kernel @k() {
 
 // -----
 
+// expected-error @+1 {{'tile.uniform_warpgroup_id' must be a boolean on a 'tile.kernel'}}
+tile.kernel @k() attributes {tile.uniform_warpgroup_id} {
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.uniform_warpgroup_id' must be a boolean on a 'tile.kernel'}}
+  tile.barrier block {tile.uniform_warpgroup_id = false}
+}
+
+// -----
+
+tile.kernel @part_rows_warpgroup_tile(%row: index) {
+  // expected-error @+1 {{'tile.part_rows' op needs a block-scope register tile type, got '!tile.rt<64x128xf32, warpgroup>'}}
+  %lo, %hi = tile.part_rows %row of !tile.rt<64x128xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @part_rows_shared_tile(%row: index) {
+  // expected-error @+1 {{'tile.part_rows' op needs a block-scope register tile type, got '!tile.st<64x64xbf16>'}}
+  %lo, %hi = tile.part_rows %row of !tile.st<64x64xbf16>
+}
+
+// -----
+
+%row = "test.source"() : () -> index
+// expected-error @+1 {{'tile.part_rows' op must be inside a 'tile.kernel'}}
+%lo, %hi = tile.part_rows %row of !tile.rt<64x128xf32, block>
+
+// -----
+
 tile.kernel @prefix_sum_outside(%n: index) {
   // expected-error @+1 {{'tile.prefix_sum' op must be directly in a 'tile.foreach_tile' body}}
   %s = tile.prefix_sum %n

@@ -68,6 +68,14 @@ tile.kernel @cluster_rank() launch(warpgroups = 1, cluster = [2, 1, 1]) {
   "test.use"(%r) : (index) -> ()
 }
 
+// CHECK-LABEL: tile.kernel @part_rows
+// CHECK: %[[LO:.*]], %[[HI:.*]] = tile.part_rows %{{.*}} of !tile.rt<192x128xf32, block>
+// CHECK-NEXT: "test.use"(%[[LO]], %[[HI]])
+tile.kernel @part_rows(%row: index) launch(warpgroups = 3) {
+  %lo, %hi = tile.part_rows %row of !tile.rt<192x128xf32, block>
+  "test.use"(%lo, %hi) : (index, index) -> ()
+}
+
 // CHECK-LABEL: tile.kernel @prefix_sum
 // CHECK: tile.foreach_tile
 // CHECK: %[[S:.*]] = tile.prefix_sum %{{.*}}

@@ -531,6 +531,16 @@ LogicalResult WarpgroupIdOp::verify() {
   return success();
 }
 
+LogicalResult PartRowsOp::verify() {
+  auto tile = dyn_cast<RegTileType>(getTile());
+  if (!tile || tile.getScope() != Scope::block)
+    return emitOpError("needs a block-scope register tile type, got ")
+           << getTile();
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError("must be inside a 'tile.kernel'");
+  return success();
+}
+
 LogicalResult PrefixSumOp::verify() {
   // (Dominance then puts the summed value in the body or before the loop,
   // where the lowering can add it at the end of every tile.)

@@ -53,6 +53,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "on a 'tile.mma' or 'tile.mma_async'";
     return success();
   }
+  if (name == kUniformWarpgroupIdAttr) {
+    if (!isa<KernelOp>(op) || !isa<BoolAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be a boolean on a 'tile.kernel'";
+    return success();
+  }
   if (name == kInterleaveAttr) {
     if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError()

@@ -125,6 +125,10 @@ public:
         columns(columnVectors(body)) {}
 
   std::string run() {
+    SmallVector<PartRowsOp> parts;
+    body.walk([&](PartRowsOp part) { parts.push_back(part); });
+    for (PartRowsOp part : parts)
+      splitPartRows(part);
     // Decide which ops to rewrite before any type changes.
     SmallVector<Operation *> ops;
     body.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
@@ -150,6 +154,23 @@ public:
   }
 
 private:
+  /// The warpgroup's rows of a tile that splits into 64-row multiples per
+  /// warpgroup (as its mmas do); other tiles keep the whole range, which
+  /// holds the part's rows however they split.
+  void splitPartRows(PartRowsOp op) {
+    int64_t rows = cast<RegTileType>(op.getTile()).getShape()[0];
+    if (rows % (64 * warpgroups))
+      return;
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value share = constIndex(b, loc, rows / warpgroups);
+    Value lo = arith::AddIOp::create(b, loc, op.getRow(),
+                                     arith::MulIOp::create(b, loc, wg, share));
+    Value hi = arith::AddIOp::create(b, loc, lo, share);
+    op->replaceAllUsesWith(ValueRange{lo, hi});
+    op->erase();
+  }
+
   bool checkRegionArguments(Operation *op) {
     for (Region &region : op->getRegions())
       for (BlockArgument arg : region.getArguments())

@@ -40,6 +40,12 @@ constexpr llvm::StringLiteral kTileCopyAttr = "tile.pipeline_copy";
 /// prefetch loads and LDS fragment reads are interleaved with its MFMAs
 /// (HipKittens' 4-wave interleave).
 constexpr llvm::StringLiteral kInterleaveAttr = "tile.interleave";
+/// On a tile.kernel: false lowers tile.warpgroup_id on NVIDIA from each
+/// thread's own index instead of lane 0's (the default, which tells ptxas
+/// the index is warp-uniform). ptxas schedules the two differently; each
+/// kernel keeps the one measured faster for it.
+constexpr llvm::StringLiteral kUniformWarpgroupIdAttr =
+    "tile.uniform_warpgroup_id";
 
 /// The target `op` compiles for: the nearest `tile.target` attribute of an
 /// enclosing op, or sm_90a.

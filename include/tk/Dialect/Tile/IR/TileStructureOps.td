@@ -197,9 +197,46 @@ def Tile_WarpgroupIdOp : Tile_Op<"warpgroup_id", [Pure]> {
   let description = [{
     In a `tile.warp_specialize` region: 0 .. (that role's warpgroups - 1).
     Elsewhere in a kernel: the warpgroup's index in the block.
+
+    On NVIDIA it is lane 0's value (`shfl.sync.idx`), so ptxas knows it is
+    the same in every lane of a warp: values derived from it stay in uniform
+    registers and branches on it are convergent (tile programs never split
+    a warp's lanes, so the shuffle always has the whole warp). A kernel with
+    `attributes {tile.uniform_warpgroup_id = false}` takes each thread's own
+    index instead; ptxas schedules the two differently, and some kernels
+    measured faster with one, some with the other.
   }];
   let results = (outs Index:$result);
   let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_PartRowsOp : Tile_Op<"part_rows", [Pure]> {
+  let summary = "the rows of a block-scope tile its executing part computes";
+  let description = [{
+    `[lo, hi)` holds every row of a block-scope register tile of type
+    `tile` whose first row is element row `row` that the executing threads
+    compute. Before tile-warp-specialize that is the whole tile,
+    `[row, row + R)`; once the pass splits such tiles by rows over W
+    consumer warpgroups (R a multiple of 64·W) it is the warpgroup's slice,
+    `[row + wg·R/W, row + (wg + 1)·R/W)`. Otherwise (tiles split by
+    columns, or by rows in slices under 64 rows) it stays the whole tile:
+    the range may be larger than the part, never smaller.
+
+    A program skips work whose rows are all masked or past the end, per
+    part: a consumer warpgroup whose 64 query rows lie past the sequence,
+    or above a causal diagonal, leaves the tensor cores to the others. The
+    values such a skip yields instead must be what the work would have
+    produced for those rows, or rows nothing stores.
+
+    ```mlir
+    %lo, %hi = tile.part_rows %q0 of !tile.rt<192x128xf32, block>
+    %live = arith.cmpi ult, %lo, %seq : index
+    ```
+  }];
+  let arguments = (ins Index:$row, TypeAttr:$tile);
+  let results = (outs Index:$lo, Index:$hi);
+  let assemblyFormat = "$row `of` $tile attr-dict";
   let hasVerifier = 1;
 }
 
