@@ -164,8 +164,7 @@ private:
     OpBuilder b(op);
     Location loc = op.getLoc();
     Value share = constIndex(b, loc, rows / warpgroups);
-    Value lo = arith::AddIOp::create(b, loc, op.getRow(),
-                                     arith::MulIOp::create(b, loc, wg, share));
+    Value lo = sliceFirstRow(b, loc, op.getRow(), share);
     Value hi = arith::AddIOp::create(b, loc, lo, share);
     op->replaceAllUsesWith(ValueRange{lo, hi});
     op->erase();
@@ -228,9 +227,7 @@ private:
       int64_t rows =
           cast<RegTileType>(op->getResult(0).getType()).getShape()[0] /
           warpgroups;
-      Value offset =
-          arith::MulIOp::create(b, loc, wg, constIndex(b, loc, rows));
-      row.set(arith::AddIOp::create(b, loc, row.get(), offset));
+      row.set(sliceFirstRow(b, loc, row.get(), constIndex(b, loc, rows)));
       return Split::retype;
     }
     if (isa<ColMaxOp, ColSumOp>(op)) {
@@ -379,6 +376,13 @@ private:
     return RegTileType::get(
         {tile.getShape()[0], tile.getShape()[1] / warpgroups},
         tile.getElementType(), Scope::warpgroup, tile.getLayout());
+  }
+
+  /// Element row of this warpgroup's slice of `share` rows in a block tile
+  /// whose first row is `row`: row + wg * share.
+  Value sliceFirstRow(OpBuilder &b, Location loc, Value row, Value share) {
+    return arith::AddIOp::create(b, loc, row,
+                                 arith::MulIOp::create(b, loc, wg, share));
   }
 
   /// Tile index of this warpgroup's slice, in slices: i * W + wg.
