@@ -28,7 +28,8 @@
 // RUN: rm -rf %t.c && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.c cubin=false producer-registers=24 mma-split=contraction stages=2" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=CONTRACTION < %t.c/attention_bwd.ptx
 // RUN: rm -rf %t.f6 && tk-opt %kernels/attention_bwd_d64.mlir -tile-to-nvidia="out=%t.f6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
-// RUN: FileCheck %s --check-prefix=FUSED64 --implicit-check-not="bar.sync 15" < %t.f6/attention_bwd_d64.ptx
+// RUN: FileCheck %s --check-prefix=FUSED64 < %t.f6/attention_bwd_d64.ptx
+// RUN: tk-opt %kernels/attention_bwd_d64.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=FUSED64-IR
 
 // FUSED: .entry attention_bwd
 // FUSED-DAG: setmaxnreg.inc.sync.aligned.u32 240
@@ -65,30 +66,32 @@
 // CONTRACTION: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 {{.*}}, 32768;
 // CONTRACTION-NOT: cp.reduce.async.bulk
 
-// Head dim 64: Sᵀ and dPᵀ are queued together (the
-// softmax waits for Sᵀ only); the reducing store goes out before the last
-// wait, under dK.
+// Head dim 64 steps over 128 queries: Sᵀ and dPᵀ (m64n128 per warpgroup,
+// k = 64, both operands in shared memory) are queued together and the
+// softmax waits for Sᵀ only; dV is queued before the consumers' barrier
+// (dSᵀ is read by both warpgroups' dQ rows), dQ (m64n64, k = 128) and dK
+// after it; the reducing store (a 64x64 part per warpgroup) goes out
+// before the last wait, under dK.
 // FUSED64: .entry attention_bwd_d64
-// K and V come into registers (ldmatrix, four per warp each) once per key
-// tile and are the A operands of Sᵀ and dPᵀ inside the loop.
-// FUSED64: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[K0:%r[0-9]+]],
-// FUSED64-COUNT-3: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// FUSED64: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {[[V0:%r[0-9]+]],
-// FUSED64-COUNT-3: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// FUSED64: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-// FUSED64: }, {[[K0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd
-// FUSED64: }, {[[V0]], %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd
-// FUSED64: wgmma.wait_group.sync.aligned 1;
+// FUSED64-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// FUSED64: wgmma.commit_group.sync.aligned;
+// FUSED64-NEXT: wgmma.wait_group.sync.aligned 1;
+// FUSED64-NOT: wgmma.mma_async
 // FUSED64: wgmma.wait_group.sync.aligned 0;
-// The dQ product is split along its contraction (tile.split): each consumer
-// multiplies its own 64 keys of dS after its own warpgroup's barrier (no
-// consumers' barrier anywhere) and adds a 64x64 partial.
-// FUSED64: bar.sync %r{{[0-9]+}}, 128;
-// FUSED64: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// FUSED64: fence.proxy.async.shared::cta
+// FUSED64-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// FUSED64: bar.sync 15, 256;
+// FUSED64-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // FUSED64: wgmma.wait_group.sync.aligned 1;
 // FUSED64-COUNT-8: st.shared.v4.b32
 // FUSED64: cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 {{.*}}, 16384;
 // FUSED64: wgmma.wait_group.sync.aligned 0;
+// Two Q/dO stages (the loop's tile.stages) and two dSᵀ buffers.
+// FUSED64-IR-LABEL: tile.kernel @attention_bwd_d64
+// FUSED64-IR: tile.alloc : !tile.st<2x128x64xbf16, #tile.swizzle<128>>
+// FUSED64-IR: tile.alloc : !tile.st<2x128x64xbf16, #tile.swizzle<128>>
+// FUSED64-IR: tile.alloc : !tile.st<2x128x128xbf16, #tile.swizzle<128>>
+// FUSED64-IR: tile.alloc : !tile.sv<2x4096xf32>
 
 // DQ: .entry attention_bwd_dq
 // DQ-DAG: setmaxnreg.inc.sync.aligned.u32 240
