@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks tk_mlir.attention()'s gradients (the backward form it picks per
 head dim; for [batch, heads, seq, dim] cases also the other form: the fused
-kernels/attention_bwd.mlir / attention_bwd_d64.mlir, or the two kernels
+kernels/attention_bwd.mlir / attention_bwd_d64.mlir (attention_bwd_q80.mlir
+for long non-causal head-dim-128 calls, `fused_program`), or the two kernels
 attention_bwd_dq.mlir + attention_bwd_dkv.mlir and their _d64 twins) against
 float32 torch autograd, and times both forms of the backward next to torch
 SDPA's flash and cuDNN backends in the same run.
@@ -35,7 +36,7 @@ from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
 from tk_mlir.attention import (attention_backward, attention_forward,  # noqa: E402
-                               backward_delta, uses_fused)
+                               backward_delta, fused_program, uses_fused)
 from timing import time_interleaved  # noqa: E402
 
 CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
@@ -171,6 +172,7 @@ def bench(rows, D, seqs=SEQS):
                 row[f"{name}_tflops"] = flops / t / 1e9
             form = "fused" if uses_fused(D, n) else "split"
             row["tk_form"] = form
+            row["tk_fused_program"] = fused_program(D, n, causal)
             row["tk_tflops"] = row[f"tk_{form}_tflops"]
             if "cudnn_tflops" in row:
                 row["vs_cudnn"] = row["tk_tflops"] / row["cudnn_tflops"]

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Checks the fused backward programs attention() does not select
-(tk_mlir.attention.FUSED_ALTERNATIVES, e.g. the 80-query attention_bwd_q80)
-against a float32 torch reference on awkward shapes (lengths 1 to 4097, GQA
-and MQA, causal and not; tolerances as in benchmarks/attention_bwd.py), and
-times each against the default fused program in the same run (non-causal,
-16k tokens, 2048 hidden; ratio = ours / default, not a peer comparison).
+"""Checks the fused backward programs besides each head dim's default
+(tk_mlir.attention.FUSED_ALTERNATIVES, e.g. the 80-query attention_bwd_q80,
+which attention() takes only for long non-causal calls) against a float32
+torch reference on awkward shapes (lengths 1 to 4097, GQA and MQA, causal
+and not; tolerances as in benchmarks/attention_bwd.py), and times each
+against the default fused program (FUSED_BACKWARD) in the same run
+(non-causal, 16k tokens, 2048 hidden; ratio = ours / default, not a peer
+comparison).
 
 usage: TK_MLIR_ARTIFACTS=DIR attention_bwd_programs.py [--out DIR]
 """
@@ -21,8 +23,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..",
 from attention_bwd import compare, reference_grads  # noqa: E402
 from report import finish  # noqa: E402
 from timing import time_interleaved  # noqa: E402
-from tk_mlir.attention import (FUSED_ALTERNATIVES, attention_backward,  # noqa: E402
-                               attention_forward)
+from tk_mlir.attention import (FUSED_ALTERNATIVES, FUSED_BACKWARD,  # noqa: E402
+                               attention_backward, attention_forward)
 
 CASES = [  # batch, heads, kv heads, seq, causal
     (1, 2, 2, 1, False), (1, 2, 2, 17, False), (1, 8, 2, 300, False),
@@ -69,7 +71,8 @@ def main():
                 fns = {name: (lambda p=p: attention_backward(
                            q, k, v, o, lse, g, False, scale, fused=True,
                            program=p))
-                       for name, p in (("default", None), (program, program))}
+                       for name, p in (("default", FUSED_BACKWARD[d]),
+                                       (program, program))}
                 t = time_interleaved(fns, warmup=2, rounds=7, per_batch=4)
                 flops = 2.5 * 4 * b * h * n * n * d
                 row = {"program": program, "dim": d, "seq": n,

@@ -289,11 +289,27 @@ def test_q80_backward_holds_dq_transposed_in_whole_column_tiles(tmp_path):
 
 
 def test_backward_program_must_be_an_alternative():
-    """attention_backward(program=...) names a fused alternative of the head
+    """attention_backward(program=...) names a fused program of the head
     dim; anything else is refused before any tensor is touched."""
     from tk_mlir.attention import attention_backward
     q = T([1, 1, 4, 64])
     with pytest.raises(ValueError, match=r"program: head dim 64 has the "
-                       r"fused alternatives \[\], not 'attention_bwd_q80'"):
+                       r"fused programs \['attention_bwd_d64'\], not "
+                       r"'attention_bwd_q80'"):
         attention_backward(q, q, q, q, q, q, False, 0.1,
                            program="attention_bwd_q80")
+
+
+def test_long_noncausal_backward_takes_the_80_query_program():
+    """attention() takes the 80-query fused program for non-causal head-dim-
+    128 calls from LONG_NONCAUSAL_BACKWARD's length on, the default program
+    below it, causal, and at head dim 64."""
+    from tk_mlir.attention import (FUSED_ALTERNATIVES, FUSED_BACKWARD,
+                                   LONG_NONCAUSAL_BACKWARD, fused_program)
+    program, start = LONG_NONCAUSAL_BACKWARD[128]
+    assert program in FUSED_ALTERNATIVES[128]
+    assert fused_program(128, start, False) == program
+    assert fused_program(128, 16384, False) == program
+    assert fused_program(128, start - 1, False) == FUSED_BACKWARD[128]
+    assert fused_program(128, 16384, True) == FUSED_BACKWARD[128]
+    assert fused_program(64, 16384, False) == FUSED_BACKWARD[64]

@@ -10,7 +10,8 @@ build/artifacts of this checkout), as scripts/setup.sh writes them:
 
 Gradients go through one of two forms, chosen per head dim and length by
 measurement (`FUSED_FROM`, `uses_fused`): the fused kernel, kernels/attention_bwd.mlir
-(attention_bwd_d64.mlir for head dim 64), where one block per key tile
+(attention_bwd_d64.mlir for head dim 64; attention_bwd_q80.mlir for long
+non-causal head-dim-128 calls: `fused_program`), where one block per key tile
 computes dK and dV and adds its part of dQ into an f32 accumulator; or two
 kernels, kernels/attention_bwd_dq.mlir and attention_bwd_dkv.mlir (and their
 _d64 twins). attention_backward(..., fused=True/False) picks one explicitly.
@@ -51,11 +52,16 @@ _DQ_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq", "scale", "causal"]
 _DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
              "causal"]
 FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
-# Other fused backward programs, taken only when asked for by name
-# (attention_backward's `program`): head dim -> names. The 80-query program
-# is correct but 0.91-0.99x attention_bwd on the H100 (docs/performance.md,
-# "Sixteenth session").
+# Other fused backward programs (attention_backward's `program` names one
+# of them or FUSED_BACKWARD's): head dim -> names.
 FUSED_ALTERNATIVES = {128: ("attention_bwd_q80",)}
+# Head dim -> (program, length): the fused program attention() takes for
+# non-causal calls from that length on instead of FUSED_BACKWARD's. The
+# 80-query program (FlashAttention-3's non-causal tile) measured 1.00-1.04x
+# attention_bwd at 8192 and 16384 in the H100 runs since the warp-uniform
+# warpgroup index, 0.95-0.99x at 2048 and 4096 (docs/performance.md,
+# "Seventeenth session", "Eighteenth session").
+LONG_NONCAUSAL_BACKWARD = {128: ("attention_bwd_q80", 8192)}
 # Head dim -> the sequence length from which attention() takes the fused
 # backward (None: never). Measured on an H100 (docs/performance.md
 # "Fifteenth session"): with dQ accumulated in fragment order the fused
@@ -209,6 +215,15 @@ def uses_fused(dim, seq):
     return _reaches(FUSED_FROM[dim], seq)
 
 
+def fused_program(dim, seq, causal):
+    """Name of the fused backward program attention() runs for head dim
+    `dim`, `seq` queries and `causal` (`LONG_NONCAUSAL_BACKWARD`)."""
+    long = LONG_NONCAUSAL_BACKWARD.get(dim)
+    if long is not None and not causal and _reaches(long[1], seq):
+        return long[0]
+    return FUSED_BACKWARD[dim]
+
+
 def _round_up(n, m):
     return -(-n // m) * m
 
@@ -220,18 +235,20 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
     fused: True, one kernel that adds dQ into an f32 accumulator (converted
     to bf16 here); False, the dQ and dK/dV kernels; None (default), the
     faster form for the head dim and length (`uses_fused`). program: the
-    name of a fused program to run instead of FUSED_BACKWARD's (one of
-    FUSED_ALTERNATIVES for the head dim)."""
+    name of the fused program to run (FUSED_BACKWARD's or one of
+    FUSED_ALTERNATIVES for the head dim) instead of `fused_program`'s
+    choice."""
     dim = q.shape[-1]
     if dim not in BACKWARD:
         raise NotImplementedError(
             f"attention backward exists for head dims {sorted(BACKWARD)}, "
             f"not {dim}")
     if program is not None:
-        if program not in FUSED_ALTERNATIVES.get(dim, ()):
+        choices = (FUSED_BACKWARD[dim],) + FUSED_ALTERNATIVES.get(dim, ())
+        if program not in choices:
             raise ValueError(
-                f"program: head dim {dim} has the fused alternatives "
-                f"{list(FUSED_ALTERNATIVES.get(dim, ()))}, not {program!r}")
+                f"program: head dim {dim} has the fused programs "
+                f"{list(choices)}, not {program!r}")
         fused = True
     import torch
     if fused is None:
@@ -241,7 +258,7 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
     if pad:  # padded rows are past the sequence: never used
         lse = torch.nn.functional.pad(lse, (0, pad))
     if fused:
-        kernel = _kernel(program or FUSED_BACKWARD[dim])
+        kernel = _kernel(program or fused_program(dim, q.shape[2], causal))
         # The f32 dQ accumulator, row-major or (as the manifest says) in
         # fragment order, which takes whole 64-row slabs; a view whose
         # columns are dynamic holds dQ transposed, [batch, heads, dim, seq],
