@@ -44,7 +44,7 @@ for kernel in attention_naive attention_naive_d64 attention_naive_d64_q128 \
     -o /dev/null 2>/dev/null
 done
 echo
-echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv160, attention_naive_d64_q128 (and attention_bwd_q80, not selected: attention_backward(program=...))"
+echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv160, attention_naive_d64_q128, attention_bwd_q80 (the long non-causal head-dim-128 backward)"
 echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd
