@@ -43,8 +43,15 @@ for kernel in attention_naive attention_naive_d64 attention_naive_d64_q128 \
     -tile-to-nvidia="out=build/artifacts/$kernel producer-registers=24" \
     -o /dev/null 2>/dev/null
 done
+# Variants: a program compiled again with other options under its own name
+# (tk_mlir.attention.VARIANTS): the short causal head-dim-64 forward's
+# four-stage ring.
+rm -rf build/artifacts/attention_naive_d64_ring4
+build/bin/tk-opt kernels/attention_naive_d64.mlir \
+  -tile-to-nvidia="out=build/artifacts/attention_naive_d64_ring4 producer-registers=24 stages=4 override-stages=true" \
+  -o /dev/null 2>/dev/null
 echo
-echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv160, attention_naive_d64_q128, attention_bwd_q80 (the long non-causal head-dim-128 backward)"
+echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv160, attention_naive_d64_q128, attention_bwd_q80 (the long non-causal head-dim-128 backward), attention_naive_d64_ring4 (attention_naive_d64 with a four-stage ring, for short causal calls)"
 echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd

@@ -59,21 +59,24 @@ def test_artifacts_dir_from_environment(monkeypatch):
 
 
 def _compiled_params(tmp_path, name):
-    """The manifest parameters of kernels/<name>.mlir compiled by tk-opt
-    (skips the test when tk-opt is not built)."""
+    """The manifest parameters of kernels/<name>.mlir (or of a variant's
+    program, compiled with its options) compiled by tk-opt (skips the test
+    when tk-opt is not built)."""
     import json
     import subprocess
     root = os.path.join(os.path.dirname(__file__), "..", "..")
     tk_opt = os.path.join(root, "build", "bin", "tk-opt")
     if not os.path.exists(tk_opt):
         pytest.skip("tk-opt is not built")
+    from tk_mlir.attention import VARIANTS
+    program, options = VARIANTS.get(name, (name, ""))
     out = tmp_path / name
-    subprocess.run([tk_opt, os.path.join(root, "kernels", name + ".mlir"),
+    subprocess.run([tk_opt, os.path.join(root, "kernels", program + ".mlir"),
                     f"-tile-to-nvidia=out={out} cubin=false "
-                    "producer-registers=24", "-o", os.devnull],
+                    f"producer-registers=24 {options}", "-o", os.devnull],
                    check=True, capture_output=True)
-    manifest = json.load(open(out / (name + ".json")))
-    return manifest["kernels"][name]["params"]
+    manifest = json.load(open(out / (program + ".json")))
+    return manifest["kernels"][program]["params"]
 
 
 @pytest.mark.parametrize("dim", [128, 64])
@@ -102,17 +105,17 @@ def test_backward_argument_names_match_the_kernels(tmp_path, dim):
     (64, 16384, False, "attention_naive_d64"),
     (64, 16384, True, "attention_naive_d64"),
     (64, 2048, True, "attention_naive_d64"),
-    (64, 2047, True, "attention_naive_d64"),
-    (64, 512, True, "attention_naive_d64"),
-    (64, 1, True, "attention_naive_d64"),
+    (64, 2047, True, "attention_naive_d64_ring4"),
+    (64, 512, True, "attention_naive_d64_ring4"),
+    (64, 1, True, "attention_naive_d64_ring4"),
     (64, 1, False, "attention_naive_d64"),
     (64, 512, False, "attention_naive_d64"),
 ])
 def test_forward_kernel_by_length(dim, seq, causal, name):
     """Head dim 128 runs the 128-key program at every length (the 160-key
     one is no longer faster anywhere: LONG_FROM is None); head dim 64 the
-    192-query program at every length too (the 128-query one is no longer
-    faster for short causal calls: SHORT_CAUSAL_BELOW is None)."""
+    192-query program, compiled with a four-stage ring for causal calls
+    shorter than SHORT_CAUSAL_BELOW."""
     from tk_mlir.attention import forward_kernel
     assert forward_kernel(dim, seq, causal) == name
 
@@ -133,7 +136,7 @@ def test_forward_launch_mode(dim, seq, causal, one_tile):
 @pytest.mark.parametrize("dim", [128, 64])
 def test_other_forward_kernels_take_the_same_arguments(tmp_path, dim):
     """The 160-key program has the 128-key program's parameters, and the
-    128-query head-dim-64 program the 192-query one's, so
+    short causal head-dim-64 variant (a deeper ring) the program's, so
     attention_forward() launches either with the same arguments."""
     from tk_mlir.attention import KERNELS, LONG_KERNEL, SHORT_CAUSAL_KERNEL
     names = (KERNELS[dim], {128: LONG_KERNEL, 64: SHORT_CAUSAL_KERNEL}[dim])
@@ -313,3 +316,21 @@ def test_long_noncausal_backward_takes_the_80_query_program():
     assert fused_program(128, start - 1, False) == FUSED_BACKWARD[128]
     assert fused_program(128, 16384, True) == FUSED_BACKWARD[128]
     assert fused_program(64, 16384, False) == FUSED_BACKWARD[64]
+
+
+def test_variant_manifest_lies_under_its_own_name(tmp_path, monkeypatch):
+    """A variant is looked up in its own folder, as the file its program
+    compiles to; a missing one names the compile command with its
+    options."""
+    import importlib
+    attention = importlib.import_module("tk_mlir.attention")
+    monkeypatch.setenv("TK_MLIR_ARTIFACTS", str(tmp_path))
+    monkeypatch.setattr(attention, "_loaded", {})
+    program, options = attention.VARIANTS[attention.SHORT_CAUSAL_KERNEL]
+    expected = os.path.join(str(tmp_path), attention.SHORT_CAUSAL_KERNEL,
+                            program + ".json")
+    with pytest.raises(FileNotFoundError) as e:
+        attention._kernel(attention.SHORT_CAUSAL_KERNEL)
+    assert expected in str(e.value)
+    assert f"kernels/{program}.mlir" in str(e.value)
+    assert options in str(e.value)

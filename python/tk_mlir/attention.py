@@ -1,8 +1,8 @@
 """attention(q, k, v, causal=..., scale=...): softmax(Q Kᵀ · scale) V with the
 attention tile programs compiled by tk-opt (kernels/attention_naive.mlir for
 head dim 128, kernels/attention_naive_d64.mlir for 64; for head dim 64,
-causal and short, kernels/attention_naive_d64_q128.mlir: see
-`forward_kernel`).
+causal and short, the same program with a deeper ring: see `forward_kernel`
+and `VARIANTS`).
 
 The compiled kernels are looked up in $TK_MLIR_ARTIFACTS (default
 build/artifacts of this checkout), as scripts/setup.sh writes them:
@@ -31,14 +31,23 @@ KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
 # one level or faster at every length ("Fourteenth session").
 LONG_KERNEL = "attention_naive_kv160"
 LONG_FROM = {False: None, True: None}
-# Head dim 64, causal, shorter than SHORT_CAUSAL_BELOW (None: never):
-# 128-query tiles (two consumer warpgroups) instead of 192. It was 1.10x /
-# 1.14x the 192-query program at 512 / 1024 queries (H100, docs/performance.md
-# "Twelfth session") until that program's warpgroups skipped the key tiles
-# above their own rows, which made it the faster one there too
-# ("Seventeenth session").
-SHORT_CAUSAL_KERNEL = "attention_naive_d64_q128"
-SHORT_CAUSAL_BELOW = None
+# Programs compiled a second time with other tk-opt -tile-to-nvidia options,
+# under their own name: name -> (program, options); the manifest is
+# <artifacts>/<name>/<program>.json.
+VARIANTS = {
+    "attention_naive_d64_ring4": ("attention_naive_d64",
+                                  "stages=4 override-stages=true"),
+}
+# Head dim 64, causal, shorter than SHORT_CAUSAL_BELOW (None: never): the
+# 192-query program with a four-stage K/V ring instead of two, so a
+# warpgroup that skips the key tiles above its rows runs ahead into the
+# next tile: 1.05-1.06x the two-stage ring at 512 and 1024 causal, but
+# 0.96x non-causal from 2048 on (H100, docs/performance.md "Seventeenth
+# session", "Eighteenth session"). (The 128-query program,
+# kernels/attention_naive_d64_q128.mlir, was taken here until the 192-query
+# one skipped per warpgroup.)
+SHORT_CAUSAL_KERNEL = "attention_naive_d64_ring4"
+SHORT_CAUSAL_BELOW = 2048
 # Causal forward calls at head dim d and at least ONE_TILE_FROM[d] queries
 # launch one tile per block (the hardware's block scheduler balances the
 # tiles' different lengths); shorter ones, and every non-causal call, run
@@ -142,12 +151,14 @@ _loaded = {}
 def _kernel(name):
     from .runtime import Kernel
     if name not in _loaded:
-        path = os.path.join(artifacts_dir(), name, name + ".json")
+        program, options = VARIANTS.get(name, (name, ""))
+        path = os.path.join(artifacts_dir(), name, program + ".json")
         if not os.path.exists(path):
             raise FileNotFoundError(
                 f"no compiled kernel at {path}; run scripts/setup.sh or "
-                f"tk-opt kernels/{name}.mlir -tile-to-nvidia=\"out="
-                f"{os.path.dirname(path)} producer-registers=24\"")
+                f"tk-opt kernels/{program}.mlir -tile-to-nvidia=\"out="
+                f"{os.path.dirname(path)} producer-registers=24"
+                + (" " + options if options else "") + "\"")
         names = _ARG_NAMES.get(
             name, ["q", "k", "v", "o", "lse", "scale", "causal"])
         _loaded[name] = Kernel(path, names=names)

@@ -27,6 +27,11 @@ struct NVIDIAPipelineOptions
       llvm::cl::desc("tile-pipeline's ring stages for loops without "
                      "tile.stages (0: the most, up to 3, that fit)"),
       llvm::cl::init(0)};
+  Option<bool> overrideStages{
+      *this, "override-stages",
+      llvm::cl::desc("A positive `stages` also replaces the loops' "
+                     "tile.stages (tile-pipeline's override-stages)"),
+      llvm::cl::init(false)};
   Option<bool> warpSpecialize{
       *this, "warp-specialize",
       llvm::cl::desc("Run tile-warp-specialize (false keeps pipelined loops "
@@ -69,6 +74,7 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   OpPassManager &kernels = pm.nest<tk::tile::KernelOp>();
   tk::tile::TilePipelineOptions pipeline;
   pipeline.stages = options.stages;
+  pipeline.overrideStages = options.overrideStages;
   kernels.addPass(tk::tile::createTilePipeline(pipeline));
   tk::tile::TileWarpSpecializeOptions specialize;
   specialize.producerRegisters = options.producerRegisters;

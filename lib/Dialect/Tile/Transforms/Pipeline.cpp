@@ -315,7 +315,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
-      auto attr = loop->getAttrOfType<IntegerAttr>(kStagesAttr);
+      auto attr = stagesAttr(loop);
       if ((attr && attr.getInt() == 1) || (!attr && stages == 1))
         continue;
       LoopPlan plan;
@@ -575,6 +575,13 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
   }
 
   /// The stage count for `plan`, or nullopt after a diagnostic.
+  /// The loop's tile.stages, unless the `stages` option overrides it.
+  IntegerAttr stagesAttr(scf::ForOp loop) {
+    if (overrideStages && stages > 0)
+      return {};
+    return loop->getAttrOfType<IntegerAttr>(kStagesAttr);
+  }
+
   std::optional<int64_t> chooseStages(KernelOp kernel, LoopPlan &plan) {
     const tk::TargetInfo &target = getTargetInfo(kernel);
     int64_t budget = target.sharedMemoryBytes;
@@ -586,7 +593,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       most = n;
     int64_t requested = stages;
     StringRef from = "the 'stages' option";
-    if (auto attr = plan.loop->getAttrOfType<IntegerAttr>(kStagesAttr)) {
+    if (auto attr = stagesAttr(plan.loop)) {
       // The dialect verifies it is positive.
       requested = attr.getInt();
       from = "'tile.stages'";

@@ -96,7 +96,9 @@ def TilePipeline : Pass<"tile-pipeline", "::tk::tile::KernelOp"> {
     N is the loop's `tile.stages` attribute if present, else the `stages`
     option, else (0) the most stages, up to 3, that fit the target's
     shared-memory budget; an N that does not fit is an error naming the
-    bytes needed and the largest N that fits.
+    bytes needed and the largest N that fits. With `override-stages` a
+    positive `stages` option wins over the loops' attributes: one program
+    compiled twice, e.g. a deeper ring for short calls.
 
     Left alone, with a remark saying why: loops whose copied buffer is used
     after the loop or before its copy in the body, read by `tile.mma_async`,
@@ -134,6 +136,9 @@ def TilePipeline : Pass<"tile-pipeline", "::tk::tile::KernelOp"> {
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "Ring stages when the loop has no tile.stages attribute "
            "(0: the most, up to 3, that fit in shared memory)">,
+    Option<"overrideStages", "override-stages", "bool", /*default=*/"false",
+           "A positive `stages` also replaces the loops' tile.stages (to "
+           "compile a variant of a program with another ring depth)">,
   ];
 }
 
