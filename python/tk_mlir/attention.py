@@ -76,8 +76,8 @@ LONG_NONCAUSAL_BACKWARD = {128: ("attention_bwd_q80", 8192)}
 # "Fifteenth session"): with dQ accumulated in fragment order the fused
 # kernel is 1.04-1.10x the two kernels from 4096 on at head dim 128 (level
 # at 2048, slower below). At head dim 64 the fused program steps over 128
-# queries ("Eighteenth session"): 1.07-1.14x the two kernels at 1024 and
-# 1.16-1.35x from 2048 on, level at 512 (0.99-1.01).
+# queries ("Eighteenth session"): 1.04-1.14x the two kernels at 1024 and
+# 1.12-1.35x from 2048 on, 0.95-1.01x at 512 (three runs).
 FUSED_FROM = {128: 4096, 64: 1024}
 _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
                "scale", "causal"]
