@@ -43,13 +43,19 @@ for kernel in attention_naive attention_naive_d64 attention_naive_d64_q128 \
     -tile-to-nvidia="out=build/artifacts/$kernel producer-registers=24" \
     -o /dev/null 2>/dev/null
 done
-# Variants: a program compiled again with other options under its own name
-# (tk_mlir.attention.VARIANTS): the short causal head-dim-64 forward's
-# four-stage ring.
-rm -rf build/artifacts/attention_naive_d64_ring4
-build/bin/tk-opt kernels/attention_naive_d64.mlir \
-  -tile-to-nvidia="out=build/artifacts/attention_naive_d64_ring4 producer-registers=24 stages=4 override-stages=true" \
-  -o /dev/null 2>/dev/null
+# Variants: a program compiled again with other options under its own name,
+# as tk_mlir.attention.VARIANTS lists them (e.g. the short causal
+# head-dim-64 forward's four-stage ring).
+PYTHONPATH=python python3 -c '
+from tk_mlir.attention import VARIANTS
+for name, (program, options) in VARIANTS.items():
+    print(name, program, options)' |
+while read -r name program options; do
+  rm -rf "build/artifacts/$name"
+  build/bin/tk-opt "kernels/$program.mlir" \
+    -tile-to-nvidia="out=build/artifacts/$name producer-registers=24 $options" \
+    -o /dev/null 2>/dev/null
+done
 echo
 echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv160, attention_naive_d64_q128, attention_bwd_q80 (the long non-causal head-dim-128 backward), attention_naive_d64_ring4 (attention_naive_d64 with a four-stage ring, for short causal calls)"
 echo

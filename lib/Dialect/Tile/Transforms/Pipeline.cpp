@@ -574,7 +574,6 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       copy.erase();
   }
 
-  /// The stage count for `plan`, or nullopt after a diagnostic.
   /// The loop's tile.stages, unless the `stages` option overrides it.
   IntegerAttr stagesAttr(scf::ForOp loop) {
     if (overrideStages && stages > 0)
@@ -582,6 +581,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     return loop->getAttrOfType<IntegerAttr>(kStagesAttr);
   }
 
+  /// The stage count for `plan`, or nullopt after a diagnostic.
   std::optional<int64_t> chooseStages(KernelOp kernel, LoopPlan &plan) {
     const tk::TargetInfo &target = getTargetInfo(kernel);
     int64_t budget = target.sharedMemoryBytes;
