@@ -2,9 +2,10 @@
 # Sets tk-mlir up on Debian 12 and runs the main job: installs the packages it
 # needs (when missing), builds tk-opt, then compiles the bundled GEMM program
 # to PTX, cubin (when the CUDA toolkit's ptxas is present) and a launch
-# manifest, and shows what came out; also compiles the attention programs
-# that tk_mlir.attention() loads, and the naive GEMM and attention programs
-# for AMD (gfx942, gfx950: ISA + HSACO + manifest; compiled, not run here).
+# manifest, and shows what came out; also compiles the A·Bᵀ GEMM, the
+# attention programs that tk_mlir.attention() loads, and the naive GEMM and
+# attention programs for AMD (gfx942, gfx950: ISA + HSACO + manifest;
+# compiled, not run here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,10 @@ print(f"kernel gemm: {k['threads']} threads, {k['shared_memory_bytes']} B shared
 print("parameters:", ", ".join(f"{e['kind']}[{e['param']}]" for e in k["abi"]))
 print("binaries:", m["ptx"], m.get("cubin", "(no ptxas: PTX only)"))
 PY
+# C = A · Bᵀ (gemm.py --transpose-b runs it).
+rm -rf build/artifacts/gemm_abt
+build/bin/tk-opt kernels/gemm_abt.mlir -tile-to-nvidia="out=build/artifacts/gemm_abt" \
+  -o /dev/null
 for kernel in attention_naive attention_naive_d64 attention_naive_d64_q128 \
     attention_naive_kv160 attention_bwd \
     attention_bwd_d64 attention_bwd_dq attention_bwd_dkv attention_bwd_dq_d64 \
