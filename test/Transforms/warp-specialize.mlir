@@ -111,6 +111,7 @@ tile.kernel @direct_store(%A: !view, %B: !view, %C: !view) launch(warpgroups = 2
       scf.yield %y : !acc
     } {tile.stages = 4}
     %out = tile.cast %acc : !acc to !tile.rt<128x256xbf16, block>
+    // expected-remark @+1 {{store not staged through shared memory: its buffer would bring the kernel to 262208 bytes, over the target's 231424; it and the stores after it write to global memory directly}}
     tile.store %out, %C[%m, %n] : !tile.rt<128x256xbf16, block>, !view
   }
 }
@@ -349,6 +350,38 @@ tile.kernel @column_split(%A: !view, %B: !view, %C: !tile.gl<?x?xf32>, %s: f32) 
       tile.barrier block
       %d = tile.mma AtB %a, %b : !tile.st<64x64xbf16>, !tile.st<64x128xbf16> -> !tile.rt<64x128xf32, block>
       %e = tile.mul %d, %s : !tile.rt<64x128xf32, block>, f32
+      tile.store %e, %C[%m, %c0] reduce add : !tile.rt<64x128xf32, block>, !tile.gl<?x?xf32>
+    }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// The same with a large shared tile besides: the 32 KB staging buffer does
+// not fit, so the reducing store stays an element-wise (atomic) one, and a
+// remark says so.
+// CHECK-LABEL: tile.kernel @column_split_no_room
+// CHECK-NOT: tile.store_async
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] reduce add : !tile.rt<64x64xf32, warpgroup>
+// CHECK-NOT: tile.store_async
+tile.kernel @column_split_no_room(%A: !view, %B: !view, %C: !tile.gl<?x?xf32>, %s: f32) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %b = tile.alloc : !tile.st<64x128xbf16>
+  // Unused: it only takes the room.
+  %pad = tile.alloc : !tile.st<768x64xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.dim %A[0] : !view
+  tile.foreach_tile (%m) in (%n) {
+    scf.for %k = %c0 to %n step %c1 {
+      tile.copy %A[%k, %m] -> %a : !view, !tile.st<64x64xbf16>
+      tile.copy %B[%k, %c0] -> %b : !view, !tile.st<64x128xbf16>
+      tile.barrier block
+      %d = tile.mma AtB %a, %b : !tile.st<64x64xbf16>, !tile.st<64x128xbf16> -> !tile.rt<64x128xf32, block>
+      %e = tile.mul %d, %s : !tile.rt<64x128xf32, block>, f32
+      // expected-remark @+1 {{store not staged through shared memory: its buffer would bring the kernel to 253968 bytes, over the target's 231424; it and the stores after it add element by element (atomics)}}
       tile.store %e, %C[%m, %c0] reduce add : !tile.rt<64x128xf32, block>, !tile.gl<?x?xf32>
     }
   }

@@ -145,8 +145,18 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
                         {value.getShape()[0] * warpgroups, value.getShape()[1]},
                         value.getElementType(), {}));
     auto buffer = AllocOp::create(b, loc, bufferType);
-    if (kernel.getSharedMemoryBytes() > target.sharedMemoryBytes) {
+    if (int64_t needed = kernel.getSharedMemoryBytes();
+        needed > target.sharedMemoryBytes) {
       buffer.erase();
+      // Visible, because the fallback is slow: a reducing store becomes one
+      // atomic add per element (e.g. too many pipeline stages left no room).
+      store.emitRemark()
+          << "store not staged through shared memory: its buffer would "
+             "bring the kernel to "
+          << needed << " bytes, over the target's " << target.sharedMemoryBytes
+          << "; it and the stores after it "
+          << (store.getReduce() ? "add element by element (atomics)"
+                                : "write to global memory directly");
       break;
     }
     b.setInsertionPoint(store);
