@@ -68,6 +68,57 @@ struct PartRowsLowering : OpConversionPattern<PartRowsOp> {
   }
 };
 
+/// Division by a divisor that does not change inside a loop, as a multiply
+/// and a shift (Granlund and Montgomery, "Division by invariant integers
+/// using multiplication", theorem 4.2 with N = 31): for 1 <= d <= 2^31,
+/// l = ceil(log2 d) and m = ceil(2^(31+l) / d) < 2^32, every n < 2^31 has
+/// n / d = (n * m) >> (31 + l), a 32 x 32 -> 64-bit multiply. `build` goes
+/// before the loop (one 64-bit division there); `div` inside replaces the
+/// integer division ptxas would expand at every use (a reciprocal, a
+/// conversion and corrections: about 25 dependent instructions). The caller
+/// guarantees n < 2^31 and d <= 2^31.
+struct InvariantDivisor {
+  Value divisor, magic, shift; // index, i32, i32
+
+  static InvariantDivisor build(OpBuilder &b, Location loc, Value d) {
+    Type i64 = b.getI64Type();
+    auto c64 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+    };
+    // d = 0 only when the loop runs no step: keep the arithmetic defined.
+    Value dd = arith::MaxUIOp::create(
+        b, loc, arith::IndexCastUIOp::create(b, loc, i64, d), c64(1));
+    // l = 64 - clz(d - 1): 0 for d = 1.
+    Value clz = LLVM::CountLeadingZerosOp::create(
+        b, loc, i64, arith::SubIOp::create(b, loc, dd, c64(1)), false);
+    Value l = arith::SubIOp::create(b, loc, c64(64), clz);
+    Value shift = arith::AddIOp::create(b, loc, l, c64(31));
+    // ceil(2^(31+l) / d); 2^(31+l) + d - 1 < 2^63 + 2^31.
+    Value pow = arith::ShLIOp::create(b, loc, c64(1), shift);
+    Value magic = arith::DivUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, pow,
+                              arith::SubIOp::create(b, loc, dd, c64(1))),
+        dd);
+    // Both fit in 32 bits: fewer registers held across the loop.
+    Type i32 = b.getI32Type();
+    return {d, arith::TruncIOp::create(b, loc, i32, magic),
+            arith::TruncIOp::create(b, loc, i32, shift)};
+  }
+
+  Value div(OpBuilder &b, Location loc, Value n) const {
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    // Zero-extended 32-bit factors: a widening 32-bit multiply.
+    Value n32 = arith::IndexCastUIOp::create(b, loc, i32, n);
+    Value product =
+        arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, n32),
+                              arith::ExtUIOp::create(b, loc, i64, magic));
+    Value q = arith::ShRUIOp::create(
+        b, loc, product, arith::ExtUIOp::create(b, loc, i64, shift));
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), q);
+  }
+};
+
 /// Coordinates of the `linear`-th tile: the first dimension fastest, or TK's
 /// grouped order for 2-d spaces with `group`.
 SmallVector<Value> tileCoordinates(OpBuilder &b, Location loc, Value linear,
@@ -98,6 +149,22 @@ SmallVector<Value> tileCoordinates(OpBuilder &b, Location loc, Value linear,
     coords.push_back(arith::RemUIOp::create(b, loc, rest, bound));
     rest = arith::DivUIOp::create(b, loc, rest, bound);
   }
+  return coords;
+}
+
+/// The same coordinates (first dimension fastest) with divisions by
+/// `divisors`, the bounds but the last prepared before the loop.
+SmallVector<Value> tileCoordinates(OpBuilder &b, Location loc, Value linear,
+                                   ArrayRef<InvariantDivisor> divisors) {
+  SmallVector<Value> coords;
+  Value rest = linear;
+  for (const InvariantDivisor &d : divisors) {
+    Value q = d.div(b, loc, rest);
+    coords.push_back(arith::SubIOp::create(
+        b, loc, rest, arith::MulIOp::create(b, loc, q, d.divisor)));
+    rest = q;
+  }
+  coords.push_back(rest);
   return coords;
 }
 
@@ -246,6 +313,8 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     for (PrefixSumOp sum : sums)
       summed.push_back(sum.getX());
     scf::ForOp persistentLoop;
+    Value fits; // i1: the tile indices are below 2^31 (with `divisors`)
+    SmallVector<InvariantDivisor> divisors;
     SmallVector<Value, 3> split;
     Operation *streamKYield = nullptr;
     Value kSteps = adaptor.getKSteps();
@@ -264,18 +333,38 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       if (cluster)
         grid = arith::DivUIOp::create(
             rewriter, loc, grid, constIndex(rewriter, loc, cluster.getInt()));
-      SmallVector<Value> zeros(sums.size(), constIndex(rewriter, loc, 0));
+      // The loop counts this block's tiles, ceil((total - block) / grid),
+      // so neither the iteration nor the tile needs a division per step.
+      Value zero = constIndex(rewriter, loc, 0);
+      Value steps = arith::SelectOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt, total,
+                                block),
+          arith::CeilDivUIOp::create(
+              rewriter, loc, arith::SubIOp::create(rewriter, loc, total, block),
+              grid),
+          zero);
+      // Coordinates of several dimensions divide by the bounds: prepared
+      // here when every tile index is below 2^31 (InvariantDivisor).
+      if (!op.getGroup() && bounds.size() > 1) {
+        fits =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                  total, constIndex(rewriter, loc, 1LL << 31));
+        for (Value bound : bounds.drop_back())
+          divisors.push_back(InvariantDivisor::build(rewriter, loc, bound));
+      }
+      SmallVector<Value> zeros(sums.size(), zero);
       persistentLoop = scf::ForOp::create(
-          rewriter, loc, block, total, grid, zeros,
+          rewriter, loc, zero, steps, constIndex(rewriter, loc, 1), zeros,
           [](OpBuilder &b, Location l, Value, ValueRange carried) {
             scf::YieldOp::create(b, l, carried);
           });
       insertBefore = persistentLoop.getBody()->getTerminator();
       rewriter.setInsertionPoint(insertBefore);
-      linear = persistentLoop.getInductionVar();
-      iteration = arith::DivUIOp::create(
-          rewriter, loc, arith::SubIOp::create(rewriter, loc, linear, block),
-          grid);
+      iteration = persistentLoop.getInductionVar();
+      linear = arith::AddIOp::create(
+          rewriter, loc, block,
+          arith::MulIOp::create(rewriter, loc, iteration, grid));
       if (op.getSnake()) {
         // Odd rounds deal their w tiles to the blocks in reverse.
         Value start = arith::MulIOp::create(rewriter, loc, iteration, grid);
@@ -311,8 +400,24 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
         split = {constIndex(rewriter, loc, 0), kSteps,
                  constIndex(rewriter, loc, 0)};
     }
-    SmallVector<Value> args =
-        tileCoordinates(rewriter, loc, linear, bounds, op.getGroup());
+    SmallVector<Value> args;
+    if (fits) {
+      // Beyond 2^31 tiles the divisions stay (a uniform branch per tile).
+      SmallVector<Type> types(bounds.size(), rewriter.getIndexType());
+      auto ifOp = scf::IfOp::create(rewriter, loc, types, fits,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(rewriter, loc,
+                           tileCoordinates(rewriter, loc, linear, divisors));
+      rewriter.setInsertionPointToStart(ifOp.elseBlock());
+      scf::YieldOp::create(
+          rewriter, loc,
+          tileCoordinates(rewriter, loc, linear, bounds, op.getGroup()));
+      args.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+    } else {
+      args = tileCoordinates(rewriter, loc, linear, bounds, op.getGroup());
+    }
     llvm::append_range(args, split);
     args.push_back(iteration);
     Block &body = op.getBody().front();

@@ -96,12 +96,31 @@ tile.kernel @running_sum(%n: index) launch(warpgroups = 1, grid = persistent) {
 
 // snake: in odd rounds (iteration & 1) the block takes the mirrored tile of
 // its round, start + min(grid, total - start) - 1 - block, where start =
-// iteration * grid; the coordinates come from the chosen index.
+// iteration * grid; the coordinates come from the chosen index. The loop
+// counts the block's tiles, ceil((total - block) / grid), so the iteration
+// is its induction variable. The coordinates divide by the first bound as a
+// multiply and a shift (magic number and shift prepared before the loop)
+// when the tile space is below 2^31 tiles, by plain divisions otherwise.
 // CHECK-LABEL: llvm.func @snake
 // CHECK: %[[B:.*]] = arith.index_castui %{{.*}} : i32 to index
 // CHECK: %[[G:.*]] = arith.index_castui %{{.*}} : i32 to index
-// CHECK: scf.for %[[L:.*]] = %[[B]] to %[[TOTAL:.*]] step %[[G]] {
-// CHECK:   %[[IT:.*]] = arith.divui %{{.*}}, %[[G]] : index
+// CHECK: %[[MORE:.*]] = arith.cmpi ugt, %[[TOTAL:.*]], %[[B]] : index
+// CHECK: %[[LEFT0:.*]] = arith.subi %[[TOTAL]], %[[B]] : index
+// CHECK: %[[CEIL:.*]] = arith.ceildivui %[[LEFT0]], %[[G]] : index
+// CHECK: %[[STEPS:.*]] = arith.select %[[MORE]], %[[CEIL]], %{{.*}} : index
+// CHECK: %[[FITS:.*]] = arith.cmpi ult, %[[TOTAL]], %c2147483648 : index
+// CHECK: %[[D:.*]] = arith.maxui %{{.*}}, %c1_i64 : i64
+// CHECK: %[[CLZ:.*]] = "llvm.intr.ctlz"(%{{.*}}) <{is_zero_poison = false}> : (i64) -> i64
+// CHECK: %[[L:.*]] = arith.subi %c64_i64, %[[CLZ]] : i64
+// CHECK: %[[SHIFT:.*]] = arith.addi %[[L]], %c31_i64 : i64
+// CHECK: %[[POW:.*]] = arith.shli %{{.*}}, %[[SHIFT]] : i64
+// CHECK: %[[NUM:.*]] = arith.addi %[[POW]], %{{.*}} : i64
+// CHECK: %[[MAGIC:.*]] = arith.divui %[[NUM]], %[[D]] : i64
+// CHECK: %[[MAGIC32:.*]] = arith.trunci %[[MAGIC]] : i64 to i32
+// CHECK: %[[SHIFT32:.*]] = arith.trunci %[[SHIFT]] : i64 to i32
+// CHECK: scf.for %[[IT:.*]] = %{{.*}} to %[[STEPS]] step %{{.*}} {
+// CHECK:   %[[START0:.*]] = arith.muli %[[IT]], %[[G]] : index
+// CHECK:   %[[PLAIN:.*]] = arith.addi %[[B]], %[[START0]] : index
 // CHECK:   %[[START:.*]] = arith.muli %[[IT]], %[[G]] : index
 // CHECK:   %[[LEFT:.*]] = arith.subi %[[TOTAL]], %[[START]] : index
 // CHECK:   %[[W:.*]] = arith.minui %[[G]], %[[LEFT]] : index
@@ -110,10 +129,24 @@ tile.kernel @running_sum(%n: index) launch(warpgroups = 1, grid = persistent) {
 // CHECK:   %[[MIRROR:.*]] = arith.subi %[[END]], %[[B1]] : index
 // CHECK:   %[[PAR:.*]] = arith.andi %[[IT]], %{{.*}} : index
 // CHECK:   %[[ODD:.*]] = arith.cmpi ne, %[[PAR]], %{{.*}} : index
-// CHECK:   %[[LIN:.*]] = arith.select %[[ODD]], %[[MIRROR]], %[[L]] : index
-// CHECK:   %[[I:.*]] = arith.remui %[[LIN]], %{{.*}} : index
-// CHECK:   %[[J:.*]] = arith.divui %[[LIN]], %{{.*}} : index
-// CHECK:   "test.use"(%[[I]], %[[J]], %[[IT]])
+// CHECK:   %[[LIN:.*]] = arith.select %[[ODD]], %[[MIRROR]], %[[PLAIN]] : index
+// CHECK:   %[[IJ:.*]]:2 = scf.if %[[FITS]] -> (index, index) {
+// CHECK:     %[[N32:.*]] = arith.index_castui %[[LIN]] : index to i32
+// CHECK:     %[[N64:.*]] = arith.extui %[[N32]] : i32 to i64
+// CHECK:     %[[M64:.*]] = arith.extui %[[MAGIC32]] : i32 to i64
+// CHECK:     %[[PROD:.*]] = arith.muli %[[N64]], %[[M64]] : i64
+// CHECK:     %[[S64:.*]] = arith.extui %[[SHIFT32]] : i32 to i64
+// CHECK:     %[[Q64:.*]] = arith.shrui %[[PROD]], %[[S64]] : i64
+// CHECK:     %[[Q:.*]] = arith.index_castui %[[Q64]] : i64 to index
+// CHECK:     %[[QD:.*]] = arith.muli %[[Q]], %{{.*}} : index
+// CHECK:     %[[R:.*]] = arith.subi %[[LIN]], %[[QD]] : index
+// CHECK:     scf.yield %[[R]], %[[Q]] : index, index
+// CHECK:   } else {
+// CHECK:     %[[SR:.*]] = arith.remui %[[LIN]], %{{.*}} : index
+// CHECK:     %[[SQ:.*]] = arith.divui %[[LIN]], %{{.*}} : index
+// CHECK:     scf.yield %[[SR]], %[[SQ]] : index, index
+// CHECK:   }
+// CHECK:   "test.use"(%[[IJ]]#0, %[[IJ]]#1, %[[IT]])
 tile.kernel @snake(%n: index) launch(warpgroups = 1, grid = persistent) {
   tile.foreach_tile (%i, %j) in (%n, %n) snake iteration(%t) {
     "test.use"(%i, %j, %t) : (index, index, index) -> ()
@@ -459,7 +492,9 @@ tile.kernel @clustered() launch(warpgroups = 1, cluster = [2, 1, 1]) {
 // CHECK: %[[GRID:.*]] = nvvm.read.ptx.sreg.nctaid.x
 // CHECK: %[[GRIDX:.*]] = arith.index_castui %[[GRID]]
 // CHECK: %[[WORKERS:.*]] = arith.divui %[[GRIDX]], %c2
-// CHECK: scf.for %{{.*}} = %[[WORKER]] to %{{.*}} step %[[WORKERS]]
+// CHECK: %[[WLEFT:.*]] = arith.subi %{{.*}}, %[[WORKER]]
+// CHECK: arith.ceildivui %[[WLEFT]], %[[WORKERS]]
+// CHECK: scf.for
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
 // CHECK: %[[R:.*]] = nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: %[[ROWS:.*]] = arith.muli %[[R]], %c32_i32

@@ -13,6 +13,8 @@
 // RUN: %ptxas -arch=sm_90a %t.sm/softmax_scores.ptx -o %t.sm/check.cubin
 // RUN: rm -rf %t.tp && tk-opt %tk_src_root/python/gpu_checks/tile_paths.mlir -tile-to-nvidia="out=%t.tp cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.tp/tile_paths.ptx -o %t.tp/check.cubin
+// RUN: rm -rf %t.tw && tk-opt %tk_src_root/python/gpu_checks/tile_walk.mlir -tile-to-nvidia="out=%t.tw cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.tw/walk.ptx -o %t.tw/check.cubin
 // RUN: rm -rf %t.at && tk-opt %kernels/attention_fwd.mlir -tile-to-nvidia="out=%t.at cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.at/attention_fwd.ptx -o %t.at/check.cubin 2>&1 | FileCheck %s --check-prefix=NO-INJECTED-FENCE --allow-empty
 // RUN: rm -rf %t.gn && tk-opt %kernels/gemm_naive.mlir -tile-to-nvidia="out=%t.gn cubin=false" -o /dev/null

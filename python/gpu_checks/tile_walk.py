@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Runs python/gpu_checks/tile_walk.mlir (compiled by tk-opt) and checks
+the persistent tile walk: every tile of an (a, b, c) space runs exactly
+once, with its coordinates (i fastest) and its round linear // W as the
+iteration, for kernels with and without `snake`, balanced and full grids,
+and one tile per block (iteration 0). The shapes include bounds of 1, powers
+of two and their neighbours, and a first bound above 2^16, so the
+coordinates' divisions by the bounds meet awkward divisors.
+
+usage: tile_walk.py --manifest build/artifacts/tile_walk/walk.json
+"""
+import argparse
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from report import finish  # noqa: E402
+from tk_mlir import Kernel  # noqa: E402
+
+SHAPES = [(1, 1, 1), (7, 3, 5), (1, 1000, 3), (33, 17, 9), (128, 1, 1),
+          (4, 16, 32), (3, 129, 2), (65537, 3, 2), (2, 2, 1025)]
+
+
+def expected(a, b, c, workers):
+    """(1, i, j, k, round) for every tile, in C's order."""
+    linear = torch.arange(a * b * c, device="cuda", dtype=torch.int64)
+    i, j, k = linear % a, (linear // a) % b, linear // (a * b)
+    rounds = linear // workers
+    return torch.stack([torch.ones_like(i), i, j, k, rounds], 1).to(
+        torch.int32)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = parser.parse_args()
+    rows = []
+    for name in ("walk", "walk_snake"):
+        for mode in ("balanced", "full", "one_tile"):
+            kernel = Kernel(args.manifest, name=name, names=["X", "C"],
+                            balanced_grid=mode == "balanced")
+            one = mode == "one_tile"
+            for a, b, c in SHAPES:
+                x = torch.zeros(c, b, a, device="cuda", dtype=torch.int32)
+                counters = torch.zeros(5 * a * b * c, device="cuda",
+                                       dtype=torch.int32)
+                workers = kernel.grid(x, counters, one_tile_per_block=one)
+                kernel(x, counters, one_tile_per_block=one)
+                torch.cuda.synchronize()
+                got = counters.view(-1, 5)
+                want = expected(a, b, c, workers)
+                ok = torch.equal(got, want)
+                bad = int((got != want).any(1).sum())
+                rows.append({"kernel": name, "grid": mode,
+                             "shape": [a, b, c], "blocks": workers,
+                             "wrong_tiles": bad, "ok": ok})
+                print(f"{name:10} {mode:8} ({a}, {b}, {c}) on {workers} "
+                      f"blocks: {'ok' if ok else f'{bad} tiles wrong'}",
+                      flush=True)
+    return finish(args.out, "tile_walk.json", {"check": rows})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
