@@ -333,38 +333,53 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       if (cluster)
         grid = arith::DivUIOp::create(
             rewriter, loc, grid, constIndex(rewriter, loc, cluster.getInt()));
-      // The loop counts this block's tiles, ceil((total - block) / grid),
-      // so neither the iteration nor the tile needs a division per step.
+      // Without `group` the loop counts this block's tiles, ceil((total -
+      // block) / grid), so neither the iteration nor the tile needs a
+      // division per step (the coordinates' divisors are prepared here,
+      // when every tile index is below 2^31: InvariantDivisor). Grouped
+      // walks (GEMM: long tiles, the divisor of the last group's rows
+      // varies) keep the strided loop: counted, the GEMM measured 0.98x at
+      // its largest shapes in two runs (docs/performance.md, "Twentieth
+      // session").
       Value zero = constIndex(rewriter, loc, 0);
-      Value steps = arith::SelectOp::create(
-          rewriter, loc,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt, total,
-                                block),
-          arith::CeilDivUIOp::create(
-              rewriter, loc, arith::SubIOp::create(rewriter, loc, total, block),
-              grid),
-          zero);
-      // Coordinates of several dimensions divide by the bounds: prepared
-      // here when every tile index is below 2^31 (InvariantDivisor).
-      if (!op.getGroup() && bounds.size() > 1) {
-        fits =
-            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                  total, constIndex(rewriter, loc, 1LL << 31));
-        for (Value bound : bounds.drop_back())
-          divisors.push_back(InvariantDivisor::build(rewriter, loc, bound));
-      }
       SmallVector<Value> zeros(sums.size(), zero);
-      persistentLoop = scf::ForOp::create(
-          rewriter, loc, zero, steps, constIndex(rewriter, loc, 1), zeros,
-          [](OpBuilder &b, Location l, Value, ValueRange carried) {
-            scf::YieldOp::create(b, l, carried);
-          });
+      auto carry = [](OpBuilder &b, Location l, Value, ValueRange carried) {
+        scf::YieldOp::create(b, l, carried);
+      };
+      if (op.getGroup()) {
+        persistentLoop =
+            scf::ForOp::create(rewriter, loc, block, total, grid, zeros, carry);
+        rewriter.setInsertionPoint(persistentLoop.getBody()->getTerminator());
+        linear = persistentLoop.getInductionVar();
+        iteration = arith::DivUIOp::create(
+            rewriter, loc, arith::SubIOp::create(rewriter, loc, linear, block),
+            grid);
+      } else {
+        Value steps = arith::SelectOp::create(
+            rewriter, loc,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt,
+                                  total, block),
+            arith::CeilDivUIOp::create(
+                rewriter, loc,
+                arith::SubIOp::create(rewriter, loc, total, block), grid),
+            zero);
+        if (bounds.size() > 1) {
+          fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                       total,
+                                       constIndex(rewriter, loc, 1LL << 31));
+          for (Value bound : bounds.drop_back())
+            divisors.push_back(InvariantDivisor::build(rewriter, loc, bound));
+        }
+        persistentLoop =
+            scf::ForOp::create(rewriter, loc, zero, steps,
+                               constIndex(rewriter, loc, 1), zeros, carry);
+        rewriter.setInsertionPoint(persistentLoop.getBody()->getTerminator());
+        iteration = persistentLoop.getInductionVar();
+        linear = arith::AddIOp::create(
+            rewriter, loc, block,
+            arith::MulIOp::create(rewriter, loc, iteration, grid));
+      }
       insertBefore = persistentLoop.getBody()->getTerminator();
-      rewriter.setInsertionPoint(insertBefore);
-      iteration = persistentLoop.getInductionVar();
-      linear = arith::AddIOp::create(
-          rewriter, loc, block,
-          arith::MulIOp::create(rewriter, loc, iteration, grid));
       if (op.getSnake()) {
         // Odd rounds deal their w tiles to the blocks in reverse.
         Value start = arith::MulIOp::create(rewriter, loc, iteration, grid);

@@ -50,15 +50,21 @@ tile.kernel @sems(%A: !tile.gl<?x?xbf16>, %flag: i1, %n: index) launch(warpgroup
 
 // Roles: a branch on the warpgroup index, each with its register budget;
 // warpgroup ids are relative to the role and taken from lane 0 (shfl.sync
-// idx), so ptxas knows them warp-uniform. A persistent tile loop strides by
-// the grid; the grouped order needs no division by the grid.
+// idx), so ptxas knows them warp-uniform. A grouped persistent walk (GEMM)
+// is left a loop strided by the grid, its iteration (linear - block) / grid,
+// and no magic-number divisors.
 // CHECK-LABEL: llvm.func @roles
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK: scf.if
 // CHECK: nvvm.setmaxregister decrease 40
-// CHECK: nvvm.read.ptx.sreg.ctaid.x
-// CHECK: nvvm.read.ptx.sreg.nctaid.x
-// CHECK: scf.for
+// CHECK: %[[BID:.*]] = nvvm.read.ptx.sreg.ctaid.x
+// CHECK: %[[B:.*]] = arith.index_castui %[[BID]] : i32 to index
+// CHECK: %[[GRID:.*]] = nvvm.read.ptx.sreg.nctaid.x
+// CHECK: %[[G:.*]] = arith.index_castui %[[GRID]] : i32 to index
+// CHECK-NOT: llvm.intr.ctlz
+// CHECK: scf.for %[[L:.*]] = %[[B]] to %{{.*}} step %[[G]]
+// CHECK: %[[OFF:.*]] = arith.subi %[[L]], %[[B]] : index
+// CHECK: arith.divui %[[OFF]], %[[G]] : index
 // CHECK: } else {
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: %[[LANE0:.*]] = nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : i32 -> i32
