@@ -114,12 +114,11 @@ mlir::Value threadIndex(mlir::OpBuilder &b, mlir::Location loc);
 /// blockIdx.x and gridDim.x as indices.
 mlir::Value blockIndex(mlir::OpBuilder &b, mlir::Location loc);
 mlir::Value gridSize(mlir::OpBuilder &b, mlir::Location loc);
-/// The 32-bit `value` of the lane whose index is this lane's XOR `mask`
-/// (shfl.sync.bfly on NVIDIA, ds_bpermute on AMD).
 /// Converts one float to another float type (bf16 <-> f16 through f32).
 mlir::Value convertFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          mlir::Type to);
-
+/// The 32-bit `value` of the lane whose index is this lane's XOR `mask`
+/// (shfl.sync.bfly on NVIDIA, ds_bpermute on AMD).
 mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value value, int64_t mask);
 /// Named intrinsics of the special-function unit: 2^x and log2 x in f32.
