@@ -3,7 +3,10 @@
 the persistent tile walk: every tile of an (a, b, c) space runs exactly
 once, with its coordinates (i fastest) and its round linear // W as the
 iteration, for kernels with and without `snake`, balanced and full grids,
-and one tile per block (iteration 0). The shapes include bounds of 1, powers
+and one tile per block (iteration 0); for `dynamic` (tiles taken from a
+counter as blocks ask) every tile once with its coordinates, rounds that
+some order of `W` blocks could give, in three launches back to back (each
+relies on the one before leaving its tile counter zero). The shapes include bounds of 1, powers
 of two and their neighbours, and a first bound above 2^16, so the
 coordinates' divisions by the bounds meet awkward divisors.
 
@@ -32,28 +35,53 @@ def expected(a, b, c, workers):
         torch.int32)
 
 
+def rounds_wrong(rounds, workers):
+    """For a dynamic walk, where the round of a tile depends on timing: 0
+    when the rounds are those of `workers` blocks each running tiles 0, 1,
+    ... (at most `workers` tiles in each round, no round r + 1 tile without
+    as many round r ones); else how many tiles are past that."""
+    counts = torch.bincount(rounds.long().clamp(min=0))
+    if int(rounds.min()) < 0:
+        return int((rounds < 0).sum())
+    over = int((counts - workers).clamp(min=0).sum())
+    rising = int((counts[1:] - counts[:-1]).clamp(min=0).sum())
+    return over + rising
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--manifest", required=True)
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     args = parser.parse_args()
     rows = []
-    for name in ("walk", "walk_snake"):
+    for name in ("walk", "walk_snake", "walk_dynamic"):
         for mode in ("balanced", "full", "one_tile"):
             kernel = Kernel(args.manifest, name=name, names=["X", "C"],
                             balanced_grid=mode == "balanced")
             one = mode == "one_tile"
+            dynamic = name == "walk_dynamic"
             for a, b, c in SHAPES:
                 x = torch.zeros(c, b, a, device="cuda", dtype=torch.int32)
-                counters = torch.zeros(5 * a * b * c, device="cuda",
-                                       dtype=torch.int32)
-                workers = kernel.grid(x, counters, one_tile_per_block=one)
-                kernel(x, counters, one_tile_per_block=one)
+                # Dynamic: three launches back to back on fresh counters,
+                # each relying on the previous one leaving its tile counter
+                # zero.
+                runs = [torch.zeros(5 * a * b * c, device="cuda",
+                                    dtype=torch.int32)
+                        for _ in range(3 if dynamic else 1)]
+                workers = kernel.grid(x, runs[0], one_tile_per_block=one)
+                for counters in runs:
+                    kernel(x, counters, one_tile_per_block=one)
                 torch.cuda.synchronize()
-                got = counters.view(-1, 5)
                 want = expected(a, b, c, workers)
-                ok = torch.equal(got, want)
-                bad = int((got != want).any(1).sum())
+                bad = 0
+                for counters in runs:
+                    got = counters.view(-1, 5)
+                    if dynamic:
+                        bad += int((got[:, :4] != want[:, :4]).any(1).sum())
+                        bad += rounds_wrong(got[:, 4], workers)
+                    else:
+                        bad += int((got != want).any(1).sum())
+                ok = bad == 0
                 rows.append({"kernel": name, "grid": mode,
                              "shape": [a, b, c], "blocks": workers,
                              "wrong_tiles": bad, "ok": ok})

@@ -298,6 +298,34 @@ def test_scalars_are_packed_by_type():
     assert struct.unpack("<f", raw)[0] == 0.25
 
 
+def dynamic_entry():
+    """The GEMM entry as a `dynamic` tile loop lowers it: a hidden tile
+    counter after the scalars, before the tensor maps."""
+    entry = gemm_entry()
+    entry["abi"].insert(9, {"kind": "tile_counter"})
+    return entry
+
+
+def test_dynamic_tile_loops_get_every_multiprocessor(gemm):
+    spec = KernelSpec("k", dynamic_entry())
+    assert spec.dynamic_tiles and not gemm.dynamic_tiles
+    # 384 tiles: the balanced grid would take 128 workers; blocks that take
+    # tiles as they go use all 132 (and never more than the tiles).
+    assert grid_size(spec, gemm_args(), 132) == 132
+    assert grid_size(spec, gemm_args(m=129, n=264), 132) == 4
+    assert grid_size(spec, gemm_args(), 132, one_tile_per_block=True) == 384
+
+
+def test_tile_counter_is_packed_in_its_place():
+    spec = KernelSpec("k", dynamic_entry())
+    _, pointers = pack_parameters(spec, gemm_args(), lambda g: b"\0" * 128,
+                                  tile_counter=0x300000)
+    assert len(pointers) == 13
+    assert ctypes.c_void_p.from_address(pointers[9]).value == 0x300000
+    with pytest.raises(ManifestError, match="takes a tile counter"):
+        pack_parameters(spec, gemm_args(), lambda g: b"\0" * 128)
+
+
 def test_encoder_must_return_128_bytes(gemm):
     with pytest.raises(ManifestError, match="128 bytes"):
         pack_parameters(gemm, gemm_args(), lambda g: b"\0" * 64)

@@ -88,6 +88,10 @@ class KernelSpec:
             self.abi = list(entry["abi"])
         except (KeyError, TypeError, ValueError) as e:
             raise ManifestError(f"kernel '{name}': bad or missing field {e}")
+        # A dynamic tile loop takes its tiles from a counter the launcher
+        # provides (a hidden parameter).
+        self.dynamic_tiles = any(e.get("kind") == "tile_counter"
+                                 for e in self.abi)
         if self.grid_policy not in ("tiles", "persistent"):
             raise ManifestError(
                 f"kernel '{name}': unknown grid policy '{self.grid_policy}'")
@@ -279,12 +283,14 @@ def grid_size(spec, args, multiprocessors, one_tile_per_block=False,
     each for 128 workers instead of 4 for 116 and 3 for 16; the same number
     of rounds, fewer blocks competing for power and memory; measured in
     docs/performance.md). Kernels that split the last round's work
-    themselves (stream-K) pass False to use every multiprocessor."""
+    themselves (stream-K) pass False to use every multiprocessor, and
+    kernels whose blocks take tiles as they go (a `dynamic` tile loop) get
+    every multiprocessor anyway."""
     tiles = grid_tiles(spec, args)
     cluster = spec.cluster[0] if spec.cluster else 1
     if spec.grid_policy == "persistent" and not one_tile_per_block:
         workers = max(1, min(tiles, multiprocessors // cluster))
-        if balanced and tiles > 0:
+        if balanced and tiles > 0 and not spec.dynamic_tiles:
             rounds = -(-tiles // workers)
             workers = -(-tiles // rounds)
     else:
@@ -307,12 +313,20 @@ def tensor_map_geometry(entry, tensor, dtype):
                              entry["swizzle"])
 
 
-def pack_parameters(spec, args, encode_tensor_map):
+def pack_parameters(spec, args, encode_tensor_map, tile_counter=None):
     """Builds the kernel's parameter buffer in ABI order. Returns (keepalive,
-    pointer array); `encode_tensor_map(geometry)` returns 128 bytes."""
+    pointer array); `encode_tensor_map(geometry)` returns 128 bytes.
+    `tile_counter`: the device address of the two zeroed 32-bit words a
+    kernel with a dynamic tile loop takes its tiles from."""
     values = []
     for entry in spec.abi:
         kind = entry["kind"]
+        if kind == "tile_counter":
+            if not tile_counter:
+                raise ManifestError(f"kernel '{spec.name}' takes a tile "
+                                    f"counter; none was given")
+            values.append(ctypes.c_void_p(tile_counter))
+            continue
         arg = args[entry["param"]]
         if kind == "view_ptr":
             values.append(ctypes.c_void_p(arg.data_ptr()))
@@ -413,13 +427,37 @@ class Kernel:
         self._packed = {}
         # Persistent grids balanced over their rounds (grid_size).
         self.balanced_grid = balanced_grid
+        # Tile counters of a dynamic tile loop, by (device, stream): two
+        # zeroed words each, which every launch leaves zero again. Launches
+        # on one stream run one after another; two streams get two counters.
+        self._tile_counters = {}
 
     def grid(self, *args, one_tile_per_block=False):
         return grid_size(self.spec, args, self._cuda.multiprocessor_count(),
                          one_tile_per_block, self.balanced_grid)
 
+    def tile_counter(self, args, stream=None):
+        """The device address of this kernel's tile counter for the device
+        of `args`' first tensor and `stream` (default: torch's current)."""
+        import torch
+        device = next((a.device for a in args
+                       if getattr(a, "is_cuda", False)), None)
+        if device is None:  # check_arguments names the wrong argument
+            return None
+        if stream is None:
+            stream = torch.cuda.current_stream(device).cuda_stream
+        key = (str(device), int(stream))
+        counter = self._tile_counters.get(key)
+        if counter is None:
+            counter = torch.zeros(2, dtype=torch.int32, device=device)
+            self._tile_counters[key] = counter
+        return counter.data_ptr()
+
     def __call__(self, *args, stream=None, one_tile_per_block=False):
-        key = (_cache_key(args), bool(one_tile_per_block))
+        counter = None
+        if self.spec.dynamic_tiles:
+            counter = self.tile_counter(args, stream)
+        key = (_cache_key(args), bool(one_tile_per_block), counter)
         packed = self._packed.get(key)
         if packed is None:
             check_arguments(self.spec, args, self.names)
@@ -427,7 +465,8 @@ class Kernel:
                 params = (None, pack_kernargs(self.spec, args))
             else:
                 params = pack_parameters(self.spec, args,
-                                         self._cuda.encode_tensor_map)
+                                         self._cuda.encode_tensor_map,
+                                         counter)
             packed = (params,
                       self.grid(*args, one_tile_per_block=one_tile_per_block))
             if len(self._packed) >= 64:

@@ -68,6 +68,13 @@ inline constexpr llvm::StringLiteral kLdsTransposed = "tk.lds_transposed";
 inline constexpr llvm::StringLiteral kInterleaveLoads = "tk.interleave_loads";
 /// AMD: on foreach_tile, the chiplets (XCDs) blocks are dealt to round-robin.
 inline constexpr llvm::StringLiteral kChiplets = "tk.chiplets";
+/// On a `dynamic` foreach_tile of a persistent kernel: the tile queue's
+/// shared-memory offset and the tile counter's kernel parameter.
+inline constexpr llvm::StringLiteral kTileQueue = "tk.tile_queue";
+inline constexpr llvm::StringLiteral kTileCounterParam = "tk.tile_counter";
+/// On the producer role's dynamic foreach_tile: only the role's first warp
+/// runs it.
+inline constexpr llvm::StringLiteral kFirstWarpOnly = "tk.first_warp_only";
 
 /// Register tiles and vectors become LLVM structs with one field per element
 /// a thread holds; shared buffers and semaphores shared pointers; global
@@ -150,6 +157,10 @@ void inlinePtx(mlir::OpBuilder &b, mlir::Location loc,
 /// Named barrier of the executing warpgroup: id 1 + its index in the block
 /// (id 0 is the block barrier), 128 threads.
 void warpgroupSync(mlir::OpBuilder &b, mlir::Location loc);
+/// Every thread waits until the mbarrier at `sem` (shared) has completed the
+/// phase with the parity of `phase` (i32): a `try_wait.parity` loop.
+void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sem,
+                  mlir::Value phase);
 /// Rows of the allocation a shared tile value lies in. A swizzled tile is
 /// stored as column blocks of (allocation rows x swizzle bytes), so a subtile
 /// that splits rows keeps its parent's block stride, not its own.

@@ -394,6 +394,25 @@ FailureOr<Attribute> describeBound(Value bound, Builder &b) {
   return failure();
 }
 
+/// Thread 0 sets up the dynamic tile queue's mbarriers (full: one arrival,
+/// the first thread's; empty: one per warp that walks the tiles), before any
+/// thread can wait on them.
+void initTileQueue(OpBuilder &b, Location loc, int64_t offset, int64_t warps) {
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            threadIndex(b, loc), constIndex(b, loc, 0));
+  auto guard = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(guard.thenBlock()->getTerminator());
+    for (int64_t s = 0; s < 2 * kTileQueueDepth; ++s)
+      NVVM::MBarrierInitOp::create(
+          b, loc, sharedAt(b, loc, offset + 8 * s),
+          constI32(b, loc, s < kTileQueueDepth ? 1 : warps), Value{});
+  }
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+  NVVM::Barrier0Op::create(b, loc);
+}
 } // namespace
 
 LogicalResult
@@ -516,6 +535,19 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
          b.getNamedAttr("dtype", b.getStringAttr(typeName(type)))}));
   }
 
+  // A dynamic tile loop's counter: a hidden pointer the runtime provides.
+  int64_t queueOffset = -1;
+  kernel.getSharedMemoryBytes({}, &queueOffset);
+  bool dynamicTiles =
+      queueOffset >= 0 && kernel.getGrid() == GridPolicy::persistent;
+  int64_t counterParam = -1;
+  if (dynamicTiles) {
+    counterParam = paramTypes.size();
+    paramTypes.push_back(ptrGlobal);
+    abi.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kind", b.getStringAttr("tile_counter"))}));
+  }
+
   // TMA descriptors, one per distinct (view, box, swizzle), after the rest.
   SmallVector<TmaKey> tmas;
   SmallVector<int64_t> tmaParams;
@@ -632,6 +664,49 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     kernel.walk([&](ForeachTileOp op) {
       op->setAttr("tk.persistent", b.getUnitAttr());
     });
+  // Warps that walk a dynamic tile loop (each reads every tile from the
+  // queue and frees its slot).
+  int64_t queueWarps = kernel.getNumWarps();
+  if (dynamicTiles) {
+    // The first thread of the block takes the tiles: the producer role must
+    // run a tile loop. Only its first warp does: the others would only
+    // follow the ring's waits without arriving, and the queue lets the
+    // first warp run tiles ahead of them, more than a parity wait can tell
+    // apart (measured: they hung). So the producer role may not synchronise
+    // its warps.
+    WalkResult bad = kernel.walk([&](WarpSpecializeOp ws) {
+      bool producerLoop = false;
+      Operation *sync = nullptr;
+      ws.getProducer().walk([&](Operation *op) {
+        producerLoop |= isa<ForeachTileOp>(op);
+        if (!sync && isa<BarrierOp, SemArriveOp, SignalAddOp, SignalWaitOp>(op))
+          sync = op;
+      });
+      if (!producerLoop) {
+        ws.emitOpError("with a 'dynamic' tile loop, the producer role must "
+                       "run one too: its first thread takes the block's "
+                       "tiles");
+        return WalkResult::interrupt();
+      }
+      if (sync) {
+        sync->emitOpError("cannot be lowered in the producer role of a kernel "
+                          "with a 'dynamic' tile loop: only the role's first "
+                          "warp runs it");
+        return WalkResult::interrupt();
+      }
+      ws.getProducer().walk([&](ForeachTileOp op) {
+        op->setAttr(kFirstWarpOnly, b.getUnitAttr());
+      });
+      queueWarps -= (4 - 1) * ws.getProducerWarpgroups();
+      return WalkResult::advance();
+    });
+    if (bad.wasInterrupted())
+      return failure();
+    kernel.walk([&](ForeachTileOp op) {
+      op->setAttr(kTileQueue, b.getI64IntegerAttr(queueOffset));
+      op->setAttr(kTileCounterParam, b.getI64IntegerAttr(counterParam));
+    });
+  }
   // In clusters, foreach_tile hands out tiles per cluster.
   int64_t clusterSize = kernel.getClusterBlocks();
   // The ops that act on the whole cluster record its size (the kernel is
@@ -702,6 +777,8 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
   SmallVector<Location> argLocs(paramTypes.size(), loc);
   Block *entry = builder.createBlock(&func.getBody(), {}, paramTypes, argLocs);
   builder.setInsertionPointToStart(entry);
+  if (dynamicTiles)
+    initTileQueue(builder, loc, queueOffset, queueWarps);
   SmallVector<Value> replacements;
   int64_t next = 0;
   for (BlockArgument arg : body.getArguments()) {

@@ -267,6 +267,126 @@ StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
   return walk;
 }
 
+/// The walk of `foreach_tile ... dynamic` (NVIDIA, persistent): an
+/// scf.while whose step runs the tile the block's first thread took from
+/// the tile counter. At step i, queue slot s = i mod D, round r = i / D: the
+/// first thread waits until every warp has read the slot's previous tile
+/// (empty[s] completes round r - 1), takes the next tile with a relaxed
+/// device-scope add on counter[0], writes it to the slot and arrives on
+/// full[s]; every thread waits for full[s]'s round r, reads the tile, and
+/// each warp's first lane arrives on empty[s] once the warp has read it. The
+/// loop ends at the first tile past the last. After it the first thread
+/// counts its block out on counter[1]; the last block out zeroes both words
+/// for the next launch (every block took its last tile before counting out).
+/// The body goes before the returned yield, whose operands are (i + 1,
+/// sums...).
+struct DynamicWalk {
+  scf::YieldOp yield;
+  Value linear, iteration;
+  ValueRange sums;
+};
+
+DynamicWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
+                             Value total, unsigned numSums) {
+  int64_t queue = op->getAttrOfType<IntegerAttr>(kTileQueue).getInt();
+  Value counter = kernelParam(
+      op, op->getAttrOfType<IntegerAttr>(kTileCounterParam).getInt());
+  Type i32 = b.getI32Type();
+  Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);
+  Value tid = threadIndex(b, loc);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+  auto ifThen = [&](Value cond, function_ref<void()> body) {
+    auto guard = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(guard.thenBlock()->getTerminator());
+    body();
+  };
+  // (Inline PTX: LLVM's NVPTX back end prints plain `atom`, dropping the
+  // acquire-release the count-out needs.)
+  auto atomicAdd = [&](Value address, StringRef semantics) {
+    std::string text =
+        ("atom." + semantics + ".gpu.global.add.u32 $0, [$1], 1;").str();
+    return LLVM::InlineAsmOp::create(
+               b, loc, i32, ValueRange{address}, text, "=r,l",
+               /*has_side_effects=*/true, /*is_align_stack=*/false,
+               LLVM::tailcallkind::TailCallKind::None,
+               LLVM::AsmDialectAttr::get(b.getContext(),
+                                         LLVM::AsmDialect::AD_ATT),
+               ArrayAttr{})
+        .getResult(0);
+  };
+
+  // Carried: the step and the sums; out of the condition also the tile.
+  SmallVector<Value> init(numSums + 1, zero);
+  SmallVector<Type> types(init.size(), b.getIndexType());
+  SmallVector<Type> afterTypes(numSums + 2, b.getIndexType());
+  auto loop = scf::WhileOp::create(b, loc, afterTypes, init);
+  Block *before = b.createBlock(&loop.getBefore(), {}, types,
+                                SmallVector<Location>(types.size(), loc));
+  Value step = before->getArgument(0);
+  Value depth = constIndex(b, loc, kTileQueueDepth);
+  Value slot = toI64(b, loc, arith::RemUIOp::create(b, loc, step, depth));
+  Value round = toI32(b, loc, arith::DivUIOp::create(b, loc, step, depth));
+  Value base = sharedAt(b, loc, queue);
+  auto entry = [&](int64_t at, int64_t bytes) {
+    return offsetPtr(
+        b, loc, base,
+        arith::AddIOp::create(
+            b, loc, constI64(b, loc, at),
+            arith::MulIOp::create(b, loc, slot, constI64(b, loc, bytes))));
+  };
+  Value full = entry(0, 8), empty = entry(8 * kTileQueueDepth, 8);
+  Value tileSlot = entry(16 * kTileQueueDepth, 4);
+  ifThen(first, [&] {
+    // Round r - 1 of empty[s]: parity r + 1 (a fresh mbarrier counts its
+    // round -1 as complete).
+    mbarrierWait(b, loc, empty,
+                 arith::AddIOp::create(b, loc, round, constI32(b, loc, 1)));
+    Value tile = atomicAdd(counter, "relaxed");
+    LLVM::StoreOp::create(b, loc, tile, tileSlot);
+    NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(), full);
+  });
+  mbarrierWait(b, loc, full, round);
+  Value tile = LLVM::LoadOp::create(b, loc, i32, tileSlot);
+  NVVM::SyncWarpOp::create(b, loc, constI32(b, loc, -1));
+  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 32));
+  ifThen(
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, zero),
+      [&] { NVVM::MBarrierArriveOp::create(b, loc, b.getI64Type(), empty); });
+  Value linear = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), tile);
+  Value more =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear, total);
+  SmallVector<Value> carried{step, linear};
+  llvm::append_range(carried, before->getArguments().drop_front());
+  scf::ConditionOp::create(b, loc, more, carried);
+
+  Block *after = b.createBlock(&loop.getAfter(), {}, afterTypes,
+                               SmallVector<Location>(afterTypes.size(), loc));
+  DynamicWalk walk;
+  walk.iteration = after->getArgument(0);
+  walk.linear = after->getArgument(1);
+  walk.sums = after->getArguments().drop_front(2);
+  SmallVector<Value> next{arith::AddIOp::create(b, loc, walk.iteration, one)};
+  llvm::append_range(next, walk.sums);
+  walk.yield = scf::YieldOp::create(b, loc, next);
+
+  b.setInsertionPointAfter(loop);
+  ifThen(first, [&] {
+    Value done = offsetPtr(b, loc, counter, constI64(b, loc, 4));
+    Value out = atomicAdd(done, "acq_rel");
+    Value last = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, out,
+        toI32(b, loc, arith::SubIOp::create(b, loc, gridSize(b, loc), one)));
+    ifThen(last, [&] {
+      for (Value word : {counter, done})
+        LLVM::StoreOp::create(b, loc, constI32(b, loc, 0), word);
+    });
+  });
+  b.setInsertionPoint(walk.yield);
+  return walk;
+}
+
 /// `grid = tiles`: block b runs tile b. `grid = persistent`: block b runs
 /// tiles b, b + gridDim, ... The body is inlined with the coordinates and
 /// the iteration count.
@@ -318,7 +438,33 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     SmallVector<Value, 3> split;
     Operation *streamKYield = nullptr;
     Value kSteps = adaptor.getKSteps();
-    if (kSteps && op->hasAttr("tk.persistent")) {
+    Operation *dynamicYield = nullptr;
+    if (op->hasAttr(kTileQueue) && op->hasAttr("tk.persistent")) {
+      if (op->hasAttr(kFirstWarpOnly)) {
+        Value firstWarp = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ult,
+            arith::RemUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
+                                   constIndex(rewriter, loc, 128)),
+            constIndex(rewriter, loc, 32));
+        auto guard = scf::IfOp::create(rewriter, loc, firstWarp,
+                                       /*withElseRegion=*/false);
+        rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+      }
+      if (bounds.size() > 1 && !op.getGroup()) {
+        fits =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                  total, constIndex(rewriter, loc, 1LL << 31));
+        for (Value bound : bounds.drop_back())
+          divisors.push_back(InvariantDivisor::build(rewriter, loc, bound));
+      }
+      DynamicWalk walk =
+          buildDynamicWalk(rewriter, loc, op, total, sums.size());
+      insertBefore = dynamicYield = walk.yield;
+      linear = walk.linear;
+      iteration = walk.iteration;
+      for (auto [sum, carried] : llvm::zip(sums, walk.sums))
+        rewriter.replaceOp(sum, carried);
+    } else if (kSteps && op->hasAttr("tk.persistent")) {
       StreamKWalk walk =
           buildStreamKWalk(rewriter, loc, block, total, kSteps, sums.size());
       insertBefore = streamKYield = walk.yield;
@@ -442,10 +588,11 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
         x = args[arg.getArgNumber()];
     rewriter.eraseOp(body.getTerminator());
     rewriter.inlineBlockBefore(&body, insertBefore, args);
-    if ((persistentLoop || streamKYield) && !summed.empty()) {
+    if ((persistentLoop || streamKYield || dynamicYield) && !summed.empty()) {
       rewriter.setInsertionPoint(insertBefore);
-      // The stream-K yield carries (unit, step) before the sums.
-      unsigned skip = streamKYield ? 2 : 0;
+      // The stream-K yield carries (unit, step) before the sums, the dynamic
+      // walk's its step.
+      unsigned skip = streamKYield ? 2 : dynamicYield ? 1 : 0;
       SmallVector<Value> next(insertBefore->getOperands().take_front(skip));
       for (auto [carried, x] :
            llvm::zip(insertBefore->getOperands().drop_front(skip), summed))

@@ -5,6 +5,17 @@ using namespace mlir;
 using namespace tk::tile;
 using namespace tk::lower;
 
+void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
+                             Value phase) {
+  Value parity = arith::AndIOp::create(b, loc, phase, constI32(b, loc, 1));
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), sem);
+  inlinePtx(b, loc, {address, parity},
+            "{\n.reg .pred p;\nTK_WAIT:\n"
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+            "@!p bra TK_WAIT;\n}",
+            "r,r");
+}
+
 namespace {
 
 /// Thread 0 of the block initialises each mbarrier of the array.
@@ -115,16 +126,7 @@ struct SemWaitLowering : OpConversionPattern<SemWaitOp> {
   LogicalResult
   matchAndRewrite(SemWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value parity = arith::AndIOp::create(rewriter, loc, adaptor.getPhase(),
-                                         constI32(rewriter, loc, 1));
-    Value address = LLVM::PtrToIntOp::create(
-        rewriter, loc, rewriter.getI32Type(), adaptor.getSem());
-    inlinePtx(rewriter, loc, {address, parity},
-              "{\n.reg .pred p;\nTK_WAIT:\n"
-              "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
-              "@!p bra TK_WAIT;\n}",
-              "r,r");
+    mbarrierWait(rewriter, op.getLoc(), adaptor.getSem(), adaptor.getPhase());
     rewriter.eraseOp(op);
     return success();
   }

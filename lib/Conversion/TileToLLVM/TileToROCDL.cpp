@@ -98,6 +98,9 @@ std::string amdUnsupportedReason(Operation *op) {
   }
   if (isa<SignalAddOp, SignalWaitOp>(op))
     return "";
+  if (auto tiles = dyn_cast<ForeachTileOp>(op); tiles && tiles.getDynamic())
+    return "'dynamic' is lowered for NVIDIA targets only (its tile queue "
+           "uses mbarriers)";
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpgroupIdOp, DimOp,
           PrefixSumOp, PartRowsOp, AllocOp, SlotOp, SubtileOp, FillOp, CastOp,
           AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp,

@@ -119,3 +119,30 @@ tile.kernel @k() launch(warpgroups = 2) {
   // expected-error @+1 {{'tile.mma' op at block scope is split over warpgroups by tile-warp-specialize; run it (or write warpgroup tiles) before lowering}}
   %d = tile.mma ABt %a, %a : !tile.st<128x64xbf16, #tile.swizzle<128>>, !tile.st<128x64xbf16, #tile.swizzle<128>> -> !tile.rt<128x128xf32, block, #tile.mma_acc>
 }
+
+// -----
+
+// A dynamic tile loop runs the producer role on its first warp only, so the
+// role may not synchronise its warps.
+tile.kernel @k(%n: index) launch(warpgroups = 2, grid = persistent) {
+  tile.warp_specialize producer(warpgroups = 1) {
+    tile.foreach_tile (%i) in (%n) dynamic {
+      // expected-error @+1 {{'tile.barrier' op cannot be lowered in the producer role of a kernel with a 'dynamic' tile loop: only the role's first warp runs it}}
+      tile.barrier block
+    }
+  } consumer(warpgroups = 1) {
+    tile.foreach_tile (%i) in (%n) dynamic {
+    }
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(warpgroups = 2, grid = persistent) {
+  // expected-error @+1 {{'tile.warp_specialize' op with a 'dynamic' tile loop, the producer role must run one too: its first thread takes the block's tiles}}
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 1) {
+    tile.foreach_tile (%i) in (%n) dynamic {
+    }
+  }
+}

@@ -149,3 +149,13 @@ module attributes {tile.target = "gfx942"} {
     tile.store %x, %G[%i, %i] reduce add : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.gl<?x?xf32>
   }
 }
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @dynamic(%n: index) launch(warpgroups = 1, grid = persistent) {
+    // expected-error @+1 {{'tile.foreach_tile' op 'dynamic' is lowered for NVIDIA targets only (its tile queue uses mbarriers)}}
+    tile.foreach_tile (%i) in (%n) dynamic {
+    }
+  }
+}

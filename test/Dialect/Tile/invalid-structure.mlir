@@ -445,3 +445,50 @@ tile.kernel @k(%n: index) launch(grid = persistent) {
   tile.foreach_tile (%i) in (%n) snake stream_k(%kb, %ke, %slot) of %n {
   }
 }
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
+  // expected-error @+1 {{'tile.foreach_tile' op dynamic cannot be combined with snake (blocks take the tiles in order as they ask)}}
+  tile.foreach_tile (%i) in (%n) snake dynamic {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
+  // expected-error @+1 {{'tile.foreach_tile' op dynamic cannot be combined with stream_k (blocks take the tiles in order as they ask)}}
+  tile.foreach_tile (%i) in (%n) dynamic stream_k(%kb, %ke, %slot) of %n {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(warpgroups = 1, grid = persistent, cluster = [2, 1, 1]) {
+  // expected-error @+1 {{'tile.foreach_tile' op dynamic is not supported in cluster kernels}}
+  tile.foreach_tile (%i) in (%n) dynamic {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index, %c: i1) launch(grid = persistent) {
+  scf.if %c {
+    // expected-error @+1 {{'tile.foreach_tile' op dynamic needs the tile loop directly in the kernel or in a 'tile.warp_specialize' role (every thread of the block takes part in passing tiles on)}}
+    tile.foreach_tile (%i) in (%n) dynamic {
+    }
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
+  tile.warp_specialize producer(warpgroups = 1) {
+    tile.foreach_tile (%i) in (%n) dynamic {
+    }
+  } consumer(warpgroups = 1) {
+    // expected-error @+1 {{'tile.foreach_tile' op 'dynamic' must be on every 'tile.foreach_tile' of the kernel or on none (its roles walk the same tiles)}}
+    tile.foreach_tile (%i) in (%n) {
+    }
+  }
+}

@@ -15,3 +15,30 @@
 // CHECK: div.u64
 // CHECK-LABEL: .entry walk_snake(
 // CHECK-COUNT-2: clz.b64
+
+// The dynamic walk: thread 0 initialises the tile queue (4 full mbarriers of
+// one arrival, 4 empty ones of one per warp: 4 warps) before a block
+// barrier; each step it waits for the slot to be free, takes a tile with a
+// relaxed device-scope add on the hidden counter and announces it; every
+// thread waits, reads it, each warp frees the slot; after the loop thread 0
+// counts its block out (acquire-release) and the last one zeroes both words.
+// RUN: FileCheck %s --check-prefix=DYN < %t/walk.ptx
+// RUN: FileCheck %s --check-prefix=ABI < %t/walk.json
+// DYN-LABEL: .entry walk_dynamic(
+// DYN: mov.b32 %r[[ONE:[0-9]+]], 1;
+// DYN-COUNT-4: mbarrier.init.shared.b64 [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], %r[[ONE]];
+// DYN: mov.b32 %r[[WARPS:[0-9]+]], 4;
+// DYN-COUNT-4: mbarrier.init.shared.b64 [%rd{{[0-9]+}}{{(\+[0-9]+)?}}], %r[[WARPS]];
+// DYN: fence.mbarrier_init.release.cluster;
+// DYN-NEXT: bar.sync 0;
+// DYN: mbarrier.try_wait.parity.shared::cta.b64
+// DYN: atom.relaxed.gpu.global.add.u32
+// DYN: mbarrier.arrive.shared.b64
+// DYN: mbarrier.try_wait.parity.shared::cta.b64
+// DYN: bar.warp.sync -1;
+// DYN: mbarrier.arrive.shared.b64
+// DYN: atom.acq_rel.gpu.global.add.u32
+// DYN: st.global.b32 [%rd[[C:[0-9]+]]], 0;
+// DYN-NEXT: st.global.b32 [%rd[[C]]+4], 0;
+// ABI: "walk_dynamic"
+// ABI: "kind": "tile_counter"

@@ -141,7 +141,7 @@ static int64_t alignTo(int64_t value, int64_t align) {
 }
 
 int64_t KernelOp::getSharedMemoryBytes(
-    llvm::function_ref<void(AllocOp, int64_t)> onAlloc) {
+    llvm::function_ref<void(AllocOp, int64_t)> onAlloc, int64_t *queueOffset) {
   int64_t bytes = 0;
   for (auto alloc : getBody().getOps<AllocOp>()) {
     Type type = alloc.getType();
@@ -162,7 +162,21 @@ int64_t KernelOp::getSharedMemoryBytes(
       onAlloc(alloc, bytes);
     bytes += size;
   }
+  if (queueOffset)
+    *queueOffset = -1;
+  if (hasDynamicTiles()) {
+    bytes = alignTo(bytes, 8);
+    if (queueOffset)
+      *queueOffset = bytes;
+    bytes += kTileQueueBytes;
+  }
   return bytes;
+}
+
+bool KernelOp::hasDynamicTiles() {
+  bool dynamic = false;
+  walk([&](ForeachTileOp op) { dynamic |= op.getDynamic(); });
+  return dynamic;
 }
 
 unsigned KernelOp::getNumWarps() {
@@ -294,6 +308,8 @@ ParseResult ForeachTileOp::parse(OpAsmParser &parser, OperationState &result) {
   }
   if (succeeded(parser.parseOptionalKeyword("snake")))
     result.addAttribute("snake", parser.getBuilder().getUnitAttr());
+  if (succeeded(parser.parseOptionalKeyword("dynamic")))
+    result.addAttribute("dynamic", parser.getBuilder().getUnitAttr());
   int32_t kSteps = 0;
   if (succeeded(parser.parseOptionalKeyword("stream_k"))) {
     OpAsmParser::UnresolvedOperand steps;
@@ -337,6 +353,8 @@ void ForeachTileOp::print(OpAsmPrinter &p) {
     p << " group " << *group;
   if (getSnake())
     p << " snake";
+  if (getDynamic())
+    p << " dynamic";
   if (Value steps = getKSteps()) {
     p << " stream_k(";
     llvm::interleaveComma(getStreamKArguments(), p,
@@ -349,8 +367,8 @@ void ForeachTileOp::print(OpAsmPrinter &p) {
     p << ")";
   }
   p.printOptionalAttrDictWithKeyword(
-      (*this)->getAttrs(),
-      {getGroupAttrName(), getSnakeAttrName(), "operandSegmentSizes"});
+      (*this)->getAttrs(), {getGroupAttrName(), getSnakeAttrName(),
+                            getDynamicAttrName(), "operandSegmentSizes"});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/false);
@@ -386,6 +404,24 @@ LogicalResult ForeachTileOp::verify() {
   if (getKSteps() && clusterBlocks(*this) > 1)
     return emitOpError("stream_k is not supported in cluster kernels (the "
                        "unit of work is the cluster there)");
+  if (getDynamic()) {
+    if (getSnake() || getKSteps())
+      return emitOpError("dynamic cannot be combined with ")
+             << (getSnake() ? "snake" : "stream_k")
+             << " (blocks take the tiles in order as they ask)";
+    if (clusterBlocks(*this) > 1)
+      return emitOpError("dynamic is not supported in cluster kernels");
+    Operation *parent = (*this)->getParentOp();
+    if (!isa<KernelOp, WarpSpecializeOp>(parent))
+      return emitOpError("dynamic needs the tile loop directly in the kernel "
+                         "or in a 'tile.warp_specialize' role (every thread "
+                         "of the block takes part in passing tiles on)");
+  }
+  // (Reported on the loops without it.)
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (!getDynamic() && kernel.hasDynamicTiles())
+    return emitOpError("'dynamic' must be on every 'tile.foreach_tile' of the "
+                       "kernel or on none (its roles walk the same tiles)");
   return success();
 }
 

@@ -47,6 +47,12 @@ constexpr llvm::StringLiteral kInterleaveAttr = "tile.interleave";
 constexpr llvm::StringLiteral kUniformWarpgroupIdAttr =
     "tile.uniform_warpgroup_id";
 
+/// The shared-memory queue through which a `dynamic` tile loop's first
+/// thread passes each tile to the block's warps: `kTileQueueDepth` full
+/// mbarriers, as many empty ones, then as many 32-bit tile slots.
+constexpr int64_t kTileQueueDepth = 4;
+constexpr int64_t kTileQueueBytes = kTileQueueDepth * (8 + 8 + 4);
+
 /// The target `op` compiles for: the nearest `tile.target` attribute of an
 /// enclosing op, or sm_90a.
 const TargetInfo &getTargetInfo(mlir::Operation *op);

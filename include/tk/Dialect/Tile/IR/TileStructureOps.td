@@ -59,9 +59,15 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     /// below 1 count as 1), saturating at 2^20; 1 without a cluster.
     int64_t getClusterBlocks();
     /// Shared-memory bytes of all `tile.alloc`s in the body, each aligned
-    /// as its lowering needs; `onAlloc` sees each alloc with its offset.
+    /// as its lowering needs, and of the tile queue of a `dynamic` tile loop
+    /// after them; `onAlloc` sees each alloc with its offset, `queueOffset`
+    /// (if given) gets the queue's offset (-1 without one).
     int64_t getSharedMemoryBytes(
-        ::llvm::function_ref<void(AllocOp, int64_t)> onAlloc = {});
+        ::llvm::function_ref<void(AllocOp, int64_t)> onAlloc = {},
+        int64_t *queueOffset = nullptr);
+    /// Whether a `tile.foreach_tile` of the body takes its tiles from the
+    /// launch's tile counter (`dynamic`).
+    bool hasDynamicTiles();
     /// Warps per block when `warpgroups` is given, else 0.
     unsigned getNumWarps();
   }];
@@ -106,6 +112,21 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     C blocks per tile, or per persistent worker), and `tile.cluster_rank`
     tells them apart.
 
+    `dynamic` (persistent grids) hands out tiles in the order above (group
+    order included) to whichever block asks next, from a counter in global
+    memory, instead of a fixed stride: blocks that run faster (or drew
+    shorter tiles) take more, and every multiprocessor can take part when
+    the tiles do not divide evenly over them. The first thread of the block
+    takes the next tile (one atomic add) and passes it to the block's other
+    warps through a small queue in shared memory (mbarriers), so every role
+    of a warp-specialized kernel walks the same tiles; each must then run
+    the tile loop (`dynamic` on all of the kernel's `tile.foreach_tile`s,
+    one in the producer role). The lowering adds the counter as a hidden
+    kernel parameter (ABI entry `tile_counter`: two 32-bit words, zero
+    before a launch and left zero by it; the runtime owns one per kernel,
+    device and stream) and launches one block per multiprocessor. Not with
+    `snake` or `stream_k`, not in cluster kernels; NVIDIA targets.
+
     The optional `iteration(%i)` names the body's last argument: how many
     tiles this block ran before this one (0, 1, ...), from which persistent
     kernels derive ring stages and semaphore phases that continue across
@@ -136,6 +157,9 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) snake {
       ...
     }
+    tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) dynamic {
+      ...
+    }
     tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 8
         stream_k(%kb, %ke, %slot) of %tiles_k iteration(%i) {
       ...
@@ -143,7 +167,8 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     ```
   }];
   let arguments = (ins Variadic<Index>:$bounds, Optional<Index>:$k_steps,
-                       OptionalAttr<I64Attr>:$group, UnitAttr:$snake);
+                       OptionalAttr<I64Attr>:$group, UnitAttr:$snake,
+                       UnitAttr:$dynamic);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

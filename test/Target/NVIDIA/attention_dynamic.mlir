@@ -1,0 +1,16 @@
+// The head-dim-128 forward with its tile loop made `dynamic` (tiles taken
+// from a counter as blocks ask; docs/performance.md "Twenty-first
+// session"): only the producer role's first warp walks the tiles, so the
+// queue's empty mbarriers count 9 warps (8 consumer warps + 1), and the
+// manifest asks for the tile counter.
+// RUN: rm -rf %t && mkdir -p %t && sed 's/ snake {/ dynamic {/' %tk_src_root/kernels/attention_naive.mlir > %t/dynamic.mlir
+// RUN: tk-opt %t/dynamic.mlir -tile-to-nvidia="out=%t/out cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: FileCheck %s < %t/out/attention_naive.ptx
+// RUN: FileCheck %s --check-prefix=ABI < %t/out/attention_naive.json
+// CHECK-LABEL: .entry attention_naive(
+// CHECK: mov.b32 %r[[WARPS:[0-9]+]], 9;
+// CHECK-COUNT-4: mbarrier.init.shared.b64 [%rd{{[0-9]+}}+{{[0-9]+}}], %r[[WARPS]];
+// CHECK: setmaxnreg.dec.sync.aligned.u32 24;
+// CHECK-NEXT: setp.gt.u32 %p{{[0-9]+}}, %r{{[0-9]+}}, 31;
+// CHECK: atom.relaxed.gpu.global.add.u32
+// ABI: "kind": "tile_counter"
