@@ -154,6 +154,11 @@ void blockBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op);
 void inlinePtx(mlir::OpBuilder &b, mlir::Location loc,
                mlir::ValueRange operands, llvm::StringRef asmText,
                llvm::StringRef constraints);
+/// The same with one result of type `result` (the constraints start with
+/// its `=` entry).
+mlir::Value inlinePtx(mlir::OpBuilder &b, mlir::Location loc, mlir::Type result,
+                      mlir::ValueRange operands, llvm::StringRef asmText,
+                      llvm::StringRef constraints);
 /// Named barrier of the executing warpgroup: id 1 + its index in the block
 /// (id 0 is the block barrier), 128 threads.
 void warpgroupSync(mlir::OpBuilder &b, mlir::Location loc);

@@ -285,14 +285,26 @@ void tk::lower::blockBarrier(OpBuilder &b, Location loc, Operation *op) {
   }
   NVVM::Barrier0Op::create(b, loc);
 }
-void tk::lower::inlinePtx(OpBuilder &b, Location loc, ValueRange operands,
-                          StringRef asmText, StringRef constraints) {
-  LLVM::InlineAsmOp::create(
-      b, loc, TypeRange{}, operands, asmText, constraints,
+static LLVM::InlineAsmOp createInlinePtx(OpBuilder &b, Location loc,
+                                         TypeRange results, ValueRange operands,
+                                         StringRef asmText,
+                                         StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, results, operands, asmText, constraints,
       /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
       ArrayAttr{});
+}
+void tk::lower::inlinePtx(OpBuilder &b, Location loc, ValueRange operands,
+                          StringRef asmText, StringRef constraints) {
+  createInlinePtx(b, loc, TypeRange{}, operands, asmText, constraints);
+}
+Value tk::lower::inlinePtx(OpBuilder &b, Location loc, Type result,
+                           ValueRange operands, StringRef asmText,
+                           StringRef constraints) {
+  return createInlinePtx(b, loc, result, operands, asmText, constraints)
+      .getResult(0);
 }
 void tk::lower::warpgroupSync(OpBuilder &b, Location loc) {
   Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
@@ -535,9 +547,14 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
          b.getNamedAttr("dtype", b.getStringAttr(typeName(type)))}));
   }
 
-  // A dynamic tile loop's counter: a hidden pointer the runtime provides.
+  // Shared-memory offsets on the allocs, and the dynamic tile queue's.
   int64_t queueOffset = -1;
-  kernel.getSharedMemoryBytes({}, &queueOffset);
+  int64_t smem = kernel.getSharedMemoryBytes(
+      [&](AllocOp alloc, int64_t off) {
+        alloc->setAttr(kSmemOffset, b.getI64IntegerAttr(off));
+      },
+      &queueOffset);
+  // A dynamic tile loop's counter: a hidden pointer the runtime provides.
   bool dynamicTiles =
       queueOffset >= 0 && kernel.getGrid() == GridPolicy::persistent;
   int64_t counterParam = -1;
@@ -595,15 +612,12 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
                         b.getStringAttr(typeName(view.getElementType())))}));
   }
 
-  // Record view parameters and shared-memory offsets on the ops.
+  // Record view parameters on the ops.
   for (BlockArgument arg : body.getArguments())
     if (viewParam[arg.getArgNumber()] >= 0)
       for (Operation *user : arg.getUsers())
         user->setAttr(kViewParam,
                       b.getI64IntegerAttr(viewParam[arg.getArgNumber()]));
-  int64_t smem = kernel.getSharedMemoryBytes([&](AllocOp alloc, int64_t off) {
-    alloc->setAttr(kSmemOffset, b.getI64IntegerAttr(off));
-  });
   int64_t producers = 0;
   kernel.walk([&](WarpSpecializeOp ws) {
     producers = ws.getProducerWarpgroups();

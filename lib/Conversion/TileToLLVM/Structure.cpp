@@ -305,16 +305,10 @@ DynamicWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
   // (Inline PTX: LLVM's NVPTX back end prints plain `atom`, dropping the
   // acquire-release the count-out needs.)
   auto atomicAdd = [&](Value address, StringRef semantics) {
-    std::string text =
-        ("atom." + semantics + ".gpu.global.add.u32 $0, [$1], 1;").str();
-    return LLVM::InlineAsmOp::create(
-               b, loc, i32, ValueRange{address}, text, "=r,l",
-               /*has_side_effects=*/true, /*is_align_stack=*/false,
-               LLVM::tailcallkind::TailCallKind::None,
-               LLVM::AsmDialectAttr::get(b.getContext(),
-                                         LLVM::AsmDialect::AD_ATT),
-               ArrayAttr{})
-        .getResult(0);
+    return inlinePtx(
+        b, loc, i32, address,
+        ("atom." + semantics + ".gpu.global.add.u32 $0, [$1], 1;").str(),
+        "=r,l");
   };
 
   // Carried: the step and the sums; out of the condition also the tile.
