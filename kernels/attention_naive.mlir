@@ -8,6 +8,9 @@
 // the K/V copies, make a producer warpgroup and split the rows over two
 // consumer warpgroups.
 // Head dim 128 (kernels/attention_naive_d64.mlir: the same program for 64).
+// `tile.stagger`: the second consumer warpgroup starts 2400 cycles after the
+// first, so the two do not run their MMAs and softmaxes in step (1.00-1.07x
+// at most points on H100; docs/performance.md, "Twenty-second session").
 !qkv = !tile.gl<?x?x?x128xbf16>
 !q_rt = !tile.rt<128x128xbf16, block>
 !st = !tile.st<128x128xbf16>
@@ -19,7 +22,8 @@
 
 tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
                              %L: !tile.gl<?x?x?xf32>, %scale: f32, %causal: i1)
-    launch(warpgroups = 2, grid = persistent) {
+    launch(warpgroups = 2, grid = persistent)
+    attributes {tile.stagger = 2400} {
   %q = tile.alloc : !st
   %k = tile.alloc : !st
   %v = tile.alloc : !st

@@ -27,6 +27,9 @@
 // "Seventeenth session"). Causal, it also masks only the key tiles that
 // cross its own rows' diagonal, not every one that crosses the tile's
 // (docs/performance.md, "Nineteenth session").
+// `tile.stagger`: consumer warpgroup i starts 1200·i cycles late, so the
+// three do not run their MMAs and softmaxes in step (1.00-1.06x at most
+// points on H100; docs/performance.md, "Twenty-second session").
 !qkv = !tile.gl<?x?x?x64xbf16>
 !q_rt = !tile.rt<192x64xbf16, block>
 !q_st = !tile.st<192x64xbf16>
@@ -39,7 +42,8 @@
 
 tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
                              %L: !tile.gl<?x?x?xf32>, %scale: f32, %causal: i1)
-    launch(warpgroups = 3, grid = persistent) {
+    launch(warpgroups = 3, grid = persistent)
+    attributes {tile.stagger = 1200} {
   %q = tile.alloc : !q_st
   %k = tile.alloc : !st
   %v = tile.alloc : !st

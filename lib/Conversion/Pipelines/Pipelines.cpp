@@ -32,6 +32,11 @@ struct NVIDIAPipelineOptions
       llvm::cl::desc("A positive `stages` also replaces the loops' "
                      "tile.stages (tile-pipeline's override-stages)"),
       llvm::cl::init(false)};
+  Option<bool> dynamicTiles{
+      *this, "dynamic-tiles",
+      llvm::cl::desc("Run tile-dynamic-tiles first: persistent tile loops "
+                     "take tiles from a counter as blocks ask"),
+      llvm::cl::init(false)};
   Option<bool> warpSpecialize{
       *this, "warp-specialize",
       llvm::cl::desc("Run tile-warp-specialize (false keeps pipelined loops "
@@ -60,6 +65,11 @@ struct NVIDIAPipelineOptions
       llvm::cl::desc("Run tile-overlap-mma after tile-warp-specialize (a "
                      "loop's second MMA under the next iteration's first)"),
       llvm::cl::init(true)};
+  Option<int64_t> stagger{
+      *this, "stagger",
+      llvm::cl::desc("tile-warp-specialize's consumer stagger in cycles "
+                     "(negative: the kernel's tile.stagger attribute)"),
+      llvm::cl::init(-1)};
   Option<std::string> mmaSplit{
       *this, "mma-split",
       llvm::cl::desc("tile-warp-specialize's split of an mma whose rows do "
@@ -72,6 +82,8 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   // The scheduling passes, per kernel: each leaves alone what it cannot
   // improve (hand-scheduled kernels pass through unchanged).
   OpPassManager &kernels = pm.nest<tk::tile::KernelOp>();
+  if (options.dynamicTiles)
+    kernels.addPass(tk::tile::createTileDynamicTiles());
   tk::tile::TilePipelineOptions pipeline;
   pipeline.stages = options.stages;
   pipeline.overrideStages = options.overrideStages;
@@ -80,6 +92,7 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   specialize.producerRegisters = options.producerRegisters;
   specialize.group = options.group;
   specialize.mmaSplit = options.mmaSplit;
+  specialize.stagger = options.stagger;
   if (options.warpSpecialize)
     kernels.addPass(tk::tile::createTileWarpSpecialize(specialize));
   if (options.overlapMma)

@@ -641,6 +641,27 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
          NVVM::SetMaxRegisterAction::decrease);
     fill(branch.elseBlock(), op.getConsumer(), op.getConsumerRegisters(),
          NVVM::SetMaxRegisterAction::increase);
+    if (IntegerAttr stagger = op.getConsumerStaggerAttr();
+        stagger && stagger.getInt() > 0) {
+      // Consumer warpgroup i spins i * stagger cycles before its role.
+      rewriter.setInsertionPointToStart(branch.elseBlock());
+      if (op.getConsumerRegisters())
+        rewriter.setInsertionPointAfter(&branch.elseBlock()->front());
+      Value index = arith::SubIOp::create(
+          rewriter, loc, wg,
+          constIndex(rewriter, loc, op.getProducerWarpgroups()));
+      Value cycles = arith::MulIOp::create(
+          rewriter, loc,
+          arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                       index),
+          arith::ConstantIntOp::create(rewriter, loc, stagger.getInt(), 64));
+      inlinePtx(rewriter, loc, cycles,
+                "{\n.reg .pred p;\n.reg .u64 t0, t1;\n"
+                "mov.u64 t0, %clock64;\nTK_STAGGER:\n"
+                "mov.u64 t1, %clock64;\nsub.u64 t1, t1, t0;\n"
+                "setp.lt.u64 p, t1, $0;\n@p bra TK_STAGGER;\n}",
+                "l");
+    }
     rewriter.eraseOp(op);
     return success();
   }

@@ -302,9 +302,57 @@ tile.kernel @k() launch(warpgroups = 3) {
 // -----
 
 tile.kernel @k() {
-  // expected-error @+1 {{unknown role parameter 'threads'; expected warpgroups or registers}}
+  // expected-error @+1 {{unknown producer role parameter 'threads'; expected warpgroups or registers}}
   tile.warp_specialize producer(threads = 128) {
   } consumer(warpgroups = 1) {
+  }
+}
+
+// -----
+
+// Only the consumers are staggered.
+tile.kernel @k() {
+  // expected-error @+1 {{unknown producer role parameter 'stagger'; expected warpgroups or registers}}
+  tile.warp_specialize producer(warpgroups = 1, stagger = 100) {
+  } consumer(warpgroups = 1) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  tile.warp_specialize producer(warpgroups = 1) {
+  // expected-error @+1 {{unknown consumer role parameter 'threads'; expected warpgroups or registers or stagger}}
+  } consumer(warpgroups = 1, threads = 128) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.warp_specialize' op consumer stagger must be in [0, 100000] cycles, got -1}}
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 1, stagger = -1) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.warp_specialize' op consumer stagger must be in [0, 100000] cycles, got 100001}}
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 1, stagger = 100001) {
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @k() {
+    // expected-error @+1 {{'tile.warp_specialize' op consumer stagger is lowered for NVIDIA targets only; gfx942 is not one}}
+    tile.warp_specialize producer(warpgroups = 1) {
+    } consumer(warpgroups = 1, stagger = 100) {
+    }
   }
 }
 
@@ -371,6 +419,31 @@ tile.kernel @k() attributes {tile.uniform_warpgroup_id} {
 tile.kernel @k() {
   // expected-error @+1 {{'tile.uniform_warpgroup_id' must be a boolean on a 'tile.kernel'}}
   tile.barrier block {tile.uniform_warpgroup_id = false}
+}
+
+// -----
+
+// expected-error @+1 {{'tile.stagger' must be an integer in [0, 100000] (cycles) on a 'tile.kernel'}}
+tile.kernel @k() attributes {tile.stagger = 1.5} {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.stagger' must be an integer in [0, 100000] (cycles) on a 'tile.kernel'}}
+tile.kernel @k() attributes {tile.stagger = -5} {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.stagger' must be an integer in [0, 100000] (cycles) on a 'tile.kernel'}}
+tile.kernel @k() attributes {tile.stagger = 200000} {
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.stagger' must be an integer in [0, 100000] (cycles) on a 'tile.kernel'}}
+  tile.barrier block {tile.stagger = 100}
 }
 
 // -----

@@ -39,6 +39,10 @@ tile.kernel @tile_loops(%a: !tile.gl<?x?xbf16>) {
 // CHECK: tile.warpgroup_id
 // CHECK: tile.warp_specialize producer(warpgroups = 1) {
 // CHECK: } consumer(warpgroups = 2) {
+// CHECK: tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+// CHECK: } consumer(warpgroups = 2, registers = 240, stagger = 2400) {
+// CHECK: tile.warp_specialize producer(warpgroups = 1) {
+// CHECK: } consumer(warpgroups = 2, stagger = 0) {
 tile.kernel @roles() launch(warpgroups = 3) {
   tile.warp_specialize producer(warpgroups = 1, registers = 40) {
     %wg = tile.warpgroup_id
@@ -50,6 +54,18 @@ tile.kernel @roles() launch(warpgroups = 3) {
   tile.warp_specialize producer(warpgroups = 1) {
   } consumer(warpgroups = 2) {
   }
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240, stagger = 2400) {
+  }
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(stagger = 0, warpgroups = 2) {
+  }
+}
+
+// The cycles tile-warp-specialize staggers the consumers by.
+// CHECK-LABEL: tile.kernel @staggered()
+// CHECK-SAME: attributes {tile.stagger = 1200 : i64}
+tile.kernel @staggered() launch(warpgroups = 3) attributes {tile.stagger = 1200} {
 }
 
 // Targets are module attributes.

@@ -14,6 +14,13 @@
 // RUN: FileCheck %s --check-prefix=QREG < %t/attention_naive.ptx
 // RUN: not grep -q "sub.rn.f32" %t/attention_naive.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/attention_naive.json
+// The program's tile.stagger: the second consumer starts 2400 cycles after
+// the first.
+// RUN: FileCheck %s --check-prefix=STAGGER < %t/attention_naive.ptx
+// STAGGER: setmaxnreg.inc.sync.aligned.u32 240;
+// STAGGER-NEXT: mad.lo.s64 [[CYCLES:%rd[0-9]+]], %rd{{[0-9]+}}, 2400, -2400;
+// STAGGER: TK_STAGGER:
+// STAGGER: setp.lt.u64 p, t1, [[CYCLES]];
 // The snake order survives warp specialization: producer and consumers walk
 // the same tiles.
 // RUN: tk-opt %kernels/attention_naive.mlir -tile-pipeline -tile-warp-specialize 2>/dev/null | FileCheck %s --check-prefix=SNAKE

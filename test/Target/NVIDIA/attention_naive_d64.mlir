@@ -13,6 +13,12 @@
 // RUN: FileCheck %s --check-prefix=LAZY < %t/attention_naive_d64.ptx
 // RUN: FileCheck %s --check-prefix=QREG < %t/attention_naive_d64.ptx
 // RUN: not grep -q "wgmma.wait_group.sync.aligned 	1;" %t/attention_naive_d64.ptx
+// The program's tile.stagger: consumer i starts 1200·i cycles late.
+// RUN: FileCheck %s --check-prefix=STAGGER < %t/attention_naive_d64.ptx
+// STAGGER: setmaxnreg.inc.sync.aligned.u32 160;
+// STAGGER-NEXT: mad.lo.s64 [[CYCLES:%rd[0-9]+]], %rd{{[0-9]+}}, 1200, -1200;
+// STAGGER: TK_STAGGER:
+// STAGGER: setp.lt.u64 p, t1, [[CYCLES]];
 
 // REMARK: remark: MMAs not overlapped: an MMA is asynchronous already or nested in a region
 

@@ -441,9 +441,12 @@ static ParseResult parseRole(OpAsmParser &parser, OperationState &result,
     if (parser.parseKeyword(&key) || parser.parseEqual() ||
         parser.parseInteger(value))
       return failure();
-    if (key != "warpgroups" && key != "registers")
-      return parser.emitError(loc, "unknown role parameter '")
-             << key << "'; expected warpgroups or registers";
+    bool stagger = key == "stagger" && role == "consumer";
+    if (key != "warpgroups" && key != "registers" && !stagger)
+      return parser.emitError(loc, "unknown ")
+             << role << " role parameter '" << key
+             << "'; expected warpgroups or registers"
+             << (role == "consumer" ? " or stagger" : "");
     sawWarpgroups |= key == "warpgroups";
     result.addAttribute((role + "_" + key).str(),
                         builder.getI32IntegerAttr(value));
@@ -473,10 +476,13 @@ ParseResult WarpSpecializeOp::parse(OpAsmParser &parser,
 }
 
 static void printRole(OpAsmPrinter &p, StringRef role, int32_t warpgroups,
-                      std::optional<int32_t> registers, Region &region) {
+                      std::optional<int32_t> registers,
+                      std::optional<int32_t> stagger, Region &region) {
   p << role << "(warpgroups = " << warpgroups;
   if (registers)
     p << ", registers = " << *registers;
+  if (stagger)
+    p << ", stagger = " << *stagger;
   p << ") ";
   p.printRegion(region, /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/false);
@@ -485,14 +491,15 @@ static void printRole(OpAsmPrinter &p, StringRef role, int32_t warpgroups,
 void WarpSpecializeOp::print(OpAsmPrinter &p) {
   p << ' ';
   printRole(p, "producer", getProducerWarpgroups(), getProducerRegisters(),
-            getProducer());
+            std::nullopt, getProducer());
   p << ' ';
   printRole(p, "consumer", getConsumerWarpgroups(), getConsumerRegisters(),
-            getConsumer());
+            getConsumerStagger(), getConsumer());
   p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
       {getProducerWarpgroupsAttrName(), getConsumerWarpgroupsAttrName(),
-       getProducerRegistersAttrName(), getConsumerRegistersAttrName()});
+       getProducerRegistersAttrName(), getConsumerRegistersAttrName(),
+       getConsumerStaggerAttrName()});
 }
 
 LogicalResult WarpSpecializeOp::verify() {
@@ -524,6 +531,16 @@ LogicalResult WarpSpecializeOp::verify() {
                            << " register budget must be a multiple of 8 in "
                               "[24, 256], got "
                            << *regs;
+  if (IntegerAttr staggerAttr = getConsumerStaggerAttr()) {
+    int64_t stagger = staggerAttr.getInt();
+    if (stagger < 0 || stagger > kMaxStaggerCycles)
+      return emitOpError("consumer stagger must be in [0, ")
+             << kMaxStaggerCycles << "] cycles, got " << stagger;
+    if (target.vendor != tk::Vendor::nvidia)
+      return emitOpError("consumer stagger is lowered for NVIDIA targets "
+                         "only; ")
+             << target.name << " is not one";
+  }
   // Each thread starts with its share of the register file (a multiple of
   // 8, at most 248) and the block owns that many in all: setmaxnreg can
   // only lower the producer's budget and raise the consumers', and the

@@ -59,6 +59,16 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a boolean on a 'tile.kernel'";
     return success();
   }
+  if (name == kStaggerAttr) {
+    auto cycles = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<KernelOp>(op) || !cycles ||
+        !cycles.getType().isSignlessInteger() || cycles.getInt() < 0 ||
+        cycles.getInt() > kMaxStaggerCycles)
+      return op->emitError()
+             << "'" << name << "' must be an integer in [0, "
+             << kMaxStaggerCycles << "] (cycles) on a 'tile.kernel'";
+    return success();
+  }
   if (name == kInterleaveAttr) {
     if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError()

@@ -271,13 +271,28 @@ struct WarpSpecializePass
       return "the register file leaves the consumers fewer registers than "
              "each thread starts with";
 
+    // (The dialect verifies the attribute's type and range.)
+    int64_t cycles = stagger;
+    if (cycles < 0)
+      if (auto attr = kernel->getAttrOfType<IntegerAttr>(kStaggerAttr))
+        cycles = attr.getInt();
+    if (cycles < 0) {
+      cycles = 0;
+    } else if (cycles > kMaxStaggerCycles) {
+      kernel.emitError("consumer stagger must be in [0, ")
+          << kMaxStaggerCycles << "] cycles, got " << cycles;
+      signalPassFailure();
+      return "";
+    }
+
     MLIRContext *ctx = kernel.getContext();
     OpBuilder b(foreach);
     Location loc = foreach.getLoc();
     auto roles = WarpSpecializeOp::create(
         b, loc, b.getI32IntegerAttr(1), b.getI32IntegerAttr(consumers),
         b.getI32IntegerAttr(producerRegisters),
-        b.getI32IntegerAttr(consumerRegisters));
+        b.getI32IntegerAttr(consumerRegisters),
+        cycles ? b.getI32IntegerAttr(cycles) : IntegerAttr());
     for (Region *region : {&roles.getProducer(), &roles.getConsumer()}) {
       Block *block = b.createBlock(region);
       b.setInsertionPointToEnd(block);

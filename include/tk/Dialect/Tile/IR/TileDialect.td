@@ -24,7 +24,10 @@ def Tile_Dialect : Dialect {
     `scf.for`: the ring depth tile-pipeline should use, N >= 1);
     `tile.split = "columns" | "contraction"` (on a `tile.mma` or
     `tile.mma_async` of block scope: how tile-warp-specialize splits it over
-    the consumer warpgroups, overriding its `mma-split` option); and the
+    the consumer warpgroups, overriding its `mma-split` option);
+    `tile.stagger = C` (on a `tile.kernel`: the cycles, in [0, 100000],
+    between its consumer warpgroups' starts that tile-warp-specialize gives
+    the roles it makes; see `tile.warp_specialize`); and the
     hand-off marks tile-pipeline writes for tile-warp-specialize:
     `tile.pipelined = N` (`scf.for`), `tile.pipeline_prologue`,
     `tile.pipeline_refill`, `tile.pipeline_copy` (unit, `scf.if`).

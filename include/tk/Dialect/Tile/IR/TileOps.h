@@ -52,6 +52,12 @@ constexpr llvm::StringLiteral kUniformWarpgroupIdAttr =
 /// mbarriers, as many empty ones, then as many 32-bit tile slots.
 constexpr int64_t kTileQueueDepth = 4;
 constexpr int64_t kTileQueueBytes = kTileQueueDepth * (8 + 8 + 4);
+/// On a tile.kernel: the consumer `stagger` (cycles, an integer) that
+/// tile-warp-specialize gives the warpgroups it makes.
+constexpr llvm::StringLiteral kStaggerAttr = "tile.stagger";
+/// The most cycles `tile.warp_specialize`'s consumer `stagger` may hold back
+/// each consumer warpgroup.
+constexpr int32_t kMaxStaggerCycles = 100000;
 
 /// The target `op` compiles for: the nearest `tile.target` attribute of an
 /// enclosing op, or sm_90a.

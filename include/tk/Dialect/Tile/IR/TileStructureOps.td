@@ -200,10 +200,24 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
     region (compute). `registers = R` sets each role's per-thread register
     budget (`setmaxnreg` on NVIDIA): a multiple of 8 in [24, 256].
 
+    `stagger = C` (consumer role, NVIDIA targets) starts the consumer
+    warpgroups at different times: consumer warpgroup `i` first waits
+    `i · C` cycles of its multiprocessor's clock (at most 100000 each), once.
+    Consumers that share a ring of stages otherwise run the same phase at the
+    same time (all their MMAs, then all their softmaxes); started apart,
+    they keep apart, so one warpgroup's register work runs under another's
+    MMAs. The attention forwards measured 1-5% faster at short lengths with
+    it (docs/performance.md, "Twenty-second session").
+
     ```mlir
     tile.warp_specialize producer(warpgroups = 1, registers = 40) {
       ...
     } consumer(warpgroups = 2, registers = 232) {
+      ...
+    }
+    tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+      ...
+    } consumer(warpgroups = 2, registers = 240, stagger = 2400) {
       ...
     }
     ```
@@ -211,7 +225,8 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
   let arguments = (ins I32Attr:$producer_warpgroups,
                        I32Attr:$consumer_warpgroups,
                        OptionalAttr<I32Attr>:$producer_registers,
-                       OptionalAttr<I32Attr>:$consumer_registers);
+                       OptionalAttr<I32Attr>:$consumer_registers,
+                       OptionalAttr<I32Attr>:$consumer_stagger);
   let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

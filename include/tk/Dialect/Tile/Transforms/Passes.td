@@ -77,6 +77,35 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::tk::tile::KernelOp"> {
   }];
 }
 
+def TileDynamicTiles : Pass<"tile-dynamic-tiles", "::tk::tile::KernelOp"> {
+  let summary = "Make a persistent kernel's tile loops take tiles as blocks ask";
+  let description = [{
+    Marks every `tile.foreach_tile` of a `grid = persistent` kernel
+    `dynamic`: blocks then take tiles, in the loop's order, from a counter
+    in global memory instead of a fixed stride (see `tile.foreach_tile`).
+    `snake` is dropped, since blocks no longer own fixed rounds. This
+    compiles a second variant of a program whose tiles cost the same (a
+    non-causal attention forward, a GEMM) without editing it; for tiles of
+    different costs (causal), the static snake order is usually the better
+    one. The target pipeline's `dynamic-tiles` option runs it first, so
+    that `tile-pipeline` counts the tile queue in the shared-memory budget.
+
+    Left alone, with a remark saying why: kernels for AMD targets, kernels
+    with one tile per block (`grid = tiles`), cluster kernels, kernels with
+    a `stream_k` loop or with a tile loop that is neither directly in the
+    kernel nor in a warp role, and warp-specialized kernels whose producer
+    role runs no tile loop or synchronises its warps. Kernels without a
+    tile loop are not mentioned.
+
+    ```mlir
+    // before
+    tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) snake { ... }
+    // after
+    tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) dynamic { ... }
+    ```
+  }];
+}
+
 def TilePipeline : Pass<"tile-pipeline", "::tk::tile::KernelOp"> {
   let summary = "Turn copies in a loop into an N-stage asynchronous ring";
   let description = [{
@@ -167,7 +196,12 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::tk::tile::KernelOp"> {
       through a shared buffer and `tile.store_async` (TK's epilogue),
       add-reducing stores first: into a shared tile for a row-major view,
       into a shared vector per warpgroup (fragment order, one bulk copy)
-      for a view in fragment order, when the buffer fits.
+      for a view in fragment order, when the buffer fits;
+    - consumer `stagger`: the `stagger` option if it is not negative, else
+      the kernel's `tile.stagger` attribute (cycles; e.g. `attributes
+      {tile.stagger = 2400}`), else none. Consumer warpgroup i starts
+      i · stagger cycles late, so the consumers do not run the same phase
+      at the same time.
 
     Kernels it cannot split are left alone with a remark saying why (no or
     several pipelined loops, other work outside the tile loop, block-scope
@@ -189,6 +223,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::tk::tile::KernelOp"> {
            "'contraction' (each its rows of K, when the result is only "
            "scaled and add-reduced to global memory); an mma's own "
            "tile.split attribute takes precedence">,
+    Option<"stagger", "stagger", "int64_t", /*default=*/"-1",
+           "Cycles between the consumer warpgroups' starts (negative: the "
+           "kernel's tile.stagger attribute, if any)">,
   ];
 }
 
