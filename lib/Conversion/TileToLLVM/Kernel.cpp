@@ -689,20 +689,14 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     // apart (measured: they hung). So the producer role may not synchronise
     // its warps.
     WalkResult bad = kernel.walk([&](WarpSpecializeOp ws) {
-      bool producerLoop = false;
-      Operation *sync = nullptr;
-      ws.getProducer().walk([&](Operation *op) {
-        producerLoop |= isa<ForeachTileOp>(op);
-        if (!sync && isa<BarrierOp, SemArriveOp, SignalAddOp, SignalWaitOp>(op))
-          sync = op;
-      });
-      if (!producerLoop) {
+      ProducerWalk producer = producerWalk(ws);
+      if (!producer.walks) {
         ws.emitOpError("with a 'dynamic' tile loop, the producer role must "
                        "run one too: its first thread takes the block's "
                        "tiles");
         return WalkResult::interrupt();
       }
-      if (sync) {
+      if (Operation *sync = producer.sync) {
         sync->emitOpError("cannot be lowered in the producer role of a kernel "
                           "with a 'dynamic' tile loop: only the role's first "
                           "warp runs it");

@@ -173,6 +173,17 @@ int64_t KernelOp::getSharedMemoryBytes(
   return bytes;
 }
 
+ProducerWalk tk::tile::producerWalk(WarpSpecializeOp op) {
+  ProducerWalk walk;
+  op.getProducer().walk([&](Operation *inner) {
+    walk.walks |= isa<ForeachTileOp>(inner);
+    if (!walk.sync &&
+        isa<BarrierOp, SemArriveOp, SignalAddOp, SignalWaitOp>(inner))
+      walk.sync = inner;
+  });
+  return walk;
+}
+
 bool KernelOp::hasDynamicTiles() {
   bool dynamic = false;
   walk([&](ForeachTileOp op) { dynamic |= op.getDynamic(); });

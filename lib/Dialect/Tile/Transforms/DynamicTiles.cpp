@@ -36,16 +36,11 @@ std::string whyNotDynamic(KernelOp kernel, ArrayRef<ForeachTileOp> loops) {
   }
   std::string why;
   kernel.walk([&](WarpSpecializeOp ws) {
-    bool walks = false;
-    bool syncs = false;
-    ws.getProducer().walk([&](Operation *op) {
-      walks |= isa<ForeachTileOp>(op);
-      syncs |= isa<BarrierOp, SemArriveOp, SignalAddOp, SignalWaitOp>(op);
-    });
-    if (!walks)
+    ProducerWalk producer = producerWalk(ws);
+    if (!producer.walks)
       why = "the producer role runs no tile loop (its first thread would "
             "take the tiles)";
-    else if (syncs)
+    else if (producer.sync)
       why = "the producer role synchronises its warps (only its first warp "
             "walks a dynamic loop)";
   });

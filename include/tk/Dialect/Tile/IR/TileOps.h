@@ -62,6 +62,15 @@ constexpr int32_t kMaxStaggerCycles = 100000;
 /// The target `op` compiles for: the nearest `tile.target` attribute of an
 /// enclosing op, or sm_90a.
 const TargetInfo &getTargetInfo(mlir::Operation *op);
+/// What a `dynamic` tile loop needs of a warp-specialized kernel's producer
+/// role (its first thread takes the tiles; only its first warp walks them):
+/// whether the role runs a tile loop, and the first op in it that
+/// synchronises the role's warps (a barrier, arrival or signal), if any.
+struct ProducerWalk {
+  bool walks = false;
+  mlir::Operation *sync = nullptr;
+};
+ProducerWalk producerWalk(WarpSpecializeOp op);
 /// Blocks per cluster of the kernel around `op`; 1 without a cluster.
 int64_t clusterBlocks(mlir::Operation *op);
 /// Fails with a diagnostic unless `op` is in a kernel launched in clusters
