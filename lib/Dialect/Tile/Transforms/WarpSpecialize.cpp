@@ -271,14 +271,14 @@ struct WarpSpecializePass
       return "the register file leaves the consumers fewer registers than "
              "each thread starts with";
 
-    // (The dialect verifies the attribute's type and range.)
+    // A negative option defers to the kernel's attribute (the dialect
+    // verifies its type and range), if any.
     int64_t cycles = stagger;
-    if (cycles < 0)
-      if (auto attr = kernel->getAttrOfType<IntegerAttr>(kStaggerAttr))
-        cycles = attr.getInt();
     if (cycles < 0) {
-      cycles = 0;
-    } else if (cycles > kMaxStaggerCycles) {
+      auto attr = kernel->getAttrOfType<IntegerAttr>(kStaggerAttr);
+      cycles = attr ? attr.getInt() : 0;
+    }
+    if (cycles > kMaxStaggerCycles) {
       kernel.emitError("consumer stagger must be in [0, ")
           << kMaxStaggerCycles << "] cycles, got " << cycles;
       signalPassFailure();
