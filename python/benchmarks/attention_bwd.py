@@ -19,9 +19,12 @@ to Σ|dO ∘ O| per row, zeros in the padding. Timing: the backward alone (ours:
 the Δ program plus the fused kernel, with zeroing the f32 dQ
 accumulator and converting it to bf16 -- or plus the two kernels; "tk" is
 the form attention() uses, "vs_cudnn" its ratio; SDPA:
-o.backward(dO) on a retained graph); FA3-paper shapes (16k tokens, hidden 2048: 16 heads of
-128 or 32 of 64, seq 512 … 16384); TFLOP/s = 2.5 · 4 · batch · heads · seq²
-· dim, halved for causal.
+torch.autograd.grad(o, (q, k, v), dO) on a retained graph, which returns the
+gradients instead of adding them to the inputs' .grad); FA3-paper shapes
+(16k tokens, hidden 2048: 16 heads of 128 or 32 of 64, seq 512 … 16384);
+TFLOP/s = 2.5 · 4 · batch · heads · seq² · dim, halved for causal.
+python/benchmarks/attention.py times attention()'s forward and backward
+against the same peers.
 """
 import argparse
 import json
@@ -163,8 +166,12 @@ def bench(rows, D, seqs=SEQS):
                     with torch.nn.attention.sdpa_kernel(backend):
                         out = torch.nn.functional.scaled_dot_product_attention(
                             qs, ks, vs, is_causal=causal, scale=scale)
-                    fns[name] = (lambda out=out:
-                                 out.backward(do, retain_graph=True))
+                    # autograd.grad returns the gradients instead of
+                    # adding them to the leaves' .grad (which would time
+                    # three extra additions per call).
+                    fns[name] = (lambda out=out, leaves=(qs, ks, vs):
+                                 torch.autograd.grad(out, leaves, do,
+                                                     retain_graph=True))
                 except RuntimeError as e:
                     row[f"{name}_error"] = str(e)[:200]
             for name, t in time_interleaved(fns, warmup=3, rounds=9,

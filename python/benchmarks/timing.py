@@ -1,10 +1,28 @@
 """Timing shared by the benchmark scripts."""
+import math
+import os
 import statistics
 
 import torch
 
+# Milliseconds of untimed calls of a function right before each of its timed
+# batches (TK_MLIR_SETTLE_MS overrides; 0 gives the method used before the
+# twenty-third session). See time_interleaved.
+SETTLE_MS = float(os.environ.get("TK_MLIR_SETTLE_MS", 200))
 
-def time_interleaved(fns, warmup=5, rounds=15, per_batch=10):
+
+def _batch(fn, count):
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(count):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / count
+
+
+def time_interleaved(fns, warmup=5, rounds=15, per_batch=10, settle_ms=None):
     """{name: ms per call} for several functions timed in alternation: each
     round times one batch of back-to-back calls of every function, starting
     with a different one each round, and each function's result is the
@@ -13,22 +31,30 @@ def time_interleaved(fns, warmup=5, rounds=15, per_batch=10):
     same for every library timed this way). Clock and temperature drift
     during a run falls on all functions alike instead of on whichever ran
     last (timed one after the other, one kernel against itself differed by
-    up to 10% on an H100)."""
+    up to 10% on an H100).
+
+    Each timed batch follows `settle_ms` (default SETTLE_MS) of untimed
+    calls of the same function, so a batch measures the function in its own
+    steady state, not in the state the function before it left the GPU in.
+    Without it, whichever function followed a slower, lighter one measured
+    5-13% faster on an H100 (the attention backward at 16384 tokens: ours
+    548 TFLOP/s after cuDNN, 606 after SDPA's flash backend; cuDNN 538 after
+    ours, 566 after flash); 10-80 ms of settling was not enough, 240 ms gave
+    the same numbers in either order (docs/performance.md, "Twenty-third
+    session")."""
+    settle_ms = SETTLE_MS if settle_ms is None else settle_ms
     names = list(fns)
+    settle = {}
     for name in names:
-        for _ in range(warmup):
-            fns[name]()
-    torch.cuda.synchronize()
+        fns[name]()
+        torch.cuda.synchronize()
+        per_call = _batch(fns[name], max(warmup - 1, 1))
+        settle[name] = math.ceil(settle_ms / max(per_call, 1e-3))
     times = {name: [] for name in names}
     for r in range(rounds):
         for i in range(len(names)):
             name = names[(r + i) % len(names)]
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            for _ in range(per_batch):
+            for _ in range(settle[name]):
                 fns[name]()
-            end.record()
-            end.synchronize()
-            times[name].append(start.elapsed_time(end) / per_batch)
+            times[name].append(_batch(fns[name], per_batch))
     return {name: statistics.median(t) for name, t in times.items()}

@@ -215,7 +215,7 @@ def test_every_head_dim_has_a_backward_form():
             assert not uses_fused(dim, 1 << 20)
         else:
             assert not uses_fused(dim, start - 1) and uses_fused(dim, start)
-    assert uses_fused(128, 16384) and not uses_fused(128, 2048)
+    assert uses_fused(128, 2048) and not uses_fused(128, 1024)
     assert uses_fused(64, 1024) and not uses_fused(64, 512)
 
 

@@ -72,13 +72,13 @@ FUSED_ALTERNATIVES = {128: ("attention_bwd_q80",)}
 # "Seventeenth session", "Eighteenth session").
 LONG_NONCAUSAL_BACKWARD = {128: ("attention_bwd_q80", 8192)}
 # Head dim -> the sequence length from which attention() takes the fused
-# backward (None: never). Measured on an H100 (docs/performance.md
-# "Fifteenth session"): with dQ accumulated in fragment order the fused
-# kernel is 1.04-1.10x the two kernels from 4096 on at head dim 128 (level
-# at 2048, slower below). At head dim 64 the fused program steps over 128
-# queries ("Eighteenth session"): 1.04-1.14x the two kernels at 1024 and
-# 1.12-1.35x from 2048 on, 0.95-1.01x at 512 (three runs).
-FUSED_FROM = {128: 4096, 64: 1024}
+# backward (None: never). Measured on an H100 with settled timing
+# (docs/performance.md "Twenty-third session"): at head dim 128 the fused
+# kernel is 1.09x (non-causal) and 1.04x (causal) the two kernels at 2048,
+# 1.09-1.18x from 4096 on, 1.02x and 0.94x at 1024. At head dim 64 the
+# fused program steps over 128 queries ("Eighteenth session"): 1.05-1.29x
+# the two kernels from 1024 on, 0.98-1.00x at 512.
+FUSED_FROM = {128: 2048, 64: 1024}
 _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
                "scale", "causal"]
 _ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()
