@@ -7,10 +7,11 @@
 // A is K read transposed), and adds it to dQᵀ: [batch, heads, 128, seq] f32
 // in fragment order with the sequence padded to the 80-column tiles (the
 // manifest's `tile_cols`; attention_backward transposes it back). Two Q/dO
-// stages leave room for the dQᵀ staging. Correct, but 0.91-0.99x the
-// 64-query program on the H100 (docs/performance.md, "Sixteenth session":
-// dSᵀ with 80 columns takes a 32-byte swizzle), so attention() does not
-// take it; attention_backward(..., program="attention_bwd_q80") does.
+// stages leave room for the dQᵀ staging. 0.91-0.99x the 64-query program
+// on the H100 from 2048 to 4096 queries (docs/performance.md, "Sixteenth
+// session": dSᵀ with 80 columns takes a 32-byte swizzle), 1.00-1.04x from
+// 8192 on, where attention() takes it for non-causal calls
+// (LONG_NONCAUSAL_BACKWARD in python/tk_mlir/attention.py).
 !qkv = !tile.gl<?x?x?x128xbf16>
 !vec = !tile.gl<?x?x?xf32>
 !kv_st = !tile.st<128x128xbf16>
