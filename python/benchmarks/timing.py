@@ -36,7 +36,7 @@ def time_interleaved(fns, warmup=5, rounds=15, per_batch=10, settle_ms=None):
     Each timed batch follows `settle_ms` (default SETTLE_MS) of untimed
     calls of the same function, so a batch measures the function in its own
     steady state, not in the state the function before it left the GPU in.
-    Without it, whichever function followed a slower, lighter one measured
+    Without it, whichever function followed a slower one measured
     5-12% faster on an H100 (the attention backward at 16384 tokens: ours
     548 TFLOP/s after cuDNN, 606 after SDPA's flash backend; cuDNN 538 after
     ours, 566 after flash); 10-80 ms of settling was not enough, 240 ms gave
