@@ -34,23 +34,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from report import finish  # noqa: E402
 from tk_mlir.attention import (attention_backward, attention_forward,  # noqa: E402
                                forward_kernel, fused_program, uses_fused)
+from peers import sdpa_backward, sdpa_forward  # noqa: E402
 from timing import time_interleaved  # noqa: E402
 
 SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 FORWARD_TOLERANCE = 2e-2
 BACKWARD_TOLERANCE = 3e-2
-BACKENDS = (("cudnn", torch.nn.attention.SDPBackend.CUDNN_ATTENTION),
-            ("flash", torch.nn.attention.SDPBackend.FLASH_ATTENTION))
+PEERS = ("cudnn", "flash")
 
 
 def rel_err(got, want):
     return ((got.float() - want.float()).norm() / want.float().norm()).item()
-
-
-def sdpa(backend, q, k, v, causal, scale):
-    with torch.nn.attention.sdpa_kernel(backend):
-        return torch.nn.functional.scaled_dot_product_attention(
-            q, k, v, is_causal=causal, scale=scale)
 
 
 def point(part, dim, seq, causal, rounds):
@@ -66,9 +60,8 @@ def point(part, dim, seq, causal, rounds):
     if part == "fwd":
         row["program"] = forward_kernel(dim, seq, causal)
         fns["tk"] = lambda: attention_forward(q, k, v, causal, scale)
-        for name, backend in BACKENDS:
-            fns[name] = (lambda backend=backend:
-                         sdpa(backend, q, k, v, causal, scale))
+        for name in PEERS:
+            fns[name] = sdpa_forward(name, q, k, v, causal, scale)
         errs = {"o": rel_err(fns["tk"]()[0], fns["cudnn"]())}
         tolerance = FORWARD_TOLERANCE
     else:
@@ -79,13 +72,8 @@ def point(part, dim, seq, causal, rounds):
         o, lse = attention_forward(q, k, v, causal, scale)
         fns["tk"] = lambda: attention_backward(q, k, v, o, lse, do, causal,
                                                scale)
-        for name, backend in BACKENDS:
-            leaves = [t.detach().requires_grad_(True) for t in (q, k, v)]
-            out = sdpa(backend, *leaves, causal, scale)
-            # autograd.grad returns the gradients instead of adding them to
-            # the leaves' .grad (which would time three extra additions).
-            fns[name] = (lambda out=out, leaves=leaves: torch.autograd.grad(
-                out, leaves, do, retain_graph=True))
+        for name in PEERS:
+            fns[name] = sdpa_backward(name, q, k, v, do, causal, scale)
         errs = {g: rel_err(mine, want) for g, mine, want in
                 zip(("dq", "dk", "dv"), fns["tk"](), fns["cudnn"]())}
         tolerance = BACKWARD_TOLERANCE

@@ -40,6 +40,7 @@ from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
 from tk_mlir.attention import (attention_backward, attention_forward,  # noqa: E402
                                backward_delta, fused_program, uses_fused)
+from peers import sdpa_backward  # noqa: E402
 from timing import time_interleaved  # noqa: E402
 
 CASES = [  # batch, heads, kv heads, seq, dim, causal, layout
@@ -156,22 +157,10 @@ def bench(rows, D, seqs=SEQS):
             fns = {key: (lambda fused=fused: attention_backward(
                 q, k, v, o, lse, do, causal, scale, fused=fused))
                 for key, fused in (("tk_fused", True), ("tk_split", False))}
-            for name, backend in (
-                    ("flash", torch.nn.attention.SDPBackend.FLASH_ATTENTION),
-                    ("cudnn",
-                     torch.nn.attention.SDPBackend.CUDNN_ATTENTION)):
+            for name in ("flash", "cudnn"):
                 try:
-                    qs, ks, vs = (x.detach().requires_grad_(True)
-                                  for x in (q, k, v))
-                    with torch.nn.attention.sdpa_kernel(backend):
-                        out = torch.nn.functional.scaled_dot_product_attention(
-                            qs, ks, vs, is_causal=causal, scale=scale)
-                    # autograd.grad returns the gradients instead of
-                    # adding them to the leaves' .grad (which would time
-                    # three extra additions per call).
-                    fns[name] = (lambda out=out, leaves=(qs, ks, vs):
-                                 torch.autograd.grad(out, leaves, do,
-                                                     retain_graph=True))
+                    fns[name] = sdpa_backward(name, q, k, v, do, causal,
+                                              scale)
                 except RuntimeError as e:
                     row[f"{name}_error"] = str(e)[:200]
             for name, t in time_interleaved(fns, warmup=3, rounds=9,

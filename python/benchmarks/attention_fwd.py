@@ -32,6 +32,7 @@ from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
 from tk_mlir.attention import one_tile_per_block  # noqa: E402
+from peers import sdpa_forward  # noqa: E402
 from timing import time_interleaved  # noqa: E402
 
 D = 128  # head dim: set from the manifest in main()
@@ -103,14 +104,8 @@ def bench(kernel, baseline, result, scale, causal_as_compiled=False):
             fns = {name: (lambda fn=fn: fn(q, k, v, o, lse, scale, causal,
                                            one_tile_per_block=one))
                    for name, fn in ours.items() if fn is not None}
-            for name, backend in (
-                    ("flash", torch.nn.attention.SDPBackend.FLASH_ATTENTION),
-                    ("cudnn",
-                     torch.nn.attention.SDPBackend.CUDNN_ATTENTION)):
-                def sdpa(backend=backend):
-                    with torch.nn.attention.sdpa_kernel(backend):
-                        torch.nn.functional.scaled_dot_product_attention(
-                            q, k, v, is_causal=causal, scale=scale)
+            for name in ("flash", "cudnn"):
+                sdpa = sdpa_forward(name, q, k, v, causal, scale)
                 try:
                     sdpa()
                     fns[name] = sdpa
