@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Checks tk_mlir.attention()'s gradients (the backward form it picks per
 head dim; for [batch, heads, seq, dim] cases also the other form: the fused
-kernels/attention_bwd.mlir / attention_bwd_d64.mlir (attention_bwd_q80.mlir
-for long non-causal head-dim-128 calls, `fused_program`), or the two kernels
+kernels/attention_bwd.mlir / attention_bwd_d64.mlir (`fused_program`), or the two kernels
 attention_bwd_dq.mlir + attention_bwd_dkv.mlir and their _d64 twins) against
 float32 torch autograd, and times both forms of the backward next to torch
 SDPA's flash and cuDNN backends in the same run.
@@ -17,7 +16,8 @@ over the query heads sharing a kv head. Δ = rowsum(dO ∘ O) by kernels/attenti
 (_d64) against a float64 torch sum at awkward lengths, within 1e-5 relative
 to Σ|dO ∘ O| per row, zeros in the padding. Timing: the backward alone (ours:
 the Δ program plus the fused kernel, with zeroing the f32 dQ
-accumulator and converting it to bf16 -- or plus the two kernels; "tk" is
+accumulator and converting it to bf16 (kernels/attention_bwd_dq_convert.mlir)
+-- or plus the two kernels; "tk" is
 the form attention() uses, "vs_cudnn" its ratio; SDPA:
 torch.autograd.grad(o, (q, k, v), dO) on a retained graph, which returns the
 gradients instead of adding them to the inputs' .grad); FA3-paper shapes

@@ -215,7 +215,7 @@ def test_every_head_dim_has_a_backward_form():
             assert not uses_fused(dim, 1 << 20)
         else:
             assert not uses_fused(dim, start - 1) and uses_fused(dim, start)
-    assert uses_fused(128, 2048) and not uses_fused(128, 1024)
+    assert uses_fused(128, 1024) and not uses_fused(128, 512)
     assert uses_fused(64, 1024) and not uses_fused(64, 512)
 
 
@@ -303,34 +303,52 @@ def test_backward_program_must_be_an_alternative():
                            program="attention_bwd_q80")
 
 
-def test_long_noncausal_backward_takes_the_80_query_program():
-    """attention() takes the 80-query fused program for non-causal head-dim-
-    128 calls from LONG_NONCAUSAL_BACKWARD's length on, the default program
-    below it, causal, and at head dim 64."""
-    from tk_mlir.attention import (FUSED_ALTERNATIVES, FUSED_BACKWARD,
-                                   LONG_NONCAUSAL_BACKWARD, fused_program)
-    program, start = LONG_NONCAUSAL_BACKWARD[128]
-    assert program in FUSED_ALTERNATIVES[128]
-    assert fused_program(128, start, False) == program
-    assert fused_program(128, 16384, False) == program
-    assert fused_program(128, start - 1, False) == FUSED_BACKWARD[128]
-    assert fused_program(128, 16384, True) == FUSED_BACKWARD[128]
-    assert fused_program(64, 16384, False) == FUSED_BACKWARD[64]
-
-
-def test_variant_manifest_lies_under_its_own_name(tmp_path, monkeypatch):
-    """A variant is looked up in its own folder, as the file its program
-    compiles to; a missing one names the compile command with its
-    options."""
+def test_long_noncausal_backward_program(monkeypatch):
+    """attention() takes FUSED_BACKWARD's program at every length (no
+    LONG_NONCAUSAL_BACKWARD entry is faster since the twenty-fourth
+    session); with an entry, non-causal head-dim calls from its length on
+    take that program, shorter, causal and other head dims the default."""
     import importlib
-    attention = importlib.import_module("tk_mlir.attention")
-    monkeypatch.setenv("TK_MLIR_ARTIFACTS", str(tmp_path))
-    monkeypatch.setattr(attention, "_loaded", {})
-    program, options = attention.VARIANTS[attention.SHORT_CAUSAL_KERNEL]
-    expected = os.path.join(str(tmp_path), attention.SHORT_CAUSAL_KERNEL,
-                            program + ".json")
-    with pytest.raises(FileNotFoundError) as e:
-        attention._kernel(attention.SHORT_CAUSAL_KERNEL)
-    assert expected in str(e.value)
-    assert f"kernels/{program}.mlir" in str(e.value)
-    assert options in str(e.value)
+    att = importlib.import_module("tk_mlir.attention")
+    assert all(p in att.FUSED_ALTERNATIVES[d]
+               for d, (p, _) in att.LONG_NONCAUSAL_BACKWARD.items())
+    assert att.fused_program(128, 16384, False) == att.FUSED_BACKWARD[128]
+    monkeypatch.setattr(att, "LONG_NONCAUSAL_BACKWARD",
+                        {128: ("attention_bwd_q80", 8192)})
+    assert att.fused_program(128, 8192, False) == "attention_bwd_q80"
+    assert att.fused_program(128, 16384, False) == "attention_bwd_q80"
+    assert att.fused_program(128, 8191, False) == att.FUSED_BACKWARD[128]
+    assert att.fused_program(128, 16384, True) == att.FUSED_BACKWARD[128]
+    assert att.fused_program(64, 16384, False) == att.FUSED_BACKWARD[64]
+
+
+def test_dq_convert_program_tiles_and_arguments(tmp_path):
+    """The dQ conversion program reads the fused programs' f32 accumulator
+    (fragment order, any head dim) and writes bf16 dQ row-major; one tile
+    per 64 queries of dQ; an accumulator not padded to 64-row slabs or of
+    the wrong dtype is refused naming 'dq_accum'."""
+    import json
+    from tests.test_runtime import FakeTensor
+    from tk_mlir import KernelSpec, check_arguments
+    from tk_mlir.attention import _ARG_NAMES, DQ_CONVERT
+    params = _compiled_params(tmp_path, DQ_CONVERT)
+    assert params == [
+        {"dtype": "f32", "kind": "view", "layout": "fragments",
+         "shape": [-1, -1, -1, -1]},
+        {"dtype": "bf16", "kind": "view", "shape": [-1, -1, -1, -1]}]
+    entry = json.load(open(tmp_path / DQ_CONVERT / (DQ_CONVERT + ".json")))
+    spec = KernelSpec(DQ_CONVERT, entry["kernels"][DQ_CONVERT])
+    names = _ARG_NAMES[DQ_CONVERT]
+    assert entry["kernels"][DQ_CONVERT]["tiles"][0] == {
+        "axis": 2, "divisor": 64, "param": 1}
+    for dim in (64, 128):
+        dq = FakeTensor([2, 3, 17, dim], "bfloat16")
+        check_arguments(spec, [FakeTensor([2, 3, 64, dim], "float32"), dq],
+                        names)
+        with pytest.raises(ArgumentError, match="argument 'dq_accum'.*slabs "
+                           "of 64; dimension 2 is 17"):
+            check_arguments(spec, [FakeTensor([2, 3, 17, dim], "float32"),
+                                   dq], names)
+        with pytest.raises(ArgumentError, match="dq_accum"):
+            check_arguments(spec, [FakeTensor([2, 3, 64, dim], "bfloat16"),
+                                   dq], names)

@@ -64,21 +64,22 @@ FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
 # Other fused backward programs (attention_backward's `program` names one
 # of them or FUSED_BACKWARD's): head dim -> names.
 FUSED_ALTERNATIVES = {128: ("attention_bwd_q80",)}
-# Head dim -> (program, length): the fused program attention() takes for
-# non-causal calls from that length on instead of FUSED_BACKWARD's. The
-# 80-query program (FlashAttention-3's non-causal tile) measured 1.00-1.04x
-# attention_bwd at 8192 and 16384 in the H100 runs since the warp-uniform
-# warpgroup index, 0.95-0.99x at 2048 and 4096 (docs/performance.md,
-# "Seventeenth session", "Eighteenth session").
-LONG_NONCAUSAL_BACKWARD = {128: ("attention_bwd_q80", 8192)}
+# Head dim -> (program, length): a fused program attention() would take for
+# non-causal calls from that length on instead of FUSED_BACKWARD's. None
+# now: the 80-query program (FlashAttention-3's non-causal tile) measured
+# 1.00-1.04x attention_bwd at 8192 and 16384 on H100 until attention_bwd
+# queued Sᵀ and dPᵀ together and dQ got its conversion program; since then
+# 0.89x at 8192 and 1.00x at 16384 (docs/performance.md, "Twenty-fourth
+# session"). attention_backward(program="attention_bwd_q80") still runs it.
+LONG_NONCAUSAL_BACKWARD = {}
 # Head dim -> the sequence length from which attention() takes the fused
 # backward (None: never). Measured on an H100 with settled timing
-# (docs/performance.md "Twenty-third session"): at head dim 128 the fused
-# kernel is 1.09x (non-causal) and 1.04x (causal) the two kernels at 2048,
-# 1.09-1.18x from 4096 on, 1.02x and 0.94x at 1024. At head dim 64 the
-# fused program steps over 128 queries ("Eighteenth session"): 1.05-1.29x
-# the two kernels from 1024 on, 0.98-1.00x at 512.
-FUSED_FROM = {128: 2048, 64: 1024}
+# (docs/performance.md "Twenty-fourth session"): at head dim 128 the fused
+# kernel (with the dQ conversion program) is 1.06x the two kernels at 1024
+# (non-causal and causal), 1.01x / 0.91x at 512. At head dim 64 the fused
+# program steps over 128 queries ("Eighteenth session"): 1.05-1.29x the two
+# kernels from 1024 on, 0.98-1.00x at 512.
+FUSED_FROM = {128: 1024, 64: 1024}
 _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
                "scale", "causal"]
 _ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()
@@ -89,6 +90,12 @@ _ARG_NAMES.update({name: _FUSED_ARGS
 # Head dim -> the program computing Δ = rowsum(dO ∘ O) for either form.
 DELTA = {128: "attention_bwd_delta", 64: "attention_bwd_delta_d64"}
 _ARG_NAMES.update({name: ["o", "do", "delta"] for name in DELTA.values()})
+# The program that turns a fused program's row-major f32 dQ accumulator (in
+# fragment order) into bf16 dQ, any head dim that is a multiple of 64: 0.5x
+# the time of the equivalent torch copy (`runtime.from_fragments`), which
+# remains for the transposed accumulator of attention_bwd_q80.
+DQ_CONVERT = "attention_bwd_dq_convert"
+_ARG_NAMES[DQ_CONVERT] = ["dq_accum", "dq"]
 LAYOUTS = ("bhsd", "bshd")
 
 
@@ -290,7 +297,11 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
                bool(causal))
         if not fragments:
             return dq_accum.to(q.dtype), dk, dv
-        dq = from_fragments(dq_accum, q.dtype, transpose=transposed)
+        if not transposed:
+            dq = torch.empty_like(q)
+            _kernel(DQ_CONVERT)(dq_accum, dq)
+            return dq, dk, dv
+        dq = from_fragments(dq_accum, q.dtype, transpose=True)
         return (dq if rows == seq else dq[:, :, :seq].contiguous()), dk, dv
     dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
     dq_name, dkv_name = BACKWARD[dim]

@@ -118,6 +118,26 @@ tile.kernel @fixed_classes_meet() launch(warpgroups = 1) {
 
 // -----
 
+// A tile read from a view in fragment order takes #tile.mma_acc, the order
+// it was written in, and so does what it feeds (the cast); an explicit
+// layout on such a load is kept; a load from a row-major view is left to
+// the fallback (#tile.row).
+// CHECK-LABEL: tile.kernel @fragment_order
+// CHECK: tile.load {{.*}} : !tile.gl<?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+// CHECK: tile.cast {{.*}} to !tile.rt<64x64xbf16, warpgroup, #tile.mma_acc>
+// CHECK: tile.load {{.*}} : !tile.gl<?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup, #tile.row>
+// CHECK: tile.load {{.*}} : !tile.gl<?x64xf32> -> !tile.rt<64x64xf32, warpgroup, #tile.row>
+tile.kernel @fragment_order(%F: !tile.gl<?x64xf32, fragments>, %G: !tile.gl<?x64xf32>, %O: !tile.gl<?x64xbf16>) launch(warpgroups = 1) {
+  %c0 = arith.constant 0 : index
+  %x = tile.load %F[%c0, %c0] : !tile.gl<?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup>
+  %y = tile.cast %x : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
+  tile.store %y, %O[%c0, %c0] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x64xbf16>
+  %r = tile.load %F[%c0, %c0] : !tile.gl<?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup, #tile.row>
+  %g = tile.load %G[%c0, %c0] : !tile.gl<?x64xf32> -> !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
 // Vectors without a tile to follow take #tile.vec<row, #tile.row>; a
 // column vector broadcast onto an accumulator follows it.
 // CHECK-LABEL: tile.kernel @vectors

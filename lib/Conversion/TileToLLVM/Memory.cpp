@@ -795,6 +795,86 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
   }
 };
 
+/// For each register of `map`, how many registers from it (4, 2 or 1) are
+/// adjacent in fragment order in every thread, starting at an offset that
+/// many elements align (0 for registers inside an earlier run). The tile's
+/// origin sits on a 64-row slab and an 8-column group, so these local
+/// offsets are the view's up to a multiple of 4.
+static SmallVector<int64_t> fragmentRuns(const FragmentMap &map, int64_t cols) {
+  int64_t regs = map.numRegs();
+  auto offset = [&](int64_t reg, int64_t lane, int64_t warp) {
+    auto [r, c] = map.elementAt({reg, lane, warp});
+    return fragmentOffset(r, c, cols);
+  };
+  auto isRun = [&](int64_t reg, int64_t n) {
+    if (reg % n || reg + n > regs)
+      return false;
+    for (int64_t warp = 0; warp < map.numWarps(); ++warp)
+      for (int64_t lane = 0; lane < map.numLanes(); ++lane) {
+        int64_t first = offset(reg, lane, warp);
+        if (first % n)
+          return false;
+        for (int64_t i = 1; i < n; ++i)
+          if (offset(reg + i, lane, warp) != first + i)
+            return false;
+      }
+    return true;
+  };
+  SmallVector<int64_t> runs(regs, 0);
+  for (int64_t reg = 0; reg < regs;) {
+    int64_t n = isRun(reg, 4) ? 4 : isRun(reg, 2) ? 2 : 1;
+    runs[reg] = n;
+    reg += n;
+  }
+  return runs;
+}
+
+/// Global view in fragment order → register tile: each run of registers
+/// adjacent in memory (`fragmentRuns`; the accumulator layout's four
+/// elements of an 8-column group) is one vector load, zero where any of its
+/// elements is past the view's edges.
+static Value loadGlobalFragments(OpBuilder &b, Location loc,
+                                 const FragmentMap &map, RegTileType tile,
+                                 GlobalType view, const GlobalTilePlace &place,
+                                 Value ptr, Type resultType) {
+  Type element = tile.getElementType();
+  int64_t eb = elementBytes(element);
+  Value result = LLVM::UndefOp::create(b, loc, resultType);
+  SmallVector<int64_t> runs = fragmentRuns(map, tile.getShape()[1]);
+  for (int64_t reg = 0; reg < map.numRegs(); reg += runs[reg]) {
+    int64_t n = runs[reg];
+    auto [r, c, inside] = place.element(b, loc, map, reg);
+    for (int64_t i = 1; i < n; ++i)
+      inside = arith::AndIOp::create(
+          b, loc, inside, std::get<2>(place.element(b, loc, map, reg + i)));
+    Type type = n == 1 ? element : Type(VectorType::get({n}, element));
+    auto guard = scf::IfOp::create(b, loc, type, inside,
+                                   /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(guard.thenBlock());
+      Value address = place.fragmentAddress(b, loc, ptr, element, r, c, view);
+      scf::YieldOp::create(
+          b, loc,
+          LLVM::LoadOp::create(b, loc, type, address, /*alignment=*/n * eb)
+              .getResult());
+      b.setInsertionPointToStart(guard.elseBlock());
+      scf::YieldOp::create(
+          b, loc,
+          arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type))
+              .getResult());
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      Value value = guard.getResult(0);
+      if (n > 1)
+        value =
+            LLVM::ExtractElementOp::create(b, loc, value, constI32(b, loc, i));
+      result = LLVM::InsertValueOp::create(b, loc, result, value, reg + i);
+    }
+  }
+  return result;
+}
+
 /// Global view → register tile: every thread loads the elements it holds;
 /// those past the view's edges read as zero.
 struct LoadGlobalLowering : OpConversionPattern<LoadOp> {
@@ -814,6 +894,13 @@ struct LoadGlobalLowering : OpConversionPattern<LoadOp> {
     const FragmentMap &map = *fragments;
     GlobalTilePlace place(rewriter, loc, op, map, tile, view,
                           adaptor.getCoords());
+    if (view.getFragments()) {
+      rewriter.replaceOp(
+          op, loadGlobalFragments(rewriter, loc, map, tile, view, place,
+                                  adaptor.getSrc(),
+                                  getTypeConverter()->convertType(tile)));
+      return success();
+    }
     Type element = tile.getElementType();
     Value result = LLVM::UndefOp::create(rewriter, loc,
                                          getTypeConverter()->convertType(tile));

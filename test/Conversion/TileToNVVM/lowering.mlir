@@ -600,6 +600,26 @@ tile.kernel @fragments(%G: !tile.gl<?x?x64xf32, fragments>, %i: index) launch(wa
 
 // -----
 
+// A view in fragment order read into registers: the accumulator layout's
+// four elements of an 8-column group are adjacent, so eight 16-byte loads
+// per 64x64 tile, each guarded by its elements' bounds (zeros outside); so
+// for TK's row layout, whose 16x16 atoms hold the same four elements per
+// thread; the column layout's registers are 8 elements apart: 32 single
+// loads.
+// CHECK-LABEL: llvm.func @fragments_load
+// CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT: llvm.load %{{.*}} -> vector<4xf32>
+// CHECK-COUNT-32: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NOT: llvm.load
+tile.kernel @fragments_load(%G: !tile.gl<?x?x64xf32, fragments>, %i: index) launch(warpgroups = 1) {
+  %x = tile.load %G[%i, %i, %i] : !tile.gl<?x?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  %y = tile.load %G[%i, %i, %i] : !tile.gl<?x?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup, #tile.row>
+  %z = tile.load %G[%i, %i, %i] : !tile.gl<?x?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup, #tile.col>
+  "test.use"(%x, %y, %z) : (!tile.rt<64x64xf32, warpgroup, #tile.mma_acc>, !tile.rt<64x64xf32, warpgroup, #tile.row>, !tile.rt<64x64xf32, warpgroup, #tile.col>) -> ()
+}
+
+// -----
+
 // A view in fragment order with dynamic columns: the slab's offset scales by
 // the launch's column count (the view's last dimension parameter), and the
 // manifest asks for whole 80-column tiles.

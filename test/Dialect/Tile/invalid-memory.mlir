@@ -321,16 +321,30 @@ tile.kernel @store_reduce_bf16(%g: !tile.gl<?x?xbf16>, %i: index) {
 
 // -----
 
-tile.kernel @load_fragments(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
-  // expected-error @+1 {{'tile.load' op a global view in fragment order is only written, with 'tile.store' of a register tile}}
-  %x = tile.load %g[%i, %i] : !tile.gl<?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup>
+tile.kernel @load_fragments_vector(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  // expected-error @+1 {{'tile.load' op a global view in fragment order is read into register tiles, not '!tile.rv<64xf32, warpgroup>'}}
+  %x = tile.load %g[%i] : !tile.gl<?x64xf32, fragments> -> !tile.rv<64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @load_fragments_rows(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  // expected-error @+1 {{'tile.load' op a global view in fragment order holds 64-row slabs: needs 64 rows (per warpgroup) and a multiple of 8 columns; got '!tile.rt<32x64xf32, warpgroup>'}}
+  %x = tile.load %g[%i, %i] : !tile.gl<?x64xf32, fragments> -> !tile.rt<32x64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @load_fragments_bf16(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
+  // expected-error @+1 {{'tile.load' op a global view in fragment order needs f32 elements; got '!tile.rt<64x64xbf16, warpgroup>'}}
+  %x = tile.load %g[%i, %i] : !tile.gl<?x64xf32, fragments> -> !tile.rt<64x64xbf16, warpgroup>
 }
 
 // -----
 
 tile.kernel @copy_fragments(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
   %a = tile.alloc : !tile.st<64x64xf32>
-  // expected-error @+1 {{'tile.copy' op a global view in fragment order is only written, with 'tile.store' of a register tile}}
+  // expected-error @+1 {{'tile.copy' op a global view in fragment order is written with 'tile.store' and read with 'tile.load' of a register tile, not copied}}
   tile.copy %g[%i, %i] -> %a : !tile.gl<?x64xf32, fragments>, !tile.st<64x64xf32>
 }
 
@@ -346,7 +360,7 @@ tile.kernel @store_fragments_vector(%g: !tile.gl<?x64xf32, fragments>, %i: index
 
 tile.kernel @store_fragments_rows(%g: !tile.gl<?x64xf32, fragments>, %i: index) {
   %x = tile.fill 1.0 : !tile.rt<96x64xf32, block>
-  // expected-error @+1 {{'tile.store' op a global view in fragment order writes 64-row slabs: needs 64 rows (per warpgroup) and a multiple of 8 columns; got '!tile.rt<96x64xf32, block>'}}
+  // expected-error @+1 {{'tile.store' op a global view in fragment order holds 64-row slabs: needs 64 rows (per warpgroup) and a multiple of 8 columns; got '!tile.rt<96x64xf32, block>'}}
   tile.store %x, %g[%i, %i] reduce add : !tile.rt<96x64xf32, block>, !tile.gl<?x64xf32, fragments>
 }
 
@@ -354,7 +368,7 @@ tile.kernel @store_fragments_rows(%g: !tile.gl<?x64xf32, fragments>, %i: index) 
 
 tile.kernel @store_fragments_wg_rows(%g: !tile.gl<?x?xf32, fragments>, %i: index) {
   %x = tile.fill 1.0 : !tile.rt<128x64xf32, warpgroup>
-  // expected-error @+1 {{'tile.store' op a global view in fragment order writes 64-row slabs: needs 64 rows (per warpgroup) and a multiple of 8 columns; got '!tile.rt<128x64xf32, warpgroup>'}}
+  // expected-error @+1 {{'tile.store' op a global view in fragment order holds 64-row slabs: needs 64 rows (per warpgroup) and a multiple of 8 columns; got '!tile.rt<128x64xf32, warpgroup>'}}
   tile.store %x, %g[%i, %i] : !tile.rt<128x64xf32, warpgroup>, !tile.gl<?x?xf32, fragments>
 }
 
@@ -371,7 +385,7 @@ tile.kernel @store_fragments_bf16(%g: !tile.gl<?x64xf32, fragments>, %i: index) 
 tile.kernel @stage_rows() {
   %x = tile.fill 1.0 : !tile.rt<32x64xf32, warpgroup>
   %v = tile.alloc : !tile.sv<2048xf32>
-  // expected-error @+1 {{'tile.store' op a register tile stored to a shared vector is written in fragment order, which writes 64-row slabs: needs 64 rows (per warpgroup) and a multiple of 8 columns; got '!tile.rt<32x64xf32, warpgroup>'}}
+  // expected-error @+1 {{'tile.store' op a register tile stored to a shared vector is written in fragment order, which holds 64-row slabs: needs 64 rows (per warpgroup) and a multiple of 8 columns; got '!tile.rt<32x64xf32, warpgroup>'}}
   tile.store %x, %v : !tile.rt<32x64xf32, warpgroup>, !tile.sv<2048xf32>
 }
 

@@ -35,6 +35,7 @@ tile.kernel @buffers(%i: index) {
 // CHECK: tile.store_async %{{.*}} -> %[[G]][%{{.*}}, %{{.*}}] : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16>
 // CHECK: tile.store_async %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] reduce add : !tile.st<64x64xf32>, !tile.gl<?x?xf32>
 // CHECK: tile.store %{{.*}}, %[[FR:[a-z0-9]+]][%{{.*}}, %{{.*}}] reduce add : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x64xf32, fragments>
+// CHECK: tile.load %[[FR]][%{{.*}}, %{{.*}}] : !tile.gl<?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup>
 // CHECK: tile.store %{{.*}}, %[[STAGE:[a-z0-9]+]] : !tile.rt<64x64xf32, warpgroup>, !tile.sv<4096xf32>
 // CHECK: tile.store_async %[[STAGE]] -> %[[FR]][%{{.*}}, %{{.*}}] reduce add : !tile.sv<4096xf32>, !tile.gl<?x64xf32, fragments>
 // CHECK: tile.store_async_wait{{$}}
@@ -60,6 +61,7 @@ tile.kernel @transfers(%g: !tile.gl<?x?xbf16>, %f: !tile.gl<?x?xf32>,
   tile.store_async %a -> %g[%i, %i] : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16>
   tile.store_async %acc -> %f[%i, %i] reduce add : !tile.st<64x64xf32>, !tile.gl<?x?xf32>
   tile.store %rf, %fr[%i, %i] reduce add : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x64xf32, fragments>
+  %rfr = tile.load %fr[%i, %i] : !tile.gl<?x64xf32, fragments> -> !tile.rt<64x64xf32, warpgroup>
   %stage = tile.alloc : !tile.sv<4096xf32>
   tile.store %rf, %stage : !tile.rt<64x64xf32, warpgroup>, !tile.sv<4096xf32>
   tile.store_async %stage -> %fr[%i, %i] reduce add : !tile.sv<4096xf32>, !tile.gl<?x64xf32, fragments>

@@ -3,6 +3,13 @@
 // per-tile copies into TMA loads that are both issued before the first wait;
 // the product and row sum stay in registers (ldmatrix, quad shuffles); each
 // row's sum is one 4-byte global store. No MMA, no global loads.
+// And the fused backward's dQ conversion (attention_bwd_dq_convert.mlir):
+// per 64x64 tile of the accumulator (fragment order), eight 16-byte loads
+// per thread, the conversion to bf16 and four 16-byte row-major stores
+// (element stores where a tile crosses the sequence's end); no shared
+// memory, no TMA, no MMA.
+// RUN: rm -rf %t.cv && tk-opt %kernels/attention_bwd_dq_convert.mlir -tile-to-nvidia="out=%t.cv cubin=false" -o /dev/null
+// RUN: FileCheck %s --check-prefix=CONVERT --implicit-check-not=cp.async.bulk --implicit-check-not=wgmma --implicit-check-not=.shared < %t.cv/attention_bwd_dq_convert.ptx
 // RUN: tk-opt %kernels/attention_bwd_delta.mlir -tile-pipeline | FileCheck %s --check-prefix=IR
 // RUN: rm -rf %t && tk-opt %kernels/attention_bwd_delta.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX --implicit-check-not=ld.global --implicit-check-not=wgmma < %t/attention_bwd_delta.ptx
@@ -42,3 +49,11 @@
 // D64-COUNT-4: ldmatrix.sync.aligned.m8n8.x4
 // D64:       shfl.sync.bfly.b32
 // D64:       st.global.b32
+
+// CONVERT:       .entry attention_bwd_dq_convert(
+// CONVERT:       .maxntid 128, 1, 1
+// CONVERT-COUNT-8: ld.global.v4.b32
+// CONVERT-NOT:   ld.global
+// CONVERT:       cvt.rn.bf16x2.f32
+// CONVERT:       st.global.v4.b32
+// CONVERT:       st.global.b16

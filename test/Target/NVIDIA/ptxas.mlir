@@ -50,6 +50,8 @@
 // RUN: %ptxas -arch=sm_90a %t.dl/attention_bwd_delta.ptx -o %t.dl/check.cubin
 // RUN: rm -rf %t.d6 && tk-opt %kernels/attention_bwd_delta_d64.mlir -tile-to-nvidia="out=%t.d6 cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.d6/attention_bwd_delta_d64.ptx -o %t.d6/check.cubin
+// RUN: rm -rf %t.cv && tk-opt %kernels/attention_bwd_dq_convert.mlir -tile-to-nvidia="out=%t.cv cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.cv/attention_bwd_dq_convert.ptx -o %t.cv/check.cubin
 // RUN: rm -rf %t.fb && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.fb cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.fb/attention_bwd.ptx -o %t.fb/check.cubin 2>&1 | FileCheck %s --check-prefix=NO-INJECTED-FENCE --allow-empty
 // RUN: rm -rf %t.f6 && tk-opt %kernels/attention_bwd_d64.mlir -tile-to-nvidia="out=%t.f6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null

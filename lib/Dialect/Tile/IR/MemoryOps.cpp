@@ -105,9 +105,10 @@ static LogicalResult verifyTransfer(Operation *op, StringRef what,
                                     Type memoryType, ValueRange coords) {
   MemoryShape memory = getMemoryShape(memoryType);
   auto view = dyn_cast<GlobalType>(memoryType);
-  if (view && view.getFragments() && !isa<StoreOp, StoreAsyncOp>(op))
-    return op->emitOpError("a global view in fragment order is only written, "
-                           "with 'tile.store' of a register tile");
+  if (view && view.getFragments() && !isa<StoreOp, StoreAsyncOp, LoadOp>(op))
+    return op->emitOpError("a global view in fragment order is written with "
+                           "'tile.store' and read with 'tile.load' of a "
+                           "register tile, not copied");
   if (valueIsRing || memory.isRing)
     return op->emitOpError("operates on one buffer, not a ring; take a "
                            "'tile.slot' first");
@@ -201,13 +202,9 @@ LogicalResult CopyOp::verify() {
   return verifyAsyncBox(*this, shape);
 }
 
-LogicalResult LoadOp::verify() {
-  return verifyRegisterTransfer(*this, getResult().getType(),
-                                getSrc().getType(), getCoords());
-}
-
 /// Why a register tile cannot be written in fragment order (to a shared
-/// vector or a global view in fragment order), or "".
+/// vector or a global view in fragment order) or read from a global view in
+/// that order, or "".
 static std::string checkFragmentOrder(RegTileType tile) {
   if (!tile.getElementType().isF32())
     return "needs f32 elements";
@@ -216,9 +213,35 @@ static std::string checkFragmentOrder(RegTileType tile) {
   int64_t rows = tile.getShape()[0];
   bool slabs = tile.getScope() == Scope::block ? rows % 64 == 0 : rows == 64;
   if (!slabs || tile.getShape()[1] % 8)
-    return "writes 64-row slabs: needs 64 rows (per warpgroup) and a "
+    return "holds 64-row slabs: needs 64 rows (per warpgroup) and a "
            "multiple of 8 columns";
   return "";
+}
+
+/// A register value moved to or from `memory`: where that is a global view
+/// in fragment order, the value must be a tile that fits it. `how` says
+/// the direction ("read into", "written from").
+static LogicalResult verifyFragmentView(Operation *op, StringRef how,
+                                        Type value, Type memory) {
+  auto view = dyn_cast<GlobalType>(memory);
+  if (!view || !view.getFragments())
+    return success();
+  auto tile = dyn_cast<RegTileType>(value);
+  if (!tile)
+    return op->emitOpError("a global view in fragment order is ")
+           << how << " register tiles, not " << value;
+  if (std::string why = checkFragmentOrder(tile); !why.empty())
+    return op->emitOpError("a global view in fragment order ")
+           << why << "; got " << tile;
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (failed(verifyFragmentView(*this, "read into", getResult().getType(),
+                                getSrc().getType())))
+    return failure();
+  return verifyRegisterTransfer(*this, getResult().getType(),
+                                getSrc().getType(), getCoords());
 }
 
 LogicalResult StoreOp::verify() {
@@ -246,15 +269,9 @@ LogicalResult StoreOp::verify() {
                          "views only");
     return success();
   }
-  if (view && view.getFragments()) {
-    if (!tile)
-      return emitOpError("a global view in fragment order is written from "
-                         "register tiles, not ")
-             << getValue().getType();
-    if (std::string why = checkFragmentOrder(tile); !why.empty())
-      return emitOpError("a global view in fragment order ")
-             << why << "; got " << tile;
-  }
+  if (failed(
+          verifyFragmentView(*this, "written from", getValue().getType(), dst)))
+    return failure();
   if (failed(verifyRegisterTransfer(*this, getValue().getType(), dst,
                                     getCoords())))
     return failure();

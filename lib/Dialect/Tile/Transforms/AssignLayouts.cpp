@@ -3,7 +3,8 @@
 // Register values that must share a layout (an elementwise op's operands
 // and result, a loop's init / region argument / yield / result, an mma's
 // accumulator and result) are joined into classes, in program order. A
-// class is fixed by an explicit layout, an mma result (#tile.mma_acc) or,
+// class is fixed by an explicit layout, an mma result (#tile.mma_acc), a
+// load from a view in fragment order (#tile.mma_acc on NVIDIA) or,
 // after the joins, a register mma operand's need; where two fixed classes
 // would join, the operand is converted instead (tile.convert_layout, with a
 // remark). Tiles are decided first, then vectors, which follow the tiles
@@ -167,6 +168,9 @@ struct MmaLayouts {
   std::function<Attribute(Operation *)> acc;
   std::function<Attribute(Operation *, bool isA)> operand;
   Attribute fallback;
+  /// The layout of tiles read from a global view in fragment order (null:
+  /// left open): the one whose threads each hold 16 contiguous bytes.
+  Attribute fragmentOrder;
 };
 
 MmaForm formOf(Operation *op) {
@@ -189,6 +193,7 @@ MmaLayouts nvidiaLayouts(MLIRContext *ctx) {
                      : Attribute(RowLayoutAttr::get(ctx));
   };
   layouts.fallback = RowLayoutAttr::get(ctx);
+  layouts.fragmentOrder = MmaAccLayoutAttr::get(ctx);
   return layouts;
 }
 
@@ -351,6 +356,14 @@ bool assignTileLayouts(KernelOp kernel, const MmaLayouts &layouts) {
         isa<RegTileType>(op->getResult(0).getType()))
       if (Attribute acc = layouts.acc(op))
         tiles.pin(op->getResult(0), acc);
+    // A tile read from a view in fragment order takes the accumulator's
+    // layout, in which each thread's four elements of an 8-column group are
+    // adjacent in memory.
+    if (auto load = dyn_cast<LoadOp>(op); load && layouts.fragmentOrder)
+      if (auto view = dyn_cast<GlobalType>(load.getSrc().getType());
+          view && view.getFragments() &&
+          isa<RegTileType>(load.getResult().getType()))
+        tiles.pin(load.getResult(), layouts.fragmentOrder);
   });
   joinStructure(kernel, tiles);
   kernel.walk([&](Operation *op) {

@@ -122,11 +122,13 @@ def Tile_LoadOp : Tile_Op<"load"> {
   let description = [{
     From a shared tile (vector) of the same shape, or from a global view at
     tile coordinates `coords` (as for `tile.load_async`). Out-of-bounds
-    global elements read as zero.
+    global elements read as zero. From a view in fragment order only f32
+    tiles of 64 rows per warpgroup (its slabs) are read.
 
     ```mlir
     %q = tile.load %q_s : !tile.st<64x128xbf16> -> !tile.rt<64x128xbf16, warpgroup>
     %x = tile.load %X[%b, %h, %c, %z] : !tile.gl<?x?x?x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+    %d = tile.load %Acc[%b, %h, %t, %c] : !tile.gl<?x?x?x?xf32, fragments> -> !tile.rt<64x64xf32, warpgroup>
     ```
   }];
   let arguments = (ins AnyTypeOf<[Tile_SharedTileType, Tile_SharedVecType,

@@ -139,9 +139,12 @@ def Tile_GlobalType : Tile_Type<"Global", "gl"> {
     warpgroup holds its four elements of an 8-column group at `4 t .. 4 t +
     3`, so a warpgroup's accumulator reaches shared memory with conflict-free
     16-byte stores and goes out with one contiguous bulk copy (FlashAttention-
-    3's dQ accumulator). Such a view is written with `tile.store` of
-    register tiles of 64 rows per warpgroup only (plain or `reduce add`); the
-    host reorders it (`tk_mlir.runtime.from_fragments`). Either dimension
+    3's dQ accumulator). Such a view is written with `tile.store` (plain or
+    `reduce add`) and read with `tile.load` of f32 register tiles of 64 rows
+    per warpgroup only (a load takes the accumulator layout, so each thread
+    reads 16 bytes at a time: kernels/attention_bwd_dq_convert.mlir turns
+    the accumulator into bf16 dQ), or reordered on the host
+    (`tk_mlir.runtime.from_fragments`). Either dimension
     may be dynamic; a staged store (tile-warp-specialize) copies whole tiles,
     so at launch the columns must also be a multiple of the tile's (the
     manifest's `tile_cols`).
