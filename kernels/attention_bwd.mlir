@@ -78,8 +78,14 @@ tile.kernel @attention_bwd(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       // producer issues ahead), not as loads in the consumers' critical path.
       tile.copy %L[%b, %h, %i] -> %lse_s : !vec, !col_st
       tile.copy %Dl[%b, %h, %i] -> %delta_s : !vec, !col_st
-      // Pᵀ = exp2(Sᵀ · scale · log2 e − L · log2 e), Sᵀ = K Qᵀ.
-      %s_raw = tile.mma ABt %k, %q : !kv_st, !q_st -> !st
+      // Pᵀ = exp2(Sᵀ · scale · log2 e − L · log2 e), Sᵀ = K Qᵀ. Sᵀ and
+      // dPᵀ = V dOᵀ are queued together and the softmax waits for Sᵀ only,
+      // so it runs while the tensor cores compute dPᵀ (1.00-1.03x on H100
+      // from 1024 queries; at 80 queries, attention_bwd_q80.mlir, it spills
+      // and was slower: docs/performance.md, "Twenty-fourth session").
+      %s_raw = tile.mma_async ABt %k, %q : !kv_st, !q_st -> !st
+      %dp = tile.mma_async ABt %v, %do : !kv_st, !q_st -> !st
+      tile.mma_wait 1
       // Keys or queries past the end exist only in the last tiles.
       %k_end = arith.addi %k0, %c128 : index
       %q_end = arith.addi %q0, %c64 : index
@@ -113,8 +119,8 @@ tile.kernel @attention_bwd(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       %s_shift = tile.sub %s_scaled, %lse_b : !st
       %p = tile.exp2 %s_shift : !st
       %p16 = tile.cast %p : !st to !st16
-      // dSᵀ = Pᵀ ∘ (V dOᵀ − Δ).
-      %dp = tile.mma ABt %v, %do : !kv_st, !q_st -> !st
+      // dSᵀ = Pᵀ ∘ (dPᵀ − Δ).
+      tile.mma_wait 0
       %delta = tile.load %delta_s : !col_st -> !col
       %delta_b = tile.broadcast col %delta : !col to !st
       %dp_c = tile.sub %dp, %delta_b : !st

@@ -24,6 +24,7 @@
 // reduction per warpgroup.
 // RUN: rm -rf %t.f && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.f cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=FUSED --implicit-check-not=ld.global < %t.f/attention_bwd.ptx
+// RUN: FileCheck %s --check-prefix=FUSED-SDP < %t.f/attention_bwd.ptx
 // RUN: tk-opt %kernels/attention_bwd.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=FUSED-IR
 // RUN: rm -rf %t.c && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.c cubin=false producer-registers=24 mma-split=contraction stages=2" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=CONTRACTION < %t.c/attention_bwd.ptx
@@ -42,6 +43,20 @@
 // FUSED-DAG: cp.async.bulk.wait_group.read 0
 // FUSED-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // FUSED-DAG: ld.shared.b32
+
+// Sᵀ and dPᵀ (eight m64n64k16 each) are two commit groups; the softmax
+// waits for the first only.
+// FUSED-SDP: wgmma.fence.sync.aligned
+// FUSED-SDP-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// FUSED-SDP: wgmma.commit_group.sync.aligned;
+// FUSED-SDP-NOT: wgmma.wait_group
+// FUSED-SDP-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// FUSED-SDP: wgmma.commit_group.sync.aligned;
+// FUSED-SDP-NEXT: wgmma.wait_group.sync.aligned 1;
+// FUSED-SDP-NOT: wgmma.mma_async
+// FUSED-SDP: ex2.approx.ftz.f32
+// FUSED-SDP-NOT: wgmma.mma_async
+// FUSED-SDP: wgmma.wait_group.sync.aligned 0;
 
 // FUSED-IR-LABEL: tile.kernel @attention_bwd
 // FUSED-IR: tile.alloc : !tile.st<2x128x64xbf16, #tile.swizzle<128>>
