@@ -10,8 +10,9 @@
 // stages leave room for the dQᵀ staging. 0.91-0.99x the 64-query program
 // on the H100 from 2048 to 4096 queries (docs/performance.md, "Sixteenth
 // session": dSᵀ with 80 columns takes a 32-byte swizzle), 1.00-1.04x from
-// 8192 on, where attention() takes it for non-causal calls
-// (LONG_NONCAUSAL_BACKWARD in python/tk_mlir/attention.py).
+// 8192 on, where attention() took it for non-causal calls until the 64-query
+// program queued Sᵀ and dPᵀ together ("Twenty-fourth session": now 0.89x at
+// 8192, 1.00x at 16384); attention_backward(program=...) still runs it.
 !qkv = !tile.gl<?x?x?x128xbf16>
 !vec = !tile.gl<?x?x?xf32>
 !kv_st = !tile.st<128x128xbf16>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the fused backward programs besides each head dim's default
 (tk_mlir.attention.FUSED_ALTERNATIVES, e.g. the 80-query attention_bwd_q80,
-which attention() takes only for long non-causal calls) against a float32
+which attention() takes for no call since the twenty-fourth session) against a float32
 torch reference on awkward shapes (lengths 1 to 4097, GQA and MQA, causal
 and not; tolerances as in benchmarks/attention_bwd.py), and times each
 against the default fused program (FUSED_BACKWARD) in the same run

@@ -297,12 +297,14 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
                bool(causal))
         if not fragments:
             return dq_accum.to(q.dtype), dk, dv
-        if not transposed:
+        if transposed:
+            dq = from_fragments(dq_accum, q.dtype, transpose=True)
+            if rows != seq:
+                dq = dq[:, :, :seq].contiguous()
+        else:
             dq = torch.empty_like(q)
             _kernel(DQ_CONVERT)(dq_accum, dq)
-            return dq, dk, dv
-        dq = from_fragments(dq_accum, q.dtype, transpose=True)
-        return (dq if rows == seq else dq[:, :, :seq].contiguous()), dk, dv
+        return dq, dk, dv
     dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
     dq_name, dkv_name = BACKWARD[dim]
     _kernel(dq_name)(q, k, v, do, lse, delta, dq, float(scale), bool(causal))

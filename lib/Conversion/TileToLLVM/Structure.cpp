@@ -433,6 +433,17 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     Operation *streamKYield = nullptr;
     Value kSteps = adaptor.getKSteps();
     Operation *dynamicYield = nullptr;
+    // Prepares the divisions of the tile index by the bounds but the last
+    // for a walk without `group` (InvariantDivisor), used while every tile
+    // index is below 2^31.
+    auto prepareDivisors = [&] {
+      if (bounds.size() < 2 || op.getGroup())
+        return;
+      fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                   total, constIndex(rewriter, loc, 1LL << 31));
+      for (Value bound : bounds.drop_back())
+        divisors.push_back(InvariantDivisor::build(rewriter, loc, bound));
+    };
     if (op->hasAttr(kTileQueue) && op->hasAttr("tk.persistent")) {
       if (op->hasAttr(kFirstWarpOnly)) {
         Value firstWarp = arith::CmpIOp::create(
@@ -444,13 +455,7 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
                                        /*withElseRegion=*/false);
         rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
       }
-      if (bounds.size() > 1 && !op.getGroup()) {
-        fits =
-            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                  total, constIndex(rewriter, loc, 1LL << 31));
-        for (Value bound : bounds.drop_back())
-          divisors.push_back(InvariantDivisor::build(rewriter, loc, bound));
-      }
+      prepareDivisors();
       DynamicWalk walk =
           buildDynamicWalk(rewriter, loc, op, total, sums.size());
       insertBefore = dynamicYield = walk.yield;
@@ -503,13 +508,7 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
                 rewriter, loc,
                 arith::SubIOp::create(rewriter, loc, total, block), grid),
             zero);
-        if (bounds.size() > 1) {
-          fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                       total,
-                                       constIndex(rewriter, loc, 1LL << 31));
-          for (Value bound : bounds.drop_back())
-            divisors.push_back(InvariantDivisor::build(rewriter, loc, bound));
-        }
+        prepareDivisors();
         persistentLoop =
             scf::ForOp::create(rewriter, loc, zero, steps,
                                constIndex(rewriter, loc, 1), zeros, carry);
