@@ -50,6 +50,9 @@ def TileEmitNVIDIA : Pass<"tile-emit-nvidia", "::mlir::ModuleOp"> {
     sm_90a with the LLVM NVPTX back end and writes, for each kernel `K`,
     `K.ptx`, `K.cubin` (when `ptxas` is on PATH or under `$CUDA_ROOT` /
     `/usr/local/cuda`) and `K.json`, the manifest stating the kernel's ABI.
+    Warns at the kernel when a ptxas older than 13.1 assembles PTX that
+    reads a wgmma's A operand from registers (ptxas 13.0 can reuse those
+    registers while they are still needed; docs/nvidia.md, "Assembler").
   }];
   let options = [
     Option<"outputDir", "out", "std::string", "\".\"",

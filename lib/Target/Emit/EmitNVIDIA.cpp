@@ -9,11 +9,15 @@
 #include "tk/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace tk {
@@ -44,6 +48,67 @@ std::optional<std::string> findCudaToolkit() {
   return std::nullopt;
 }
 
+/// The release (major, minor) that `<toolkit>/bin/ptxas --version` reports,
+/// or none when it cannot be run or read.
+std::optional<std::pair<unsigned, unsigned>> ptxasRelease(StringRef toolkit) {
+  SmallString<256> ptxas(toolkit);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  SmallString<128> output;
+  if (llvm::sys::fs::createTemporaryFile("tk-ptxas-version", "txt", output))
+    return std::nullopt;
+  llvm::FileRemover remover(output);
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(output),
+                                          std::nullopt};
+  std::string ptxasPath = ptxas.str().str();
+  if (llvm::sys::ExecuteAndWait(ptxasPath, {ptxasPath, "--version"},
+                                std::nullopt, redirects) != 0)
+    return std::nullopt;
+  auto text = llvm::MemoryBuffer::getFile(output);
+  if (!text)
+    return std::nullopt;
+  SmallVector<StringRef> match;
+  if (!llvm::Regex("release ([0-9]+)\\.([0-9]+)")
+           .match((*text)->getBuffer(), &match))
+    return std::nullopt;
+  unsigned major = 0, minor = 0;
+  if (match[1].getAsInteger(10, major) || match[2].getAsInteger(10, minor))
+    return std::nullopt;
+  return std::make_pair(major, minor);
+}
+
+/// Whether the PTX has a wgmma whose A operand is a register list (the
+/// accumulator list followed by a second list, not a descriptor).
+bool readsRegisterA(StringRef ptx) {
+  return llvm::Regex("wgmma\\.mma_async[^;]*}[[:space:]]*,[[:space:]]*\\{")
+      .match(ptx);
+}
+
+/// ptxas before 13.1 can give a wgmma's register A operand's registers to
+/// another value while a later wgmma still reads them (13.0.88 did so for
+/// Q in attention_naive compiled with overlap-mma=false; 13.1.115 to
+/// 13.5.37 did not; docs/nvidia.md, "Assembler"). Warns when such a ptxas
+/// assembles PTX that reads A from registers.
+void warnOnRegisterAMiscompile(gpu::GPUModuleOp gpuModule, StringRef toolkit,
+                               StringRef ptx) {
+  if (!readsRegisterA(ptx))
+    return;
+  auto release = ptxasRelease(toolkit);
+  if (!release || *release >= std::make_pair(13u, 1u))
+    return;
+  // At the (first) kernel: its location is the tile program's.
+  Operation *at = gpuModule;
+  gpuModule.walk([&](LLVM::LLVMFuncOp func) {
+    if (at == gpuModule.getOperation() && func->hasAttr("nvvm.kernel"))
+      at = func;
+  });
+  at->emitWarning("ptxas ")
+      << release->first << "." << release->second << " (" << toolkit
+      << ") is older than 13.1 and can reuse the registers of a wgmma's "
+         "register A operand while a later wgmma still reads them (wrong "
+         "results); this PTX reads A from registers: check the kernel on "
+         "the GPU or set CUDA_ROOT to a CUDA 13.1 or newer toolkit";
+}
+
 struct TileEmitNVIDIAPass
     : public tk::impl::TileEmitNVIDIABase<TileEmitNVIDIAPass> {
   using Base::Base;
@@ -61,8 +126,9 @@ struct TileEmitNVIDIAPass
     auto target =
         NVVM::NVVMTargetAttr::get(&getContext(), /*optLevel=*/3,
                                   "nvptx64-nvidia-cuda", "sm_90a", "+ptx80");
-    if (failed(tk::emitAssembly(module, *emission, target, ".ptx",
-                                "PTX generation failed")))
+    FailureOr<std::string> ptx = tk::emitAssembly(
+        module, *emission, target, ".ptx", "PTX generation failed");
+    if (failed(ptx))
       return signalPassFailure();
     gpu::GPUModuleOp gpuModule = emission->gpuModule;
     auto serializer = cast<gpu::TargetAttrInterface>(target);
@@ -79,6 +145,7 @@ struct TileEmitNVIDIAPass
           gpuModule.emitError("ptxas rejected the PTX");
           return signalPassFailure();
         }
+        warnOnRegisterAMiscompile(gpuModule, *toolkit, *ptx);
         cubinFile = path(".cubin");
         if (failed(tk::writeFile(module, *cubinFile,
                                  StringRef(cubin->data(), cubin->size()))))
