@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir import (ArgumentError, KernelSpec, ManifestError,  # noqa: E402
                      check_arguments, grid_size, load_manifest,
                      pack_parameters, tensor_map_geometry)
-from tk_mlir.runtime import _cache_key, fragment_order_axes  # noqa: E402
+from tk_mlir.runtime import _cache_key, fragment_order_axes, jit_warning  # noqa: E402,E501
 
 
 class FakeTensor:
@@ -399,3 +399,28 @@ def test_fragment_views_need_64_row_slabs():
                        r"it\)"):
         check_arguments(spec, [FakeTensor([1, 2, 4097, 128], "float32")],
                         names=["dq_accum"])
+
+
+# What tk-opt writes for a wgmma with A from registers (attention's P V) and
+# from shared memory (the GEMM), abridged to the operands.
+REGISTER_A_PTX = (b"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+                  b"{%r228, %r229}, {%r223, %r224, %r225, %r226}, %rd282, "
+                  b"p, 1, 1, 1;")
+SHARED_A_PTX = (b"wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
+                b"{%r1, %r2}, %rd10, %rd11, p, 1, 1, 0, 0;\n"
+                b"wgmma.commit_group.sync.aligned;\n{ .reg .pred p; }")
+
+
+def test_jit_warning_for_register_a_with_a_13_0_driver():
+    message = jit_warning(REGISTER_A_PTX, 13000)
+    assert "driver's CUDA 13.0 compiler" in message
+    assert "ptxas 13.1 or newer" in message
+
+
+@pytest.mark.parametrize("ptx, version", [
+    (REGISTER_A_PTX, 13010),   # a 13.1 driver's compiler
+    (REGISTER_A_PTX, 13050),
+    (SHARED_A_PTX, 13000),     # no register A operand
+])
+def test_no_jit_warning(ptx, version):
+    assert jit_warning(ptx, version) is None

@@ -51,6 +51,12 @@ def multiprocessor_count():
         device), "cuDeviceGetAttribute")
 
 
+def driver_version():
+    """The driver's CUDA release as cuDriverGetVersion reports it (13000:
+    13.0)."""
+    return _check(driver.cuDriverGetVersion(), "cuDriverGetVersion")
+
+
 def load_function(image, name, shared_memory_bytes):
     _ensure_context()
     if not image.startswith(b"\x7fELF"):

@@ -11,7 +11,9 @@ import ctypes
 import json
 import math
 import os
+import re
 import struct
+import warnings
 
 MANIFEST_FORMAT = "tk-mlir-manifest-1"
 
@@ -388,6 +390,29 @@ def pack_kernargs(spec, args):
     return bytes(buf)
 
 
+# A wgmma whose A operand is a register list (the accumulator list, then a
+# second list instead of a shared-memory descriptor).
+_REGISTER_A_WGMMA = re.compile(rb"wgmma\.mma_async[^;]*\}\s*,\s*\{")
+
+
+def jit_warning(ptx, driver_version):
+    """The warning for loading `ptx` (bytes) through the driver's JIT, whose
+    compiler is the driver's CUDA release (`driver_version`, as
+    cuDriverGetVersion reports it: 13000 for 13.0), or None. The 13.0
+    compiler (ptxas 13.0.88, and the JIT of driver 580.159.04) can reuse the
+    registers of a wgmma's register A operand while a later wgmma still
+    reads them (docs/nvidia.md, "Assembler"); tk-opt warns the same way
+    when it assembles a cubin."""
+    if driver_version >= 13010 or not _REGISTER_A_WGMMA.search(ptx):
+        return None
+    return (f"JIT-compiling PTX that reads a wgmma's A operand from "
+            f"registers with the driver's CUDA {driver_version // 1000}."
+            f"{driver_version % 1000 // 10} compiler, which can reuse those "
+            f"registers while they are still needed (wrong results; fixed "
+            f"in 13.1): assemble a cubin with ptxas 13.1 or newer "
+            f"(tk-opt does when CUDA_ROOT names such a toolkit)")
+
+
 class Kernel:
     """A kernel loaded from a manifest, callable on torch tensors: through
     the CUDA driver for NVIDIA targets, the HIP runtime for AMD ones (gfx*),
@@ -420,6 +445,10 @@ class Kernel:
         self._cuda = driver
         with open(os.path.join(folder, binary), "rb") as f:
             image = f.read()
+        if not self.amd and binary == binaries.get("ptx"):
+            message = jit_warning(image, driver.driver_version())
+            if message:
+                warnings.warn(message, RuntimeWarning, stacklevel=2)
         self._function = driver.load_function(
             image, name, self.spec.shared_memory_bytes)
         # Packed parameters (TMA descriptors included) by argument identity,
