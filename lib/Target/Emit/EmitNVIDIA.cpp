@@ -29,13 +29,18 @@ using namespace mlir;
 
 namespace {
 
+/// `<toolkit>/bin/ptxas`.
+std::string ptxasIn(StringRef toolkit) {
+  SmallString<256> path(toolkit);
+  llvm::sys::path::append(path, "bin", "ptxas");
+  return path.str().str();
+}
+
 /// The CUDA toolkit whose bin/ptxas exists: $CUDA_ROOT, $CUDA_HOME,
 /// $CUDA_PATH, /usr/local/cuda, or the folder above ptxas on PATH.
 std::optional<std::string> findCudaToolkit() {
   auto hasPtxas = [](StringRef root) {
-    SmallString<256> path(root);
-    llvm::sys::path::append(path, "bin", "ptxas");
-    return llvm::sys::fs::can_execute(path);
+    return llvm::sys::fs::can_execute(ptxasIn(root));
   };
   for (const char *var : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
     if (const char *root = std::getenv(var); root && hasPtxas(root))
@@ -51,17 +56,15 @@ std::optional<std::string> findCudaToolkit() {
 /// The release (major, minor) that `<toolkit>/bin/ptxas --version` reports,
 /// or none when it cannot be run or read.
 std::optional<std::pair<unsigned, unsigned>> ptxasRelease(StringRef toolkit) {
-  SmallString<256> ptxas(toolkit);
-  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  std::string ptxas = ptxasIn(toolkit);
   SmallString<128> output;
   if (llvm::sys::fs::createTemporaryFile("tk-ptxas-version", "txt", output))
     return std::nullopt;
   llvm::FileRemover remover(output);
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(output),
                                           std::nullopt};
-  std::string ptxasPath = ptxas.str().str();
-  if (llvm::sys::ExecuteAndWait(ptxasPath, {ptxasPath, "--version"},
-                                std::nullopt, redirects) != 0)
+  if (llvm::sys::ExecuteAndWait(ptxas, {ptxas, "--version"}, std::nullopt,
+                                redirects) != 0)
     return std::nullopt;
   auto text = llvm::MemoryBuffer::getFile(output);
   if (!text)
@@ -97,10 +100,11 @@ void warnOnRegisterAMiscompile(gpu::GPUModuleOp gpuModule, StringRef toolkit,
     return;
   // At the (first) kernel: its location is the tile program's.
   Operation *at = gpuModule;
-  gpuModule.walk([&](LLVM::LLVMFuncOp func) {
-    if (at == gpuModule.getOperation() && func->hasAttr("nvvm.kernel"))
+  for (auto func : gpuModule.getOps<LLVM::LLVMFuncOp>())
+    if (func->hasAttr("nvvm.kernel")) {
       at = func;
-  });
+      break;
+    }
   at->emitWarning("ptxas ")
       << release->first << "." << release->second << " (" << toolkit
       << ") is older than 13.1 and can reuse the registers of a wgmma's "
