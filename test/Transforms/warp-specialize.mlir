@@ -140,6 +140,25 @@ tile.kernel @not_pipelined(%A: !view) launch(warpgroups = 1) {
 
 !view = !tile.gl<?x?xbf16>
 
+// CHECK-LABEL: tile.kernel @carries_values
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: its tile loop carries values (iter_args)}}
+tile.kernel @carries_values(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tile.foreach_tile (%m) in (%c1) iter_args(%x = %c0) -> (index) {
+    scf.for %k = %c0 to %c1 step %c1 {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<64x64xbf16>
+    }
+    tile.yield %m : index
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
 // CHECK-LABEL: tile.kernel @two_loops
 // CHECK-NOT: tile.warp_specialize
 // expected-remark @+1 {{not warp-specialized: it has 2 pipelined loops; one is supported}}

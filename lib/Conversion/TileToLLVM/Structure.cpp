@@ -175,16 +175,17 @@ SmallVector<Value> tileCoordinates(OpBuilder &b, Location loc, Value linear,
 /// cut into W contiguous ranges, block b's [b S k / W, (b + 1) S k / W).
 /// Sets `linear`, `split` (kb, ke, slot) and `iteration` for the body,
 /// which goes before the returned yield; its operands are (unit + 1, next
-/// step, sums...).
+/// step, carried...). `carried` starts from `init` (the sums, then the
+/// loop's iter_args); `results` are their values after the walk.
 struct StreamKWalk {
   scf::YieldOp yield;
   Value linear, iteration;
   SmallVector<Value, 3> split;
-  ValueRange sums;
+  ValueRange carried, results;
 };
 
 StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
-                             Value total, Value kSteps, unsigned numSums) {
+                             Value total, Value kSteps, ValueRange carried) {
   Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);
   Value grid = gridSize(b, loc);
   auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
@@ -222,8 +223,10 @@ StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
               b, loc, arith::SubIOp::create(b, loc, whole, block), grid),
           zero);
   SmallVector<Value> init{zero, start};
-  init.append(numSums, zero);
+  llvm::append_range(init, carried);
   SmallVector<Type> types(init.size(), b.getIndexType());
+  for (auto [i, value] : llvm::enumerate(carried))
+    types[2 + i] = value.getType();
   auto loop = scf::WhileOp::create(b, loc, types, init);
   Block *before = b.createBlock(&loop.getBefore(), {}, types,
                                 SmallVector<Location>(types.size(), loc));
@@ -255,13 +258,14 @@ StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
   Value ke = sel(isWhole, kSteps, last);
   walk.split = {kb, ke, sel(isWhole, zero, splitTile)};
   walk.iteration = unit;
-  walk.sums = after->getArguments().drop_front(2);
+  walk.carried = after->getArguments().drop_front(2);
+  walk.results = loop.getResults().drop_front(2);
   Value nextStep =
       sel(isWhole, step,
           arith::AddIOp::create(b, loc, step,
                                 arith::SubIOp::create(b, loc, ke, kb)));
   SmallVector<Value> next{arith::AddIOp::create(b, loc, unit, one), nextStep};
-  llvm::append_range(next, walk.sums);
+  llvm::append_range(next, walk.carried);
   walk.yield = scf::YieldOp::create(b, loc, next);
   b.setInsertionPointAfter(loop);
   return walk;
@@ -279,15 +283,16 @@ StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
 /// counts its block out on counter[1]; the last block out zeroes both words
 /// for the next launch (every block took its last tile before counting out).
 /// The body goes before the returned yield, whose operands are (i + 1,
-/// sums...).
+/// carried...); `carried` starts from `init` (the sums, then the loop's
+/// iter_args), `results` are their values after the walk.
 struct DynamicWalk {
   scf::YieldOp yield;
   Value linear, iteration;
-  ValueRange sums;
+  ValueRange carried, results;
 };
 
 DynamicWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
-                             Value total, unsigned numSums) {
+                             Value total, ValueRange carriedInit) {
   int64_t queue = op->getAttrOfType<IntegerAttr>(kTileQueue).getInt();
   Value counter = kernelParam(
       op, op->getAttrOfType<IntegerAttr>(kTileCounterParam).getInt());
@@ -311,10 +316,13 @@ DynamicWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
         "=r,l");
   };
 
-  // Carried: the step and the sums; out of the condition also the tile.
-  SmallVector<Value> init(numSums + 1, zero);
-  SmallVector<Type> types(init.size(), b.getIndexType());
-  SmallVector<Type> afterTypes(numSums + 2, b.getIndexType());
+  // Carried: the step and the rest; out of the condition also the tile.
+  SmallVector<Value> init{zero};
+  llvm::append_range(init, carriedInit);
+  SmallVector<Type> types{b.getIndexType()};
+  llvm::append_range(types, carriedInit.getTypes());
+  SmallVector<Type> afterTypes{b.getIndexType(), b.getIndexType()};
+  llvm::append_range(afterTypes, carriedInit.getTypes());
   auto loop = scf::WhileOp::create(b, loc, afterTypes, init);
   Block *before = b.createBlock(&loop.getBefore(), {}, types,
                                 SmallVector<Location>(types.size(), loc));
@@ -360,9 +368,10 @@ DynamicWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
   DynamicWalk walk;
   walk.iteration = after->getArgument(0);
   walk.linear = after->getArgument(1);
-  walk.sums = after->getArguments().drop_front(2);
+  walk.carried = after->getArguments().drop_front(2);
+  walk.results = loop.getResults().drop_front(2);
   SmallVector<Value> next{arith::AddIOp::create(b, loc, walk.iteration, one)};
-  llvm::append_range(next, walk.sums);
+  llvm::append_range(next, walk.carried);
   walk.yield = scf::YieldOp::create(b, loc, next);
 
   b.setInsertionPointAfter(loop);
@@ -426,6 +435,13 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     SmallVector<Value> summed;
     for (PrefixSumOp sum : sums)
       summed.push_back(sum.getX());
+    // Carried by the walk: the sums (from 0), then the iter_args (built
+    // with their tile types; the structural conversion converts them).
+    Value zeroIndex = constIndex(rewriter, loc, 0);
+    SmallVector<Value> carriedInit(sums.size(), zeroIndex);
+    llvm::append_range(carriedInit, op.getInits());
+    ValueRange carried, results;
+    scf::IfOp once; // grid = tiles with iter_args: the guard's results
     scf::ForOp persistentLoop;
     Value fits; // i1: the tile indices are below 2^31 (with `divisors`)
     SmallVector<InvariantDivisor> divisors;
@@ -445,6 +461,8 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
         divisors.push_back(InvariantDivisor::build(rewriter, loc, bound));
     };
     if (op->hasAttr(kTileQueue) && op->hasAttr("tk.persistent")) {
+      if (op->hasAttr(kFirstWarpOnly) && !op.getInits().empty())
+        return failure(); // (reported before the conversion)
       if (op->hasAttr(kFirstWarpOnly)) {
         Value firstWarp = arith::CmpIOp::create(
             rewriter, loc, arith::CmpIPredicate::ult,
@@ -457,22 +475,22 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       }
       prepareDivisors();
       DynamicWalk walk =
-          buildDynamicWalk(rewriter, loc, op, total, sums.size());
+          buildDynamicWalk(rewriter, loc, op, total, carriedInit);
       insertBefore = dynamicYield = walk.yield;
       linear = walk.linear;
       iteration = walk.iteration;
-      for (auto [sum, carried] : llvm::zip(sums, walk.sums))
-        rewriter.replaceOp(sum, carried);
+      carried = walk.carried;
+      results = walk.results;
     } else if (kSteps && op->hasAttr("tk.persistent")) {
       StreamKWalk walk =
-          buildStreamKWalk(rewriter, loc, block, total, kSteps, sums.size());
+          buildStreamKWalk(rewriter, loc, block, total, kSteps, carriedInit);
       insertBefore = streamKYield = walk.yield;
       rewriter.setInsertionPoint(insertBefore);
       linear = walk.linear;
       iteration = walk.iteration;
       split = walk.split;
-      for (auto [sum, carried] : llvm::zip(sums, walk.sums))
-        rewriter.replaceOp(sum, carried);
+      carried = walk.carried;
+      results = walk.results;
     } else if (op->hasAttr("tk.persistent")) {
       Value grid = gridSize(rewriter, loc);
       if (cluster)
@@ -486,14 +504,13 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       // varies) keep the strided loop: counted, the GEMM measured 0.98x at
       // its largest shapes in two runs (docs/performance.md, "Twentieth
       // session").
-      Value zero = constIndex(rewriter, loc, 0);
-      SmallVector<Value> zeros(sums.size(), zero);
+      Value zero = zeroIndex;
       auto carry = [](OpBuilder &b, Location l, Value, ValueRange carried) {
         scf::YieldOp::create(b, l, carried);
       };
       if (op.getGroup()) {
-        persistentLoop =
-            scf::ForOp::create(rewriter, loc, block, total, grid, zeros, carry);
+        persistentLoop = scf::ForOp::create(rewriter, loc, block, total, grid,
+                                            carriedInit, carry);
         rewriter.setInsertionPoint(persistentLoop.getBody()->getTerminator());
         linear = persistentLoop.getInductionVar();
         iteration = arith::DivUIOp::create(
@@ -509,9 +526,9 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
                 arith::SubIOp::create(rewriter, loc, total, block), grid),
             zero);
         prepareDivisors();
-        persistentLoop =
-            scf::ForOp::create(rewriter, loc, zero, steps,
-                               constIndex(rewriter, loc, 1), zeros, carry);
+        persistentLoop = scf::ForOp::create(rewriter, loc, zero, steps,
+                                            constIndex(rewriter, loc, 1),
+                                            carriedInit, carry);
         rewriter.setInsertionPoint(persistentLoop.getBody()->getTerminator());
         iteration = persistentLoop.getInductionVar();
         linear = arith::AddIOp::create(
@@ -536,15 +553,26 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
             constIndex(rewriter, loc, 0));
         linear = arith::SelectOp::create(rewriter, loc, odd, mirrored, linear);
       }
-      for (auto [sum, carried] :
-           llvm::zip(sums, persistentLoop.getRegionIterArgs()))
-        rewriter.replaceOp(sum, carried);
+      carried = persistentLoop.getRegionIterArgs();
+      results = persistentLoop.getResults();
     } else {
       Value inRange = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::ult, dealt, total);
-      auto guard = scf::IfOp::create(rewriter, loc, inRange,
-                                     /*withElseRegion=*/false);
-      insertBefore = guard.thenBlock()->getTerminator();
+      if (op.getInits().empty()) {
+        auto guard = scf::IfOp::create(rewriter, loc, inRange,
+                                       /*withElseRegion=*/false);
+        insertBefore = guard.thenBlock()->getTerminator();
+      } else {
+        // The body runs at most once: the guard yields its values, or the
+        // inits when this block has no tile.
+        once = scf::IfOp::create(rewriter, loc, op.getResultTypes(), inRange,
+                                 /*withElseRegion=*/true);
+        rewriter.setInsertionPointToStart(once.elseBlock());
+        scf::YieldOp::create(rewriter, loc, op.getInits());
+        rewriter.setInsertionPointToStart(once.thenBlock());
+        insertBefore = scf::YieldOp::create(rewriter, loc);
+        results = once.getResults();
+      }
       rewriter.setInsertionPoint(insertBefore);
       linear = block;
       iteration = constIndex(rewriter, loc, 0);
@@ -574,26 +602,49 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     }
     llvm::append_range(args, split);
     args.push_back(iteration);
+    bool walks = persistentLoop || streamKYield || dynamicYield;
+    if (walks) {
+      for (auto [sum, value] : llvm::zip(sums, carried))
+        rewriter.replaceOp(sum, value);
+      llvm::append_range(args, carried.drop_front(sums.size()));
+    } else {
+      llvm::append_range(args, op.getInits());
+    }
     Block &body = op.getBody().front();
-    // A summed value that is a tile coordinate is its value after inlining.
-    for (Value &x : summed)
+    // A summed or yielded value that is a body argument is its value after
+    // inlining.
+    auto inlined = [&](Value x) {
       if (auto arg = dyn_cast<BlockArgument>(x); arg && arg.getOwner() == &body)
-        x = args[arg.getArgNumber()];
+        return args[arg.getArgNumber()];
+      return x;
+    };
+    for (Value &x : summed)
+      x = inlined(x);
+    SmallVector<Value> yielded;
+    for (Value x : cast<YieldOp>(body.getTerminator()).getValues())
+      yielded.push_back(inlined(x));
     rewriter.eraseOp(body.getTerminator());
     rewriter.inlineBlockBefore(&body, insertBefore, args);
-    if ((persistentLoop || streamKYield || dynamicYield) && !summed.empty()) {
+    if (walks && !carried.empty()) {
       rewriter.setInsertionPoint(insertBefore);
       // The stream-K yield carries (unit, step) before the sums, the dynamic
-      // walk's its step.
+      // walk's its step; the iter_args follow the sums.
       unsigned skip = streamKYield ? 2 : dynamicYield ? 1 : 0;
       SmallVector<Value> next(insertBefore->getOperands().take_front(skip));
-      for (auto [carried, x] :
+      for (auto [value, x] :
            llvm::zip(insertBefore->getOperands().drop_front(skip), summed))
-        next.push_back(arith::AddIOp::create(rewriter, loc, carried, x));
+        next.push_back(arith::AddIOp::create(rewriter, loc, value, x));
+      llvm::append_range(next, yielded);
       rewriter.modifyOpInPlace(insertBefore,
                                [&] { insertBefore->setOperands(next); });
+    } else if (once) {
+      rewriter.modifyOpInPlace(insertBefore,
+                               [&] { insertBefore->setOperands(yielded); });
     }
-    rewriter.eraseOp(op);
+    if (op.getInits().empty())
+      rewriter.eraseOp(op);
+    else
+      rewriter.replaceOp(op, results.drop_front(walks ? sums.size() : 0));
     return success();
   }
 };

@@ -138,6 +138,22 @@ tile.kernel @k(%n: index) launch(warpgroups = 2, grid = persistent) {
 
 // -----
 
+// Nor carry values: its other warps skip the loop.
+tile.kernel @k(%n: index) launch(warpgroups = 2, grid = persistent) {
+  %c0 = arith.constant 0 : index
+  tile.warp_specialize producer(warpgroups = 1) {
+    // expected-error @+1 {{'tile.foreach_tile' op iter_args are not supported on a dynamic tile loop in the producer role: only the role's first warp walks it}}
+    %r = tile.foreach_tile (%i) in (%n) dynamic iter_args(%a = %c0) -> (index) {
+      tile.yield %i : index
+    }
+  } consumer(warpgroups = 1) {
+    tile.foreach_tile (%i) in (%n) dynamic {
+    }
+  }
+}
+
+// -----
+
 tile.kernel @k(%n: index) launch(warpgroups = 2, grid = persistent) {
   // expected-error @+1 {{'tile.warp_specialize' op with a 'dynamic' tile loop, the producer role must run one too: its first thread takes the block's tiles}}
   tile.warp_specialize producer(warpgroups = 1) {

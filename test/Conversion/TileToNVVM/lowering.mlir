@@ -698,3 +698,57 @@ tile.kernel @per_thread_warpgroup_id() launch(warpgroups = 2)
   %wg = tile.warpgroup_id
   "test.use"(%wg) : (index) -> ()
 }
+
+// -----
+
+// iter_args: a persistent walk carries them in its loop (after any prefix
+// sums), `grid = tiles` yields the body's values or the inits from its
+// guard, the dynamic walk carries them through its condition.
+// CHECK-LABEL: llvm.func @carried_persistent
+// CHECK: %[[INIT:.*]] = arith.constant 7 : index
+// CHECK: %[[R:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (index) {
+// CHECK: %[[S:.*]] = arith.addi %[[A]], %{{.*}} : index
+// CHECK-NEXT: scf.yield %[[S]] : index
+// CHECK: "test.use"(%[[R]])
+tile.kernel @carried_persistent(%n: index) launch(warpgroups = 1, grid = persistent) {
+  %c7 = arith.constant 7 : index
+  %r = tile.foreach_tile (%i) in (%n) iter_args(%a = %c7) -> (index) {
+    %s = arith.addi %a, %i : index
+    tile.yield %s : index
+  }
+  "test.use"(%r) : (index) -> ()
+}
+
+// CHECK-LABEL: llvm.func @carried_once
+// CHECK: %[[INIT:.*]] = arith.constant 7 : index
+// CHECK: %[[R:.*]] = scf.if %{{.*}} -> (index) {
+// CHECK: %[[S:.*]] = arith.addi %[[INIT]], %{{.*}} : index
+// CHECK-NEXT: scf.yield %[[S]] : index
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %[[INIT]] : index
+// CHECK: "test.use"(%[[R]])
+tile.kernel @carried_once(%n: index) launch(warpgroups = 1) {
+  %c7 = arith.constant 7 : index
+  %r = tile.foreach_tile (%i) in (%n) iter_args(%a = %c7) -> (index) {
+    %s = arith.addi %a, %i : index
+    tile.yield %s : index
+  }
+  "test.use"(%r) : (index) -> ()
+}
+
+// CHECK-LABEL: llvm.func @carried_dynamic
+// CHECK: %[[INIT:.*]] = arith.constant 7 : index
+// CHECK: %[[R:.*]]:3 = scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %[[INIT]]) : (index, index) -> (index, index, index) {
+// CHECK: scf.condition(%{{.*}}) %{{.*}}, %{{.*}}, %{{.*}} : index, index, index
+// CHECK: ^bb0(%{{.*}}: index, %[[TILE:.*]]: index, %[[A:.*]]: index):
+// CHECK: %[[S:.*]] = arith.addi %[[A]], %[[TILE]] : index
+// CHECK-NEXT: scf.yield %{{.*}}, %[[S]] : index, index
+// CHECK: "test.use"(%[[R]]#2)
+tile.kernel @carried_dynamic(%n: index) launch(warpgroups = 1, grid = persistent) {
+  %c7 = arith.constant 7 : index
+  %r = tile.foreach_tile (%i) in (%n) dynamic iter_args(%a = %c7) -> (index) {
+    %s = arith.addi %a, %i : index
+    tile.yield %s : index
+  }
+  "test.use"(%r) : (index) -> ()
+}

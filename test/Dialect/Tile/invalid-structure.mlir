@@ -77,7 +77,7 @@ tile.kernel @k() launch(cluster = [2147483647, 2147483647, 2147483647]) {
 
 tile.kernel @k(%n: index) {
   // expected-error @+1 {{'tile.foreach_tile' op body must take 1 index coordinates and the index iteration count for a 1-d tile space}}
-  "tile.foreach_tile"(%n) <{operandSegmentSizes = array<i32: 1, 0>}> ({
+  "tile.foreach_tile"(%n) <{operandSegmentSizes = array<i32: 1, 0, 0>}> ({
   ^bb0(%i: index, %t: i32):
     "tile.yield"() : () -> ()
   }) : (index) -> ()
@@ -497,7 +497,7 @@ tile.kernel @prefix_sum_nested(%n: index, %c: i1) {
 
 tile.kernel @k(%n: index) {
   // expected-error @+1 {{'tile.foreach_tile' op body must take 1 index coordinates, the unit's k-step range and split slot and the index iteration count for a 1-d tile space}}
-  "tile.foreach_tile"(%n, %n) <{operandSegmentSizes = array<i32: 1, 1>}> ({
+  "tile.foreach_tile"(%n, %n) <{operandSegmentSizes = array<i32: 1, 1, 0>}> ({
   ^bb0(%i: index, %t: index):
     "tile.yield"() : () -> ()
   }) : (index, index) -> ()
@@ -563,5 +563,58 @@ tile.kernel @k(%n: index) launch(grid = persistent) {
     // expected-error @+1 {{'tile.foreach_tile' op 'dynamic' must be on every 'tile.foreach_tile' of the kernel or on none (its roles walk the same tiles)}}
     tile.foreach_tile (%i) in (%n) {
     }
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  %c0 = arith.constant 0 : index
+  %r = tile.foreach_tile (%i) in (%n) iter_args(%a = %c0) -> (index) {
+    // expected-error @+1 {{'tile.yield' op must give the 1 carried values of the tile loop ('index'), got ()}}
+    tile.yield
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.foreach_tile' op has 1 iter_args but 0 results}}
+  "tile.foreach_tile"(%n, %c0) <{operandSegmentSizes = array<i32: 1, 0, 1>}> ({
+  ^bb0(%i: index, %t: index, %a: index):
+    "tile.yield"(%a) : (index) -> ()
+  }) : (index, index) -> ()
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.foreach_tile' op iter_args #0 has type 'index' but its body argument has 'i32' and its result 'index'}}
+  %r = "tile.foreach_tile"(%n, %c0) <{operandSegmentSizes = array<i32: 1, 0, 1>}> ({
+  ^bb0(%i: index, %t: index, %a: i32):
+    "tile.yield"(%c0) : (index) -> ()
+  }) : (index, index) -> index
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{expected 2 types after '->', got 1}}
+  %r = tile.foreach_tile (%i) in (%n) iter_args(%a = %c0, %b = %c0) -> (index) {
+    tile.yield %a : index
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 2) {
+  %c0 = arith.constant 0 : index
+  tile.warp_specialize producer(warpgroups = 1) {
+    // expected-error @+1 {{'tile.yield' op ends a warp role, which carries no values; got 1}}
+    tile.yield %c0 : index
+  } consumer(warpgroups = 1) {
   }
 }

@@ -134,3 +134,26 @@ tile.kernel @stream_k(%n: index, %k: index) launch(grid = persistent) {
   tile.foreach_tile (%i) in (%n) stream_k(%kb, %ke, %slot) of %k {
   }
 }
+
+// Carried values: after the iteration count in the body, printed with the
+// yield that passes them on.
+// CHECK-LABEL: tile.kernel @carried
+// CHECK: %[[R:.*]]:2 = tile.foreach_tile (%[[I:.*]]) in (%{{.*}}) iteration(%[[T:.*]]) iter_args(%[[A:.*]] = %{{.*}}, %[[B:.*]] = %{{.*}}) -> (index, !tile.rv<64xf32, warpgroup>) {
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[A]], %[[T]] : index
+// CHECK-NEXT: tile.yield %[[S]], %[[B]] : index, !tile.rv<64xf32, warpgroup>
+// CHECK: "test.use"(%[[R]]#0, %[[R]]#1)
+// CHECK: tile.foreach_tile (%{{.*}}) in (%{{.*}}) stream_k(%{{.*}}, %{{.*}}, %{{.*}}) of %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (index) {
+tile.kernel @carried(%n: index) launch(grid = persistent) {
+  %c0 = arith.constant 0 : index
+  %v = tile.fill 0.0 : !tile.rv<64xf32, warpgroup>
+  %r:2 = tile.foreach_tile (%i) in (%n) iteration(%t)
+      iter_args(%a = %c0, %b = %v) -> (index, !tile.rv<64xf32, warpgroup>) {
+    %s = arith.addi %a, %t : index
+    tile.yield %s, %b : index, !tile.rv<64xf32, warpgroup>
+  }
+  "test.use"(%r#0, %r#1) : (index, !tile.rv<64xf32, warpgroup>) -> ()
+  %k = tile.foreach_tile (%i) in (%n) stream_k(%kb, %ke, %slot) of %n
+      iter_args(%a = %c0) -> (index) {
+    tile.yield %kb : index
+  }
+}

@@ -333,9 +333,6 @@ ParseResult ForeachTileOp::parse(OpAsmParser &parser, OperationState &result) {
       return failure();
     kSteps = 1;
   }
-  result.addAttribute("operandSegmentSizes",
-                      parser.getBuilder().getDenseI32ArrayAttr(
-                          {int32_t(bounds.size()), kSteps}));
   bool namedIteration = succeeded(parser.parseOptionalKeyword("iteration"));
   if (namedIteration &&
       (parser.parseLParen() || parser.parseArgument(ivs.emplace_back()) ||
@@ -343,15 +340,38 @@ ParseResult ForeachTileOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   for (OpAsmParser::Argument &iv : ivs)
     iv.type = index;
+  // The iteration count follows the coordinates (and the stream-K
+  // arguments); the carried values come after it.
+  size_t iterationArg = ivs.size() - (namedIteration ? 1 : 0);
+  SmallVector<OpAsmParser::Argument> carried;
+  SmallVector<OpAsmParser::UnresolvedOperand> inits;
+  if (succeeded(parser.parseOptionalKeyword("iter_args"))) {
+    SMLoc initsLoc = parser.getCurrentLocation();
+    if (parser.parseAssignmentList(carried, inits) ||
+        parser.parseArrowTypeList(result.types))
+      return failure();
+    if (carried.size() != result.types.size())
+      return parser.emitError(initsLoc, "expected ")
+             << carried.size() << " types after '->', got "
+             << result.types.size();
+    for (auto [arg, type] : llvm::zip(carried, result.types))
+      arg.type = type;
+    if (parser.resolveOperands(inits, result.types, initsLoc, result.operands))
+      return failure();
+  }
+  result.addAttribute(
+      "operandSegmentSizes",
+      parser.getBuilder().getDenseI32ArrayAttr(
+          {int32_t(bounds.size()), kSteps, int32_t(inits.size())}));
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
+  llvm::append_range(ivs, carried);
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, ivs))
     return failure();
   ensureTerminator(*body, parser.getBuilder(), result.location);
-  // The iteration index is always the body's last argument.
   if (!namedIteration)
-    body->front().addArgument(index, result.location);
+    body->front().insertArgument(iterationArg, index, result.location);
   return success();
 }
 
@@ -377,12 +397,22 @@ void ForeachTileOp::print(OpAsmPrinter &p) {
     p.printOperand(getIteration());
     p << ")";
   }
+  if (!getInits().empty()) {
+    p << " iter_args(";
+    llvm::interleaveComma(llvm::zip(getRegionIterArgs(), getInits()), p,
+                          [&](auto pair) {
+                            p.printOperand(std::get<0>(pair));
+                            p << " = ";
+                            p.printOperand(std::get<1>(pair));
+                          });
+    p << ") -> (" << getResultTypes() << ")";
+  }
   p.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(), {getGroupAttrName(), getSnakeAttrName(),
                             getDynamicAttrName(), "operandSegmentSizes"});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
-                /*printBlockTerminators=*/false);
+                /*printBlockTerminators=*/!getInits().empty());
 }
 
 LogicalResult ForeachTileOp::verify() {
@@ -390,14 +420,30 @@ LogicalResult ForeachTileOp::verify() {
   if (rank < 1 || rank > 3)
     return emitOpError("tile space must have 1 to 3 dimensions, got ") << rank;
   size_t split = getKSteps() ? 3 : 0;
-  if (getBody().getNumArguments() != rank + split + 1 ||
-      llvm::any_of(getBody().getArgumentTypes(),
-                   [](Type type) { return !type.isIndex(); }))
+  size_t carried = getInits().size();
+  if (getBody().getNumArguments() != rank + split + 1 + carried ||
+      llvm::any_of(getBody().getArguments().take_front(rank + split + 1),
+                   [](BlockArgument arg) { return !arg.getType().isIndex(); }))
     return emitOpError("body must take ")
            << rank << " index coordinates"
            << (split ? ", the unit's k-step range and split slot" : "")
-           << " and the index iteration count for a " << rank
-           << "-d tile space";
+           << " and the index iteration count for a " << rank << "-d tile space"
+           << (carried ? ", then the carried values" : "");
+  if (getNumResults() != carried)
+    return emitOpError("has ")
+           << carried << " iter_args but " << getNumResults() << " results";
+  for (auto [i, init, arg, res] : llvm::enumerate(
+           getInits().getTypes(), getRegionIterArgs(), getResultTypes()))
+    if (init != arg.getType() || init != res)
+      return emitOpError("iter_args #")
+             << i << " has type " << init << " but its body argument has "
+             << arg.getType() << " and its result " << res;
+  auto yield = cast<YieldOp>(getBody().front().getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return yield.emitOpError("must give the ")
+           << carried << " carried values of the tile loop ("
+           << getResultTypes() << "), got (" << yield.getValues().getTypes()
+           << ")";
   if (auto group = getGroup()) {
     if (*group < 1)
       return emitOpError("group must be positive, got ") << *group;
@@ -433,6 +479,18 @@ LogicalResult ForeachTileOp::verify() {
   if (!getDynamic() && kernel.hasDynamicTiles())
     return emitOpError("'dynamic' must be on every 'tile.foreach_tile' of the "
                        "kernel or on none (its roles walk the same tiles)");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// YieldOp
+//===----------------------------------------------------------------------===//
+
+// (A tile loop checks its yield's values against its results.)
+LogicalResult YieldOp::verify() {
+  if (isa<WarpSpecializeOp>((*this)->getParentOp()) && !getValues().empty())
+    return emitOpError("ends a warp role, which carries no values; got ")
+           << getValues().size();
   return success();
 }
 

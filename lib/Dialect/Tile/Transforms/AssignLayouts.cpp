@@ -143,6 +143,16 @@ void joinStructure(KernelOp kernel, LayoutClasses &classes) {
         classes.join(op, loop.getNumControlOperands() + i, arg);
         classes.unite(arg, loop.getResult(i));
       }
+    } else if (auto tiles = dyn_cast<ForeachTileOp>(op)) {
+      unsigned first = tiles.getODSOperandIndexAndLength(2).first;
+      for (auto [i, arg] : llvm::enumerate(tiles.getRegionIterArgs())) {
+        classes.join(op, first + i, arg);
+        classes.unite(arg, tiles.getResult(i));
+      }
+    } else if (auto yield = dyn_cast<YieldOp>(op)) {
+      if (auto tiles = dyn_cast<ForeachTileOp>(op->getParentOp()))
+        for (unsigned i = 0; i < op->getNumOperands(); ++i)
+          classes.join(op, i, tiles.getRegionIterArgs()[i]);
     } else if (auto yield = dyn_cast<scf::YieldOp>(op)) {
       Operation *parent = op->getParentOp();
       for (unsigned i = 0; i < op->getNumOperands(); ++i) {

@@ -229,6 +229,9 @@ struct WarpSpecializePass
              "of the kernel body";
     if (kernel.getClusterBlocks() > 1)
       return "cluster kernels are not split yet";
+    // (The roles would each need the carried values and the results.)
+    if (!foreach.getInits().empty())
+      return "its tile loop carries values (iter_args)";
     for (Operation &op : kernel.getBody().getOps())
       if (&op != foreach.getOperation() && !isMemoryEffectFree(&op) &&
           !isa<AllocOp, SemInitOp, FenceOp, BarrierOp, ReturnOp>(op))

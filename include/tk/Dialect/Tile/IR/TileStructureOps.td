@@ -82,7 +82,15 @@ def Tile_ReturnOp : Tile_Op<"return", [Pure, Terminator,
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["::tk::tile::ForeachTileOp", "::tk::tile::WarpSpecializeOp"]>]> {
   let summary = "end of a tile-loop body or a warp role";
-  let assemblyFormat = "attr-dict";
+  let description = [{
+    Ends a `tile.foreach_tile` body, passing the values the next tile's
+    `iter_args` start from (none without `iter_args`), or a warp role (no
+    values).
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, ::mlir::ValueRange()); }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let hasVerifier = 1;
 }
 
 def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
@@ -127,10 +135,18 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     device and stream) and launches one block per multiprocessor. Not with
     `snake` or `stream_k`, not in cluster kernels; NVIDIA targets.
 
-    The optional `iteration(%i)` names the body's last argument: how many
-    tiles this block ran before this one (0, 1, ...), from which persistent
-    kernels derive ring stages and semaphore phases that continue across
-    tiles.
+    The optional `iteration(%i)` names the body argument that counts how
+    many tiles this block ran before this one (0, 1, ...), from which
+    persistent kernels derive ring stages and semaphore phases that continue
+    across tiles.
+
+    `iter_args(%x = %init, ...) -> (types)` carries values from one tile of
+    a block to its next, as `scf.for` does: the body's `tile.yield` gives
+    the next tile's values, and the op's results are the values after the
+    block's last tile (the inits when it runs none). Under `grid = tiles`
+    the body runs at most once per block. Each block carries its own
+    values; nothing passes between blocks. `tile-overlap-epilogue` uses
+    this to finish a tile during the next one.
 
     `stream_k(%kb, %ke, %slot) of %k_steps` (stream-K): every tile has
     `%k_steps` steps of reduction work, and the body runs once per *unit*:
@@ -164,11 +180,17 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
         stream_k(%kb, %ke, %slot) of %tiles_k iteration(%i) {
       ...
     }
+    %last = tile.foreach_tile (%t) in (%tiles) iter_args(%prev = %c0) -> (index) {
+      ...
+      tile.yield %t : index
+    }
     ```
   }];
   let arguments = (ins Variadic<Index>:$bounds, Optional<Index>:$k_steps,
+                       Variadic<AnyType>:$inits,
                        OptionalAttr<I64Attr>:$group, UnitAttr:$snake,
                        UnitAttr:$dynamic);
+  let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -185,7 +207,13 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     }
     /// How many tiles this block ran before the current one.
     ::mlir::BlockArgument getIteration() {
-      return getBody().getArguments().back();
+      return getBody().getArgument(getBounds().size() +
+                                   getStreamKArguments().size());
+    }
+    /// The values carried from one tile to the next (`iter_args`).
+    ::llvm::ArrayRef<::mlir::BlockArgument> getRegionIterArgs() {
+      return getBody().getArguments().drop_front(
+          getIteration().getArgNumber() + 1);
     }
   }];
 }
