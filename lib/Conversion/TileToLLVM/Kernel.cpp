@@ -704,18 +704,17 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
       }
       // (Its other warps skip the loop, so nothing it carries reaches them.)
       WalkResult carries = ws.getProducer().walk([&](ForeachTileOp op) {
-        if (op.getInits().empty())
-          return WalkResult::advance();
-        op.emitOpError("iter_args are not supported on a dynamic tile loop "
-                       "in the producer role: only the role's first warp "
-                       "walks it");
-        return WalkResult::interrupt();
+        if (!op.getInits().empty()) {
+          op.emitOpError("iter_args are not supported on a dynamic tile loop "
+                         "in the producer role: only the role's first warp "
+                         "walks it");
+          return WalkResult::interrupt();
+        }
+        op->setAttr(kFirstWarpOnly, b.getUnitAttr());
+        return WalkResult::advance();
       });
       if (carries.wasInterrupted())
         return WalkResult::interrupt();
-      ws.getProducer().walk([&](ForeachTileOp op) {
-        op->setAttr(kFirstWarpOnly, b.getUnitAttr());
-      });
       queueWarps -= (4 - 1) * ws.getProducerWarpgroups();
       return WalkResult::advance();
     });

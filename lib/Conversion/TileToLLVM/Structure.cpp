@@ -224,9 +224,7 @@ StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
           zero);
   SmallVector<Value> init{zero, start};
   llvm::append_range(init, carried);
-  SmallVector<Type> types(init.size(), b.getIndexType());
-  for (auto [i, value] : llvm::enumerate(carried))
-    types[2 + i] = value.getType();
+  SmallVector<Type> types(ValueRange(init).getTypes());
   auto loop = scf::WhileOp::create(b, loc, types, init);
   Block *before = b.createBlock(&loop.getBefore(), {}, types,
                                 SmallVector<Location>(types.size(), loc));
@@ -319,10 +317,9 @@ DynamicWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
   // Carried: the step and the rest; out of the condition also the tile.
   SmallVector<Value> init{zero};
   llvm::append_range(init, carriedInit);
-  SmallVector<Type> types{b.getIndexType()};
-  llvm::append_range(types, carriedInit.getTypes());
-  SmallVector<Type> afterTypes{b.getIndexType(), b.getIndexType()};
-  llvm::append_range(afterTypes, carriedInit.getTypes());
+  SmallVector<Type> types(ValueRange(init).getTypes());
+  SmallVector<Type> afterTypes{b.getIndexType()};
+  llvm::append_range(afterTypes, types);
   auto loop = scf::WhileOp::create(b, loc, afterTypes, init);
   Block *before = b.createBlock(&loop.getBefore(), {}, types,
                                 SmallVector<Location>(types.size(), loc));

@@ -149,7 +149,7 @@ void joinStructure(KernelOp kernel, LayoutClasses &classes) {
         classes.join(op, first + i, arg);
         classes.unite(arg, tiles.getResult(i));
       }
-    } else if (auto yield = dyn_cast<YieldOp>(op)) {
+    } else if (isa<YieldOp>(op)) {
       if (auto tiles = dyn_cast<ForeachTileOp>(op->getParentOp()))
         for (unsigned i = 0; i < op->getNumOperands(); ++i)
           classes.join(op, i, tiles.getRegionIterArgs()[i]);
