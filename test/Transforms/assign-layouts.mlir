@@ -35,6 +35,28 @@ tile.kernel @accumulator(%C: !view) launch(warpgroups = 1) {
 
 // -----
 
+// Values a tile loop carries (iter_args) share one layout with their init,
+// the yielded value and the loop's result: the accumulator's here.
+// CHECK-LABEL: tile.kernel @tile_loop_carries
+// CHECK:   tile.fill 0.000000e+00 : !tile.rt<64x256xf32, warpgroup, #tile.mma_acc>
+// CHECK:   tile.foreach_tile {{.*}} -> (!tile.rt<64x256xf32, warpgroup, #tile.mma_acc>)
+// CHECK:     tile.yield {{.*}} : !tile.rt<64x256xf32, warpgroup, #tile.mma_acc>
+// CHECK:   tile.cast {{.*}} : !tile.rt<64x256xf32, warpgroup, #tile.mma_acc> to !tile.rt<64x256xbf16, warpgroup, #tile.mma_acc>
+tile.kernel @tile_loop_carries(%C: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 1, grid = persistent) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %b = tile.alloc : !tile.st<64x256xbf16>
+  %c0 = arith.constant 0 : index
+  %zero = tile.fill 0.0 : !tile.rt<64x256xf32, warpgroup>
+  %acc = tile.foreach_tile (%t) in (%n) iter_args(%x = %zero) -> (!tile.rt<64x256xf32, warpgroup>) {
+    %y = tile.mma AB %a, %b, %x : !tile.st<64x64xbf16>, !tile.st<64x256xbf16> -> !tile.rt<64x256xf32, warpgroup>
+    tile.yield %y : !tile.rt<64x256xf32, warpgroup>
+  }
+  %out = tile.cast %acc : !tile.rt<64x256xf32, warpgroup> to !tile.rt<64x256xbf16, warpgroup>
+  tile.store %out, %C[%c0, %c0] : !tile.rt<64x256xbf16, warpgroup>, !tile.gl<?x?xbf16>
+}
+
+// -----
+
 // Swizzles: the widest of 128, 64, 32 bytes that divides a row, else none;
 // subtiles follow their source; an explicit swizzle is kept.
 // CHECK-LABEL: tile.kernel @swizzles
