@@ -132,6 +132,24 @@ tile.kernel @producer_arrives(%n: index) launch(warpgroups = 2, grid = persisten
 
 // -----
 
+// CHECK-LABEL: tile.kernel @producer_per_thread
+// CHECK-NOT: dynamic
+// expected-remark @+1 {{tile loops left in their static order: the producer role works per thread (only its first warp walks a dynamic loop)}}
+tile.kernel @producer_per_thread(%n: index) launch(warpgroups = 2, grid = persistent) {
+  tile.warp_specialize producer(warpgroups = 1) {
+    tile.foreach_tile (%t) in (%n) {
+      %x = tile.fill 1.0 : !tile.rv<64xf32, warpgroup>
+      "test.use"(%x) : (!tile.rv<64xf32, warpgroup>) -> ()
+    }
+  } consumer(warpgroups = 1) {
+    tile.foreach_tile (%t) in (%n) {
+      "test.use"(%t) : (index) -> ()
+    }
+  }
+}
+
+// -----
+
 module attributes {tile.target = "gfx942"} {
   // CHECK-LABEL: tile.kernel @amd
   // CHECK: tile.foreach_tile (%{{.*}}) in (%{{.*}}) {

@@ -72,8 +72,8 @@ inline constexpr llvm::StringLiteral kChiplets = "tk.chiplets";
 /// shared-memory offset and the tile counter's kernel parameter.
 inline constexpr llvm::StringLiteral kTileQueue = "tk.tile_queue";
 inline constexpr llvm::StringLiteral kTileCounterParam = "tk.tile_counter";
-/// On the producer role's dynamic foreach_tile: only the role's first warp
-/// runs it.
+/// On a tile.warp_specialize whose producer role needs one warp only
+/// (ProducerWalk): only the first warp of each producer warpgroup runs it.
 inline constexpr llvm::StringLiteral kFirstWarpOnly = "tk.first_warp_only";
 
 /// Register tiles and vectors become LLVM structs with one field per element

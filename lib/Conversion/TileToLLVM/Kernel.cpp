@@ -678,16 +678,21 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     kernel.walk([&](ForeachTileOp op) {
       op->setAttr("tk.persistent", b.getUnitAttr());
     });
+  // A producer role that needs one warp only runs on the first warp of each
+  // producer warpgroup (ProducerWalk: the others would only follow the
+  // ring's waits; measured on H100, one of them fell two phases behind and
+  // hung the attention forward about once in a thousand launches).
+  kernel.walk([&](WarpSpecializeOp ws) {
+    if (!producerWalk(ws).allWarps)
+      ws->setAttr(kFirstWarpOnly, b.getUnitAttr());
+  });
   // Warps that walk a dynamic tile loop (each reads every tile from the
   // queue and frees its slot).
   int64_t queueWarps = kernel.getNumWarps();
   if (dynamicTiles) {
     // The first thread of the block takes the tiles: the producer role must
-    // run a tile loop. Only its first warp does: the others would only
-    // follow the ring's waits without arriving, and the queue lets the
-    // first warp run tiles ahead of them, more than a parity wait can tell
-    // apart (measured: they hung). So the producer role may not synchronise
-    // its warps.
+    // run a tile loop, on its first warp only (the queue lets that warp run
+    // tiles ahead of the others, further than a parity wait can tell).
     WalkResult bad = kernel.walk([&](WarpSpecializeOp ws) {
       ProducerWalk producer = producerWalk(ws);
       if (!producer.walks) {
@@ -696,25 +701,12 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
                        "tiles");
         return WalkResult::interrupt();
       }
-      if (Operation *sync = producer.sync) {
-        sync->emitOpError("cannot be lowered in the producer role of a kernel "
-                          "with a 'dynamic' tile loop: only the role's first "
-                          "warp runs it");
+      if (Operation *op = producer.allWarps) {
+        op->emitOpError("cannot be lowered in the producer role of a kernel "
+                        "with a 'dynamic' tile loop: only the role's first "
+                        "warp runs it");
         return WalkResult::interrupt();
       }
-      // (Its other warps skip the loop, so nothing it carries reaches them.)
-      WalkResult carries = ws.getProducer().walk([&](ForeachTileOp op) {
-        if (!op.getInits().empty()) {
-          op.emitOpError("iter_args are not supported on a dynamic tile loop "
-                         "in the producer role: only the role's first warp "
-                         "walks it");
-          return WalkResult::interrupt();
-        }
-        op->setAttr(kFirstWarpOnly, b.getUnitAttr());
-        return WalkResult::advance();
-      });
-      if (carries.wasInterrupted())
-        return WalkResult::interrupt();
       queueWarps -= (4 - 1) * ws.getProducerWarpgroups();
       return WalkResult::advance();
     });

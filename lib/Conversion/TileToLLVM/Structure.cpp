@@ -458,18 +458,6 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
         divisors.push_back(InvariantDivisor::build(rewriter, loc, bound));
     };
     if (op->hasAttr(kTileQueue) && op->hasAttr("tk.persistent")) {
-      if (op->hasAttr(kFirstWarpOnly) && !op.getInits().empty())
-        return failure(); // (reported before the conversion)
-      if (op->hasAttr(kFirstWarpOnly)) {
-        Value firstWarp = arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::ult,
-            arith::RemUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
-                                   constIndex(rewriter, loc, 128)),
-            constIndex(rewriter, loc, 32));
-        auto guard = scf::IfOp::create(rewriter, loc, firstWarp,
-                                       /*withElseRegion=*/false);
-        rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
-      }
       prepareDivisors();
       DynamicWalk walk =
           buildDynamicWalk(rewriter, loc, op, total, carriedInit);
@@ -660,7 +648,8 @@ struct ClusterRankLowering : OpConversionPattern<ClusterRankOp> {
 };
 
 /// Producer warpgroups take the `then` branch, consumers the `else`; each
-/// sets its register budget first.
+/// sets its register budget first. A producer role that needs one warp only
+/// (kFirstWarpOnly) then runs on the first warp of each producer warpgroup.
 struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -680,6 +669,17 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
       rewriter.setInsertionPoint(yield);
       if (regs)
         NVVM::SetMaxRegisterOp::create(rewriter, loc, *regs, action);
+      if (&role == &op.getProducer() && op->hasAttr(kFirstWarpOnly)) {
+        Value firstWarp = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ult,
+            arith::RemUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
+                                   constIndex(rewriter, loc, 128)),
+            constIndex(rewriter, loc, 32));
+        auto guard = scf::IfOp::create(rewriter, loc, firstWarp,
+                                       /*withElseRegion=*/false);
+        yield = guard.thenBlock()->getTerminator();
+        rewriter.setInsertionPoint(yield);
+      }
       Block &body = role.front();
       rewriter.eraseOp(body.getTerminator());
       rewriter.inlineBlockBefore(&body, yield);

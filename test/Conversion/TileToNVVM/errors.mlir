@@ -123,7 +123,7 @@ tile.kernel @k() launch(warpgroups = 2) {
 // -----
 
 // A dynamic tile loop runs the producer role on its first warp only, so the
-// role may not synchronise its warps.
+// role may not synchronise its warps ...
 tile.kernel @k(%n: index) launch(warpgroups = 2, grid = persistent) {
   tile.warp_specialize producer(warpgroups = 1) {
     tile.foreach_tile (%i) in (%n) dynamic {
@@ -138,13 +138,12 @@ tile.kernel @k(%n: index) launch(warpgroups = 2, grid = persistent) {
 
 // -----
 
-// Nor carry values: its other warps skip the loop.
+// Nor work per thread (its other warps skip the role).
 tile.kernel @k(%n: index) launch(warpgroups = 2, grid = persistent) {
-  %c0 = arith.constant 0 : index
   tile.warp_specialize producer(warpgroups = 1) {
-    // expected-error @+1 {{'tile.foreach_tile' op iter_args are not supported on a dynamic tile loop in the producer role: only the role's first warp walks it}}
-    %r = tile.foreach_tile (%i) in (%n) dynamic iter_args(%a = %c0) -> (index) {
-      tile.yield %i : index
+    tile.foreach_tile (%i) in (%n) dynamic {
+      // expected-error @+1 {{'tile.fill' op cannot be lowered in the producer role of a kernel with a 'dynamic' tile loop: only the role's first warp runs it}}
+      %x = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
     }
   } consumer(warpgroups = 1) {
     tile.foreach_tile (%i) in (%n) dynamic {

@@ -57,6 +57,12 @@ tile.kernel @sems(%A: !tile.gl<?x?xbf16>, %flag: i1, %n: index) launch(warpgroup
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK: scf.if
 // CHECK: nvvm.setmaxregister decrease 40
+// The producer role only walks tiles: its first warp runs it.
+// CHECK: %[[PTID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: %[[PIDX:.*]] = arith.index_castui %[[PTID]]
+// CHECK: %[[PLANE:.*]] = arith.remui %[[PIDX]], %c128
+// CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[PLANE]], %c32
+// CHECK-NEXT: scf.if %[[FIRST]] {
 // CHECK: %[[BID:.*]] = nvvm.read.ptx.sreg.ctaid.x
 // CHECK: %[[B:.*]] = arith.index_castui %[[BID]] : i32 to index
 // CHECK: %[[GRID:.*]] = nvvm.read.ptx.sreg.nctaid.x
@@ -656,9 +662,11 @@ tile.kernel @vector_ring_slots(%i: index) launch(warpgroups = 1) {
 // A block barrier is bar.sync 0 for the whole block; inside a role it is a
 // named barrier of the role's threads (15 for the consumers, 14 for the
 // producers), so the other role is not waited for.
+// The producer role synchronises its warps, so all of them run it.
 // CHECK-LABEL: llvm.func @role_barriers
 // CHECK: nvvm.barrier0
 // CHECK: nvvm.setmaxregister decrease
+// CHECK-NOT: scf.if
 // CHECK: nvvm.barrier id = %c14_i32 number_of_threads = %c128_i32
 // CHECK: nvvm.setmaxregister increase
 // CHECK: nvvm.barrier id = %c15_i32 number_of_threads = %c256_i32
@@ -751,4 +759,48 @@ tile.kernel @carried_dynamic(%n: index) launch(warpgroups = 1, grid = persistent
     tile.yield %s : index
   }
   "test.use"(%r) : (index) -> ()
+}
+
+// -----
+
+// A producer role that does per-thread work (here a register tile) needs
+// all its warps: no first-warp guard, though it only waits otherwise.
+// CHECK-LABEL: llvm.func @producer_per_thread
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK-NOT: arith.cmpi ult, %{{.*}}, %c32
+// CHECK: "test.use"
+// CHECK: } else {
+tile.kernel @producer_per_thread() launch(warpgroups = 3) {
+  tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+    %x = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>
+    "test.use"(%x) : (!tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>) -> ()
+  } consumer(warpgroups = 2, registers = 232) {
+  }
+}
+
+// -----
+
+// A dynamic tile loop in a producer role that needs one warp: the whole
+// role runs on that warp, so the loop may carry values (here the iteration
+// count, used after it).
+// CHECK-LABEL: llvm.func @dynamic_producer_carries
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: %[[FIRST:.*]] = arith.cmpi ult, %{{.*}}, %c32
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: %[[R:.*]]:{{[0-9]+}} = scf.while
+// CHECK: "test.use"(%[[R]]#
+// CHECK: } else {
+tile.kernel @dynamic_producer_carries(%n: index) launch(warpgroups = 3, grid = persistent) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+    %r = tile.foreach_tile (%i) in (%n) dynamic iter_args(%a = %c0) -> (index) {
+      %next = arith.addi %a, %c1 : index
+      tile.yield %next : index
+    }
+    "test.use"(%r) : (index) -> ()
+  } consumer(warpgroups = 2, registers = 232) {
+    tile.foreach_tile (%i) in (%n) dynamic {
+    }
+  }
 }

@@ -180,6 +180,13 @@ ProducerWalk tk::tile::producerWalk(WarpSpecializeOp op) {
     if (!walk.sync &&
         isa<BarrierOp, SemArriveOp, SignalAddOp, SignalWaitOp>(inner))
       walk.sync = inner;
+    // One thread issues the copies and the expected bytes; every thread
+    // computes the same addresses, coordinates and waits.
+    if (!walk.allWarps && isa_and_present<TileDialect>(inner->getDialect()) &&
+        !isa<LoadAsyncOp, SemExpectOp, SemWaitOp, SlotOp, SubtileOp, DimOp,
+             ForeachTileOp, YieldOp, PrefixSumOp, ClusterRankOp, WarpgroupIdOp>(
+            inner))
+      walk.allWarps = inner;
   });
   return walk;
 }

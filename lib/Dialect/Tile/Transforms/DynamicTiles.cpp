@@ -43,6 +43,9 @@ std::string whyNotDynamic(KernelOp kernel, ArrayRef<ForeachTileOp> loops) {
     else if (producer.sync)
       why = "the producer role synchronises its warps (only its first warp "
             "walks a dynamic loop)";
+    else if (producer.allWarps)
+      why = "the producer role works per thread (only its first warp walks "
+            "a dynamic loop)";
   });
   return why;
 }

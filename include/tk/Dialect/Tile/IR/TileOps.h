@@ -62,13 +62,18 @@ constexpr int32_t kMaxStaggerCycles = 100000;
 /// The target `op` compiles for: the nearest `tile.target` attribute of an
 /// enclosing op, or sm_90a.
 const TargetInfo &getTargetInfo(mlir::Operation *op);
-/// What a `dynamic` tile loop needs of a warp-specialized kernel's producer
-/// role (its first thread takes the tiles; only its first warp walks them):
-/// whether the role runs a tile loop, and the first op in it that
-/// synchronises the role's warps (a barrier, arrival or signal), if any.
+/// What a warp-specialized kernel's producer role does: whether it runs a
+/// tile loop (a `dynamic` one needs it: its first thread takes the tiles),
+/// the first op in it that synchronises the role's warps (a barrier,
+/// arrival or signal), and the first op that needs every warp of the role
+/// (those, or work each thread does for its own part). A role without the
+/// last runs on its first warp only: its other warps would only follow the
+/// ring's waits without arriving, and could fall more phases behind than a
+/// parity wait tells apart.
 struct ProducerWalk {
   bool walks = false;
   mlir::Operation *sync = nullptr;
+  mlir::Operation *allWarps = nullptr;
 };
 ProducerWalk producerWalk(WarpSpecializeOp op);
 /// Blocks per cluster of the kernel around `op`; 1 without a cluster.
