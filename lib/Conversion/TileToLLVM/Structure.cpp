@@ -664,12 +664,12 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
     auto branch = scf::IfOp::create(rewriter, loc, isProducer,
                                     /*withElseRegion=*/true);
     auto fill = [&](Block *dest, Region &role, std::optional<uint32_t> regs,
-                    NVVM::SetMaxRegisterAction action) {
+                    NVVM::SetMaxRegisterAction action, bool firstWarpOnly) {
       Operation *yield = dest->getTerminator();
       rewriter.setInsertionPoint(yield);
       if (regs)
         NVVM::SetMaxRegisterOp::create(rewriter, loc, *regs, action);
-      if (&role == &op.getProducer() && op->hasAttr(kFirstWarpOnly)) {
+      if (firstWarpOnly) {
         Value firstWarp = arith::CmpIOp::create(
             rewriter, loc, arith::CmpIPredicate::ult,
             arith::RemUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
@@ -685,9 +685,9 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
       rewriter.inlineBlockBefore(&body, yield);
     };
     fill(branch.thenBlock(), op.getProducer(), op.getProducerRegisters(),
-         NVVM::SetMaxRegisterAction::decrease);
+         NVVM::SetMaxRegisterAction::decrease, op->hasAttr(kFirstWarpOnly));
     fill(branch.elseBlock(), op.getConsumer(), op.getConsumerRegisters(),
-         NVVM::SetMaxRegisterAction::increase);
+         NVVM::SetMaxRegisterAction::increase, /*firstWarpOnly=*/false);
     if (IntegerAttr stagger = op.getConsumerStaggerAttr();
         stagger && stagger.getInt() > 0) {
       // Consumer warpgroup i spins i * stagger cycles before its role.
