@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir import (ArgumentError, KernelSpec, ManifestError,  # noqa: E402
                      check_arguments, grid_size, load_manifest,
                      pack_parameters, tensor_map_geometry)
+from tk_mlir import runtime  # noqa: E402
 from tk_mlir.runtime import _cache_key, fragment_order_axes, jit_warning  # noqa: E402,E501
 
 
@@ -424,3 +425,65 @@ def test_jit_warning_for_register_a_with_a_13_0_driver():
 ])
 def test_no_jit_warning(ptx, version):
     assert jit_warning(ptx, version) is None
+
+
+# ------------------------------------------------------- wait time limits
+
+def timed_entry():
+    entry = gemm_entry()
+    entry["wait_timeout"] = {
+        "ms": 250, "records": 4, "report": "__tk_wait_report",
+        "sites": [{"site": 0, "location": "k.mlir:10:3"},
+                  {"site": 2, "location": "k.mlir:30:5"}]}
+    return entry
+
+
+def report_buffer(count, records):
+    """A wait report buffer as the kernel writes it: the count, then
+    (site, block, thread, parity, address, written) records from byte 32."""
+    raw = bytearray(runtime.wait_report_bytes(KernelSpec("g", timed_entry())))
+    struct.pack_into("<I", raw, 0, count)
+    for i, record in enumerate(records):
+        struct.pack_into("<6I", raw, 32 + 32 * i, *record)
+    return bytes(raw)
+
+
+def test_wait_timeout_entry_is_read():
+    spec = KernelSpec("gemm", timed_entry())
+    assert spec.wait_sites == {0: "k.mlir:10:3", 2: "k.mlir:30:5"}
+    assert (spec.wait_limit_ms, spec.wait_records, spec.wait_report) == \
+        (250, 4, "__tk_wait_report")
+    assert KernelSpec("gemm", gemm_entry()).wait_timeout is None
+    assert runtime.wait_report_bytes(spec) == 32 + 4 * 32
+
+
+@pytest.mark.parametrize("field", ["ms", "records", "report", "sites"])
+def test_bad_wait_timeout_entries(field):
+    entry = timed_entry()
+    del entry["wait_timeout"][field]
+    with pytest.raises(ManifestError, match="kernel 'gemm': bad wait_timeout"):
+        KernelSpec("gemm", entry)
+
+
+def test_wait_reports_name_block_thread_and_source_line():
+    spec = KernelSpec("gemm", timed_entry())
+    raw = report_buffer(2, [(2, 7, 96, 1, 0x2408, 1), (0, 3, 0, 0, 0x10, 1)])
+    assert runtime.decode_wait_reports(spec, raw) == [
+        "kernel gemm, block 7, thread 96: waited over 250 ms at k.mlir:30:5 "
+        "for the phase of parity 1 of the semaphore at shared address 0x2408",
+        "kernel gemm, block 3, thread 0: waited over 250 ms at k.mlir:10:3 "
+        "for the phase of parity 0 of the semaphore at shared address 0x10"]
+
+
+def test_wait_reports_skip_unwritten_records_and_count_overflow():
+    spec = KernelSpec("gemm", timed_entry())
+    assert runtime.decode_wait_reports(spec, report_buffer(0, [])) == []
+    # Claimed but not yet marked written (the trap came first): skipped.
+    raw = report_buffer(1, [(0, 1, 32, 0, 0x10, 0)])
+    assert runtime.decode_wait_reports(spec, raw) == []
+    # More waits timed out than the buffer holds; an unknown site.
+    raw = report_buffer(6, [(5, 1, 32, 0, 0x10, 1)] * 4)
+    messages = runtime.decode_wait_reports(spec, raw)
+    assert len(messages) == 5
+    assert "at unknown site 5 for" in messages[0]
+    assert messages[-1] == "(2 more timed-out waits not recorded)"

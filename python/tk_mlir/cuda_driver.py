@@ -72,6 +72,25 @@ def load_function(image, name, shared_memory_bytes):
     return function
 
 
+def attach_wait_report(function, symbol, size):
+    """Allocates `size` bytes of zeroed host memory the GPU can write
+    (mapped, pinned) and stores its device address in the module global
+    `symbol` of `function`'s module; returns the host address."""
+    _ensure_context()
+    module = _check(driver.cuFuncGetModule(function), "cuFuncGetModule")
+    address, _ = _check(driver.cuModuleGetGlobal(module, symbol.encode()),
+                        f"cuModuleGetGlobal({symbol})")
+    flags = getattr(driver, "CU_MEMHOSTALLOC_DEVICEMAP", 2)
+    host = _check(driver.cuMemHostAlloc(size, flags), "cuMemHostAlloc")
+    ctypes.memset(int(host), 0, size)
+    device = _check(driver.cuMemHostGetDevicePointer(host, 0),
+                    "cuMemHostGetDevicePointer")
+    value = ctypes.c_uint64(int(device))
+    _check(driver.cuMemcpyHtoD(address, ctypes.addressof(value), 8),
+           "cuMemcpyHtoD")
+    return int(host)
+
+
 def encode_tensor_map(g):
     _ensure_context()
     dtype = getattr(driver.CUtensorMapDataType, ELEMENT_TYPES[g.dtype][2])

@@ -90,6 +90,20 @@ class KernelSpec:
             self.abi = list(entry["abi"])
         except (KeyError, TypeError, ValueError) as e:
             raise ManifestError(f"kernel '{name}': bad or missing field {e}")
+        # Compiled with wait-timeout-ms: the time limit, the report global
+        # and the timed waits' source locations by site.
+        self.wait_timeout = entry.get("wait_timeout")
+        if self.wait_timeout is not None:
+            try:
+                w = self.wait_timeout
+                self.wait_sites = {int(s["site"]): str(s["location"])
+                                   for s in w["sites"]}
+                self.wait_records = int(w["records"])
+                self.wait_limit_ms = int(w["ms"])
+                self.wait_report = str(w["report"])
+            except (KeyError, TypeError, ValueError) as e:
+                raise ManifestError(
+                    f"kernel '{name}': bad wait_timeout entry ({e})")
         # A dynamic tile loop takes its tiles from a counter the launcher
         # provides (a hidden parameter).
         self.dynamic_tiles = any(e.get("kind") == "tile_counter"
@@ -395,6 +409,40 @@ def pack_kernargs(spec, args):
 _REGISTER_A_WGMMA = re.compile(rb"wgmma\.mma_async[^;]*\}\s*,\s*\{")
 
 
+# The buffer of a kernel compiled with wait-timeout-ms that the host reads
+# after a launch fails: a u32 count of timed-out waits at byte 0, then
+# 32-byte records from byte 32, each six u32 (site, block, thread, parity,
+# semaphore shared address, written = 1; the last is stored last).
+WAIT_HEADER_BYTES = 32
+WAIT_RECORD_BYTES = 32
+
+
+def wait_report_bytes(spec):
+    return WAIT_HEADER_BYTES + WAIT_RECORD_BYTES * spec.wait_records
+
+
+def decode_wait_reports(spec, raw):
+    """One message per written record of `raw` (a wait report buffer of a
+    kernel `spec` describes): which block and thread waited, where and for
+    what."""
+    count = struct.unpack_from("<I", raw, 0)[0]
+    messages = []
+    for i in range(min(count, spec.wait_records)):
+        site, block, thread, parity, address, written = struct.unpack_from(
+            "<6I", raw, WAIT_HEADER_BYTES + WAIT_RECORD_BYTES * i)
+        if written != 1:
+            continue
+        where = spec.wait_sites.get(site, f"unknown site {site}")
+        messages.append(
+            f"kernel {spec.name}, block {block}, thread {thread}: waited "
+            f"over {spec.wait_limit_ms} ms at {where} for the phase of parity "
+            f"{parity} of the semaphore at shared address {address:#x}")
+    if count > spec.wait_records:
+        messages.append(f"({count - spec.wait_records} more timed-out waits "
+                        f"not recorded)")
+    return messages
+
+
 def jit_warning(ptx, driver_version):
     """The warning for loading `ptx` (bytes) through the driver's JIT, whose
     compiler is the driver's CUDA release (`driver_version`, as
@@ -451,6 +499,14 @@ class Kernel:
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
         self._function = driver.load_function(
             image, name, self.spec.shared_memory_bytes)
+        # Compiled with wait-timeout-ms: a host-mapped buffer the kernel
+        # records timed-out waits in before it traps (wait_timeouts()).
+        self._wait_buffer = None
+        if self.spec.wait_timeout is not None and self.spec.wait_sites and \
+                not self.amd:
+            self._wait_buffer = driver.attach_wait_report(
+                self._function, self.spec.wait_report,
+                wait_report_bytes(self.spec))
         # Packed parameters (TMA descriptors included) by argument identity,
         # so repeated calls on the same tensors skip the host-side encoding.
         self._packed = {}
@@ -502,7 +558,26 @@ class Kernel:
                 self._packed.pop(next(iter(self._packed)))
             self._packed[key] = packed
         (_, pointers), grid = packed
-        self._cuda.launch(self._function, grid, self.spec, pointers, stream)
+        try:
+            self._cuda.launch(self._function, grid, self.spec, pointers,
+                              stream)
+        except RuntimeError as error:  # e.g. after an earlier launch trapped
+            timed_out = self.wait_timeouts()
+            if not timed_out:
+                raise
+            raise RuntimeError(f"{error}; waits that timed out: " +
+                               "; ".join(timed_out)) from error
+
+    def wait_timeouts(self):
+        """Messages for the waits that ran past the kernel's time limit
+        (compiled with wait-timeout-ms; [] otherwise or when none did). The
+        buffer is host memory, so this works after the launch failed and
+        the CUDA context is no longer usable."""
+        if self._wait_buffer is None:
+            return []
+        return decode_wait_reports(
+            self.spec, ctypes.string_at(self._wait_buffer,
+                                        wait_report_bytes(self.spec)))
 
 
 def _cache_key(args):

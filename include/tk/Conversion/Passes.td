@@ -35,6 +35,14 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
            "the wgmma wait after the work written before it (ptxas otherwise "
            "moves a wait_group to the top of its block; measured on H100, "
            "docs/performance.md, Eleventh session)">,
+    Option<"waitTimeoutMs", "wait-timeout-ms", "unsigned", "0",
+           "Debugging deadlocks: a thread that waits on a semaphore (or the "
+           "tile queue) longer than this many milliseconds records its "
+           "block, thread, the wait's site, parity and semaphore address in "
+           "the buffer the host put in __tk_wait_report (the manifest's "
+           "wait_timeout lists the sites' source locations), then traps, so "
+           "the launch fails instead of hanging (0: waits have no limit; "
+           "docs/nvidia.md, \"Finding a deadlock\")">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",

@@ -60,6 +60,12 @@ struct NVIDIAPipelineOptions
       llvm::cl::desc("Keep each wgmma wait where the program puts it "
                      "(convert-tile-to-nvvm's anchor-mma-waits)"),
       llvm::cl::init(false)};
+  Option<unsigned> waitTimeoutMs{
+      *this, "wait-timeout-ms",
+      llvm::cl::desc("A wait longer than this many milliseconds records "
+                     "where it was and traps (convert-tile-to-nvvm's "
+                     "wait-timeout-ms; 0: no limit)"),
+      llvm::cl::init(0)};
   Option<bool> overlapMma{
       *this, "overlap-mma",
       llvm::cl::desc("Run tile-overlap-mma after tile-warp-specialize (a "
@@ -103,6 +109,7 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   tk::ConvertTileToNVVMOptions convert;
   convert.fpContract = options.fpContract;
   convert.anchorMmaWaits = options.anchorMmaWaits;
+  convert.waitTimeoutMs = options.waitTimeoutMs;
   pm.addPass(tk::createConvertTileToNVVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -75,6 +75,17 @@ inline constexpr llvm::StringLiteral kTileCounterParam = "tk.tile_counter";
 /// On a tile.warp_specialize whose producer role needs one warp only
 /// (ProducerWalk): only the first warp of each producer warpgroup runs it.
 inline constexpr llvm::StringLiteral kFirstWarpOnly = "tk.first_warp_only";
+/// On gpu.module @tk_kernels while it is converted (NVIDIA): the time limit
+/// of every mbarrier wait in milliseconds (convert-tile-to-nvvm's
+/// wait-timeout-ms); see mbarrierWait.
+inline constexpr llvm::StringLiteral kWaitTimeout = "tk.wait_timeout_ms";
+/// On gpu.module @tk_kernels while it is converted with a wait time limit:
+/// the timed waits ({kernel, location} each; a report's site is an index).
+inline constexpr llvm::StringLiteral kWaitSites = "tk.wait_sites";
+/// The u64 global a host sets to the buffer timed-out waits report into,
+/// and the records that buffer holds (docs/nvidia.md, "Finding a deadlock").
+inline constexpr llvm::StringLiteral kWaitReport = "__tk_wait_report";
+inline constexpr int64_t kWaitReportRecords = 64;
 
 /// Register tiles and vectors become LLVM structs with one field per element
 /// a thread holds; shared buffers and semaphores shared pointers; global
@@ -163,7 +174,9 @@ mlir::Value inlinePtx(mlir::OpBuilder &b, mlir::Location loc, mlir::Type result,
 /// (id 0 is the block barrier), 128 threads.
 void warpgroupSync(mlir::OpBuilder &b, mlir::Location loc);
 /// Every thread waits until the mbarrier at `sem` (shared) has completed the
-/// phase with the parity of `phase` (i32): a `try_wait.parity` loop.
+/// phase with the parity of `phase` (i32): a `try_wait.parity` loop. When the
+/// kernel module carries kWaitTimeout, a thread that waits longer records
+/// the wait (kWaitSites, kWaitReport) and traps.
 void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sem,
                   mlir::Value phase);
 /// Rows of the allocation a shared tile value lies in. A swizzled tile is

@@ -5,15 +5,160 @@ using namespace mlir;
 using namespace tk::tile;
 using namespace tk::lower;
 
+/// "file:line:col" of the first file location in `loc`, or "".
+static std::string sourcePosition(Location loc) {
+  std::string text;
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+              ":" + Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return text;
+}
+
+/// The GPU module the builder inserts into.
+static gpu::GPUModuleOp enclosingModule(OpBuilder &b) {
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  if (auto module = dyn_cast<gpu::GPUModuleOp>(parent))
+    return module;
+  return parent->getParentOfType<gpu::GPUModuleOp>();
+}
+
+/// Registers a timed wait of the kernel `kernel` at `loc` in the module's
+/// kWaitSites list and returns its index, the site number its reports carry.
+static int64_t addWaitSite(gpu::GPUModuleOp module, StringRef kernel,
+                           Location loc) {
+  MLIRContext *ctx = module.getContext();
+  SmallVector<Attribute> sites;
+  if (auto known = module->getAttrOfType<ArrayAttr>(kWaitSites))
+    llvm::append_range(sites, known);
+  std::string where = sourcePosition(loc);
+  NamedAttribute fields[] = {
+      NamedAttribute(StringAttr::get(ctx, "kernel"),
+                     StringAttr::get(ctx, kernel)),
+      NamedAttribute(StringAttr::get(ctx, "location"),
+                     StringAttr::get(ctx, where.empty() ? "unknown" : where))};
+  sites.push_back(DictionaryAttr::get(ctx, fields));
+  module->setAttr(kWaitSites, ArrayAttr::get(ctx, sites));
+  return sites.size() - 1;
+}
+
+/// The address of the module's report pointer (kWaitReport): a global the
+/// host sets to a buffer it can read after the launch failed (0: none).
+static Value waitReportPointer(OpBuilder &b, Location loc,
+                               gpu::GPUModuleOp module) {
+  Type i64 = b.getI64Type();
+  if (!module.lookupSymbol(kWaitReport)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(b, loc, i64, /*isConstant=*/false,
+                           LLVM::Linkage::External, kWaitReport,
+                           b.getI64IntegerAttr(0), /*alignment=*/8,
+                           /*addrSpace=*/1);
+  }
+  Value global = LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), kWaitReport);
+  return LLVM::PtrToIntOp::create(b, loc, i64, global);
+}
+
+/// The kernel module's wait time limit in milliseconds (kWaitTimeout,
+/// convert-tile-to-nvvm's wait-timeout-ms), 0 when waits have none.
+static int64_t waitTimeoutMs(OpBuilder &b) {
+  gpu::GPUModuleOp module = enclosingModule(b);
+  auto limit =
+      module ? module->getAttrOfType<IntegerAttr>(kWaitTimeout) : IntegerAttr();
+  return limit ? limit.getInt() : 0;
+}
+
 void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
                              Value phase) {
   Value parity = arith::AndIOp::create(b, loc, phase, constI32(b, loc, 1));
   Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), sem);
-  inlinePtx(b, loc, {address, parity},
-            "{\n.reg .pred p;\nTK_WAIT:\n"
-            "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
-            "@!p bra TK_WAIT;\n}",
-            "r,r");
+  int64_t limitMs = waitTimeoutMs(b);
+  if (limitMs <= 0) {
+    inlinePtx(b, loc, {address, parity},
+              "{\n.reg .pred p;\nTK_WAIT:\n"
+              "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+              "@!p bra TK_WAIT;\n}",
+              "r,r");
+    return;
+  }
+  // With a time limit: after a first try that fails (a wait that succeeds
+  // at once reads no timer), the loop reads %globaltimer (ns) between tries
+  // and gives up after the limit, answering 1 in the first active lane of the
+  // warp and 2 in the others (0: the phase completed).
+  Value status =
+      inlinePtx(b, loc, b.getI32Type(),
+                {address, parity, constI64(b, loc, limitMs * 1000000)},
+                "{\n.reg .pred p;\n.reg .b32 m, lt;\n.reg .u64 t0, t;\n"
+                "mov.u32 $0, 0;\n"
+                "mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n"
+                "@p bra TK_WAIT_DONE;\n"
+                "mov.u64 t0, %globaltimer;\n"
+                "TK_WAIT:\n"
+                "mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n"
+                "@p bra TK_WAIT_DONE;\n"
+                "mov.u64 t, %globaltimer;\n"
+                "sub.u64 t, t, t0;\n"
+                "setp.lt.u64 p, t, $3;\n"
+                "@p bra TK_WAIT;\n"
+                "activemask.b32 m;\n"
+                "mov.u32 lt, %lanemask_lt;\n"
+                "and.b32 m, m, lt;\n"
+                "setp.eq.u32 p, m, 0;\n"
+                "selp.u32 $0, 1, 2, p;\n"
+                "TK_WAIT_DONE:\n}",
+                "=r,r,r,l");
+  Value gaveUp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, status,
+                                       constI32(b, loc, 0));
+  auto guard = scf::IfOp::create(b, loc, gaveUp, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPoint(guard.thenBlock()->getTerminator());
+  // The first lane records (site, block, thread, parity, semaphore address)
+  // in the host's buffer when there is one: a u32 count, then 32-byte
+  // records from byte 32, each marked written (its sixth word) last. Plain
+  // stores and a system fence, no call: a vprintf call would make ptxas
+  // serialize every wgmma of the kernel (C7510; the GEMM ran 10-15% slower).
+  // Then every lane that gave up traps: the launch fails instead of hanging.
+  gpu::GPUModuleOp module = enclosingModule(b);
+  auto func =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<LLVM::LLVMFuncOp>();
+  int64_t site = addWaitSite(module, func.getSymName(), loc);
+  Type i32 = b.getI32Type();
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, status,
+                                      constI32(b, loc, 1));
+  auto record = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPoint(record.thenBlock()->getTerminator());
+    inlinePtx(b, loc,
+              {constI32(b, loc, site), NVVM::BlockIdXOp::create(b, loc, i32),
+               NVVM::ThreadIdXOp::create(b, loc, i32), parity, address,
+               waitReportPointer(b, loc, module)},
+              "{\n.reg .pred p;\n.reg .b32 slot;\n.reg .u64 buffer, at;\n"
+              "ld.volatile.global.u64 buffer, [$5];\n"
+              "setp.eq.u64 p, buffer, 0;\n"
+              "@p bra TK_REPORT_DONE;\n"
+              "atom.global.add.u32 slot, [buffer], 1;\n"
+              "setp.ge.u32 p, slot, " +
+                  std::to_string(kWaitReportRecords) +
+                  ";\n"
+                  "@p bra TK_REPORT_DONE;\n"
+                  "mul.wide.u32 at, slot, 32;\n"
+                  "add.u64 at, at, buffer;\n"
+                  "st.volatile.global.v4.u32 [at+32], {$0, $1, $2, $3};\n"
+                  "st.volatile.global.u32 [at+48], $4;\n"
+                  "membar.sys;\n"
+                  "st.volatile.global.u32 [at+52], 1;\n"
+                  "membar.sys;\n"
+                  "TK_REPORT_DONE:\n}",
+              "r,r,r,r,r,l");
+  }
+  LLVM::Trap::create(b, loc);
 }
 
 namespace {

@@ -98,9 +98,54 @@ struct ConvertTileToNVVMPass
     if (!*gpuModule)
       return;
 
-    if (failed(convertTileOps(*gpuModule, tk::Vendor::nvidia, fpContract,
-                              anchorMmaWaits)))
+    if (waitTimeoutMs)
+      (*gpuModule)
+          ->setAttr(kWaitTimeout,
+                    IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                     waitTimeoutMs));
+    LogicalResult converted = convertTileOps(*gpuModule, tk::Vendor::nvidia,
+                                             fpContract, anchorMmaWaits);
+    (*gpuModule)->removeAttr(kWaitTimeout);
+    if (failed(converted))
       return signalPassFailure();
+    recordWaitSites(module, *gpuModule);
+  }
+
+  /// Moves the timed waits' sites from the GPU module into each kernel's ABI
+  /// (the manifest's "wait_timeout": the limit, the report global and the
+  /// sites as {site, location}; a report's site indexes the module's list).
+  void recordWaitSites(ModuleOp module, gpu::GPUModuleOp gpuModule) {
+    auto sites = gpuModule->getAttrOfType<ArrayAttr>(kWaitSites);
+    if (!sites)
+      return;
+    gpuModule->removeAttr(kWaitSites);
+    MLIRContext *ctx = &getContext();
+    Builder b(ctx);
+    auto abi = module->getAttrOfType<DictionaryAttr>("tile.abi");
+    SmallVector<NamedAttribute> kernels;
+    for (NamedAttribute kernel : abi) {
+      SmallVector<Attribute> own;
+      for (auto [index, site] : llvm::enumerate(sites)) {
+        auto fields = cast<DictionaryAttr>(site);
+        if (fields.getAs<StringAttr>("kernel") != kernel.getName())
+          continue;
+        own.push_back(b.getDictionaryAttr(
+            {b.getNamedAttr("site", b.getI64IntegerAttr(index)),
+             b.getNamedAttr("location", fields.get("location"))}));
+      }
+      NamedAttrList entry(cast<DictionaryAttr>(kernel.getValue()));
+      if (!own.empty())
+        entry.set("wait_timeout",
+                  b.getDictionaryAttr(
+                      {b.getNamedAttr("ms", b.getI64IntegerAttr(waitTimeoutMs)),
+                       b.getNamedAttr("report", b.getStringAttr(kWaitReport)),
+                       b.getNamedAttr("records",
+                                      b.getI64IntegerAttr(kWaitReportRecords)),
+                       b.getNamedAttr("sites", b.getArrayAttr(own))}));
+      kernels.push_back(
+          b.getNamedAttr(kernel.getName(), entry.getDictionary(ctx)));
+    }
+    module->setAttr("tile.abi", b.getDictionaryAttr(kernels));
   }
 };
 } // namespace

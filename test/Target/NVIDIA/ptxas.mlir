@@ -11,6 +11,8 @@
 // RUN: %ptxas -arch=sm_90a %t.mc/gemm_multicast.ptx -o %t.mc/check.cubin
 // RUN: rm -rf %t.sm && tk-opt %kernels/softmax_scores.mlir -tile-to-nvidia="out=%t.sm cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.sm/softmax_scores.ptx -o %t.sm/check.cubin
+// RUN: rm -rf %t.wt && tk-opt %kernels/gemm.mlir -tile-to-nvidia="out=%t.wt cubin=false wait-timeout-ms=1000" -o /dev/null
+// RUN: %ptxas -arch=sm_90a -v %t.wt/gemm.ptx -o %t.wt/check.cubin 2>&1 | FileCheck %s --check-prefix=NOT-SERIALIZED
 // RUN: rm -rf %t.tp && tk-opt %tk_src_root/python/gpu_checks/tile_paths.mlir -tile-to-nvidia="out=%t.tp cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.tp/tile_paths.ptx -o %t.tp/check.cubin
 // RUN: rm -rf %t.tw && tk-opt %tk_src_root/python/gpu_checks/tile_walk.mlir -tile-to-nvidia="out=%t.tw cubin=false" -o /dev/null
@@ -65,3 +67,8 @@
 // The register-A wgmmas (attention's P V) get their operands packed before
 // the fence: ptxas has no warpgroup.arrive to inject between them.
 // NO-INJECTED-FENCE-NOT: C7519
+
+// The GEMM with wait time limits (their record and trap, no call): ptxas
+// keeps its wgmmas pipelined (a vprintf there made it serialize them).
+// NOT-SERIALIZED-NOT: C7510
+// NOT-SERIALIZED: Used {{[0-9]+}} registers

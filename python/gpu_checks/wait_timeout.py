@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Runs python/gpu_checks/wait_timeout.mlir compiled with
+-tile-to-nvidia="wait-timeout-ms=LIMIT" and checks the wait time limit:
+
+- with no block stuck, every timed wait completes and Y equals 2X exactly
+  (n = 1, 64, 1000 and 4096 rows);
+- with one block stuck on a semaphore nothing arrives on (in a child
+  process, since a trap leaves the CUDA context unusable), the launch fails
+  instead of hanging, no sooner than LIMIT ms and within 60 s, and the child's
+  Kernel.wait_timeouts() reports the timed-out wait (read from host memory
+  the kernel wrote before it trapped): the kernel, that block, a warp's
+  first thread and the source line of the stuck `tile.sem_wait`; the next
+  launch's error repeats the reports.
+
+usage: wait_timeout.py --manifest DIR/wait_timeout.json --limit-ms LIMIT
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from report import finish  # noqa: E402
+from tk_mlir import Kernel  # noqa: E402
+
+PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "wait_timeout.mlir")
+STUCK_BLOCK = 3
+STUCK_ROWS = 4096
+CHILD_LIMIT_S = 60
+
+
+def run(kernel, n, stuck):
+    x = torch.randn(n, 64, device="cuda").to(torch.bfloat16)
+    y = torch.full((n, 64), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel(x, y, stuck)
+    torch.cuda.synchronize()
+    return torch.equal(y, x * 2)
+
+
+def stuck_line():
+    with open(PROGRAM) as f:
+        for number, line in enumerate(f, 1):
+            if "tile.sem_wait %never" in line:
+                return number
+    raise RuntimeError(f"{PROGRAM} has no `tile.sem_wait %never`")
+
+
+def child(manifest):
+    kernel = Kernel(manifest, names=["X", "Y", "stuck"])
+    x = torch.randn(STUCK_ROWS, 64, device="cuda").to(torch.bfloat16)
+    y = torch.empty_like(x)
+    try:
+        kernel(x, y, STUCK_BLOCK)
+        torch.cuda.synchronize()
+    except Exception as error:  # the launch's CUDA error
+        print(f"child: launch failed: {error}", flush=True)
+        for message in kernel.wait_timeouts():
+            print(f"report: {message}", flush=True)
+        try:  # the next launch's error names the timed-out waits
+            kernel(x, y, STUCK_BLOCK)
+        except RuntimeError as again:
+            print(f"child: next launch: {again}", flush=True)
+        return 3
+    print("child: launch finished", flush=True)
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--manifest", required=True)
+    parser.add_argument("--limit-ms", type=int, required=True)
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child(args.manifest)
+
+    rows = []
+    kernel = Kernel(args.manifest, names=["X", "Y", "stuck"])
+    for n in (1, 64, 1000, 4096):
+        exact = run(kernel, n, stuck=n)  # no block has this index
+        rows.append({"case": "no block stuck", "n": n, "exact": exact,
+                     "ok": exact})
+        print(f"wait_timeout n={n:>5}, no block stuck: "
+              f"{'exact' if exact else 'MISMATCH'}", flush=True)
+
+    start = time.monotonic()
+    try:
+        proc = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--manifest",
+             args.manifest, "--limit-ms", str(args.limit_ms), "--child"],
+            capture_output=True, text=True, timeout=CHILD_LIMIT_S)
+        output, code = proc.stdout + proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as hung:
+        output = (hung.stdout or b"").decode() + (hung.stderr or b"").decode()
+        code = None
+    elapsed = time.monotonic() - start
+    print(output, end="")
+    message = (r"kernel wait_timeout, block (\d+), thread (\d+): waited over "
+               r"(\d+) ms at \S*wait_timeout\.mlir:"
+               rf"{stuck_line()}:\d+ for the phase of parity 0 of the "
+               r"semaphore at shared address 0x[0-9a-f]+")
+    reports = re.findall("report: " + message, output)
+    next_launch = re.search(r"child: next launch: .*waits that timed out: "
+                            + message, output)
+    checks = {
+        "the launch failed (no hang)": code == 3,
+        "not before the limit": elapsed >= args.limit_ms / 1000,
+        "a report": len(reports) > 0,
+        "every report names the stuck block, a warp's first thread and "
+        "the limit": all(int(b) == STUCK_BLOCK and int(t) % 32 == 0
+                         and int(ms) == args.limit_ms
+                         for b, t, ms in reports),
+        "the next launch's error has the reports": next_launch is not None,
+    }
+    for what, ok in checks.items():
+        rows.append({"case": f"block {STUCK_BLOCK} stuck: {what}",
+                     "exit": code, "seconds": round(elapsed, 2),
+                     "reports": len(reports), "ok": ok})
+        print(f"wait_timeout block {STUCK_BLOCK} stuck: {what}: "
+              f"{'ok' if ok else 'FAIL'}", flush=True)
+    return finish(args.out, "wait_timeout.json", {"check": rows})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
