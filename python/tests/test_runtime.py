@@ -465,6 +465,13 @@ def test_bad_wait_timeout_entries(field):
         KernelSpec("gemm", entry)
 
 
+def test_wait_timeout_needs_records():
+    entry = timed_entry()
+    entry["wait_timeout"]["records"] = 0
+    with pytest.raises(ManifestError, match="bad wait_timeout entry"):
+        KernelSpec("gemm", entry)
+
+
 def test_wait_reports_name_block_thread_and_source_line():
     spec = KernelSpec("gemm", timed_entry())
     raw = report_buffer(2, [(2, 7, 96, 1, 0x2408, 1), (0, 3, 0, 0, 0x10, 1)])

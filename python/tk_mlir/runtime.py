@@ -101,6 +101,8 @@ class KernelSpec:
                 self.wait_records = int(w["records"])
                 self.wait_limit_ms = int(w["ms"])
                 self.wait_report = str(w["report"])
+                if self.wait_records <= 0:
+                    raise ValueError(f"records {self.wait_records}")
             except (KeyError, TypeError, ValueError) as e:
                 raise ManifestError(
                     f"kernel '{name}': bad wait_timeout entry ({e})")

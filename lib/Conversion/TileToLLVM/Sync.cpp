@@ -122,7 +122,7 @@ void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
   // in the host's buffer when there is one: a u32 count, then 32-byte
   // records from byte 32, each marked written (its sixth word) last. Plain
   // stores and a system fence, no call: a vprintf call would make ptxas
-  // serialize every wgmma of the kernel (C7510; the GEMM ran 10-15% slower).
+  // serialize every wgmma of the kernel (C7510; the GEMM ran 8-15% slower).
   // Then every lane that gave up traps: the launch fails instead of hanging.
   gpu::GPUModuleOp module = enclosingModule(b);
   auto func =
