@@ -121,6 +121,8 @@ mlir::Value constIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 mlir::Value toI32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);
 mlir::Value toI64(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);
 mlir::Value toIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+/// The llvm.func kernel the builder inserts into (null outside one).
+mlir::LLVM::LLVMFuncOp enclosingKernel(mlir::OpBuilder &b);
 /// Whether the kernel being built targets AMD (its llvm.func carries
 /// `rocdl.kernel`): the few target-specific builders below dispatch on it, so
 /// the patterns written against FragmentMap serve both lowerings.

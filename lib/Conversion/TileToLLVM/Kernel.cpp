@@ -152,11 +152,14 @@ Value tk::lower::toIndex(OpBuilder &b, Location loc, Value v) {
     return v;
   return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
 }
-bool tk::lower::targetsAMD(OpBuilder &b) {
+LLVM::LLVMFuncOp tk::lower::enclosingKernel(OpBuilder &b) {
   Operation *op = b.getInsertionBlock()->getParentOp();
-  auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
-  if (!func)
-    func = op->getParentOfType<LLVM::LLVMFuncOp>();
+  if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op))
+    return func;
+  return op->getParentOfType<LLVM::LLVMFuncOp>();
+}
+bool tk::lower::targetsAMD(OpBuilder &b) {
+  LLVM::LLVMFuncOp func = enclosingKernel(b);
   return func && func->hasAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName());
 }
 int64_t tk::lower::warpSize(OpBuilder &b) { return targetsAMD(b) ? 64 : 32; }

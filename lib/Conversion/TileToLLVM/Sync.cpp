@@ -20,14 +20,6 @@ static std::string sourcePosition(Location loc) {
   return text;
 }
 
-/// The GPU module the builder inserts into.
-static gpu::GPUModuleOp enclosingModule(OpBuilder &b) {
-  Operation *parent = b.getInsertionBlock()->getParentOp();
-  if (auto module = dyn_cast<gpu::GPUModuleOp>(parent))
-    return module;
-  return parent->getParentOfType<gpu::GPUModuleOp>();
-}
-
 /// Registers a timed wait of the kernel `kernel` at `loc` in the module's
 /// kWaitSites list and returns its index, the site number its reports carry.
 static int64_t addWaitSite(gpu::GPUModuleOp module, StringRef kernel,
@@ -68,7 +60,9 @@ static Value waitReportPointer(OpBuilder &b, Location loc,
 /// The kernel module's wait time limit in milliseconds (kWaitTimeout,
 /// convert-tile-to-nvvm's wait-timeout-ms), 0 when waits have none.
 static int64_t waitTimeoutMs(OpBuilder &b) {
-  gpu::GPUModuleOp module = enclosingModule(b);
+  LLVM::LLVMFuncOp func = enclosingKernel(b);
+  auto module =
+      func ? func->getParentOfType<gpu::GPUModuleOp>() : gpu::GPUModuleOp();
   auto limit =
       module ? module->getAttrOfType<IntegerAttr>(kWaitTimeout) : IntegerAttr();
   return limit ? limit.getInt() : 0;
@@ -124,9 +118,8 @@ void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
   // stores and a system fence, no call: a vprintf call would make ptxas
   // serialize every wgmma of the kernel (C7510; the GEMM ran 8-15% slower).
   // Then every lane that gave up traps: the launch fails instead of hanging.
-  gpu::GPUModuleOp module = enclosingModule(b);
-  auto func =
-      b.getInsertionBlock()->getParentOp()->getParentOfType<LLVM::LLVMFuncOp>();
+  LLVM::LLVMFuncOp func = enclosingKernel(b);
+  auto module = func->getParentOfType<gpu::GPUModuleOp>();
   int64_t site = addWaitSite(module, func.getSymName(), loc);
   Type i32 = b.getI32Type();
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, status,
