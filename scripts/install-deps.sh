@@ -22,11 +22,29 @@ sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 $sudo apt-get update -qq
 # LLVM/MLIR 22 are published in bookworm-security. Stock Debian 12 installs
-# list that suite; minimal ones (debootstrap) may not, so add it when needed.
-if ! apt-cache policy libmlir-22-dev 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+# list that suite; minimal ones (debootstrap) may not, so add it when no
+# source lists it (listing it twice with other Signed-By values would make
+# apt refuse every source). The checks read whole outputs into variables:
+# `cmd | grep -q` under pipefail fails when grep exits before cmd is done.
+has_candidate() {
+  local policy
+  policy=$(apt-cache policy libmlir-22-dev 2>/dev/null || true)
+  [[ $policy == *"Candidate: "[0-9]* ]]
+}
+if ! has_candidate; then
+  listed=$(grep -rhs "debian-security" /etc/apt/sources.list /etc/apt/sources.list.d/ || true)
+  if [[ $listed == *bookworm-security* ]]; then
+    echo "error: bookworm-security is listed but apt finds no libmlir-22-dev;" \
+      "check the output of 'apt-get update'" >&2
+    exit 1
+  fi
   echo "== libmlir-22-dev not found: adding Debian's bookworm-security suite"
   echo "deb http://deb.debian.org/debian-security bookworm-security main" |
     $sudo tee /etc/apt/sources.list.d/tk-mlir-bookworm-security.list >/dev/null
   $sudo apt-get update -qq
+  if ! has_candidate; then
+    echo "error: no libmlir-22-dev in bookworm-security; check the output of 'apt-get update'" >&2
+    exit 1
+  fi
 fi
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

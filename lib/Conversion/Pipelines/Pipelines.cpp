@@ -103,6 +103,7 @@ void buildNVIDIAPipeline(OpPassManager &pm,
     kernels.addPass(tk::tile::createTileWarpSpecialize(specialize));
   if (options.overlapMma)
     kernels.addPass(tk::tile::createTileOverlapMma());
+  kernels.addPass(tk::tile::createTilePingpong());
   kernels.addPass(tk::tile::createTileAssignLayouts());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

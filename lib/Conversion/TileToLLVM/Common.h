@@ -44,6 +44,9 @@ inline constexpr llvm::StringLiteral kPerThread = "tk.per_thread";
 /// On block-scope tile.barrier inside a tile.warp_specialize role: the
 /// role's named barrier id and thread count (it waits for those only).
 inline constexpr llvm::StringLiteral kRoleBarrier = "tk.role_barrier";
+/// On tile.mma_turn (and the tile.warp_specialize whose consumers take
+/// turns): the number of consumer warpgroups that take turns.
+inline constexpr llvm::StringLiteral kTurns = "tk.turns";
 /// On tile.sem_init / tile.sem_arrive of semaphores that only sem_arrive
 /// signals: each warp arrives for itself (no warpgroup barrier), so the
 /// mbarrier expects this many arrivals per declared one.
@@ -157,6 +160,16 @@ mlir::Value kernelParam(mlir::Operation *op, int64_t index);
 void emitOncePerWarpgroup(mlir::OpBuilder &b, mlir::Location loc,
                           llvm::function_ref<void(mlir::OpBuilder &)> body);
 /// bar.sync `id` (an i32), `threads` threads (NVIDIA).
+/// The executing warpgroup's index among the consumers whose role starts at
+/// warpgroup `base`, as an i32 every lane holds (lane 0's copy).
+mlir::Value consumerIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t base);
+/// MMA turns among `turns` consumer warpgroups (tile.mma_turn): waits until
+/// the previous consumer passed the turn to consumer `index` (take), or
+/// passes it on to the next (pass), on named barrier kFirstTurnBarrier +
+/// the receiver's index (its 128 threads wait, the giver's 128 arrive).
+void turnTake(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);
+void turnPass(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index,
+              int64_t turns);
 void namedBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id,
                   int64_t threads);
 /// Every thread running the block's work: on AMD the workgroup barrier; on

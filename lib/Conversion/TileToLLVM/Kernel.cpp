@@ -271,6 +271,30 @@ void tk::lower::emitOncePerWarpgroup(
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   body(b);
 }
+Value tk::lower::consumerIndex(OpBuilder &b, Location loc, int64_t base) {
+  Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
+                                    constIndex(b, loc, 128));
+  Value lane0 = NVVM::ShflOp::create(
+      b, loc, b.getI32Type(), constI32(b, loc, -1), toI32(b, loc, wg),
+      constI32(b, loc, 0), constI32(b, loc, 0x1f), NVVM::ShflKind::idx,
+      UnitAttr{});
+  return arith::SubIOp::create(b, loc, lane0, constI32(b, loc, base));
+}
+void tk::lower::turnTake(OpBuilder &b, Location loc, Value index) {
+  Value id = arith::AddIOp::create(
+      b, loc, index, constI32(b, loc, tk::tile::kFirstTurnBarrier));
+  namedBarrier(b, loc, id, 256);
+}
+void tk::lower::turnPass(OpBuilder &b, Location loc, Value index,
+                         int64_t turns) {
+  Value next = arith::AddIOp::create(b, loc, index, constI32(b, loc, 1));
+  Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next,
+                                     constI32(b, loc, turns));
+  next = arith::SelectOp::create(b, loc, wrap, constI32(b, loc, 0), next);
+  Value id = arith::AddIOp::create(
+      b, loc, next, constI32(b, loc, tk::tile::kFirstTurnBarrier));
+  NVVM::BarrierArriveOp::create(b, loc, id, constI32(b, loc, 256));
+}
 void tk::lower::namedBarrier(OpBuilder &b, Location loc, Value id,
                              int64_t threads) {
   NVVM::BarrierOp::create(b, loc, /*res=*/Type{}, id, constI32(b, loc, threads),
@@ -644,6 +668,15 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
         }
       });
     };
+    // MMA turns (tile.mma_turn): named barriers from kFirstTurnBarrier.
+    bool turns = false;
+    ws.getConsumer().walk([&](MmaTurnOp turn) {
+      turn->setAttr(kRoleBase, b.getI64IntegerAttr(producers));
+      turn->setAttr(kTurns, b.getI64IntegerAttr(ws.getConsumerWarpgroups()));
+      turns = true;
+    });
+    if (turns)
+      ws->setAttr(kTurns, b.getI64IntegerAttr(ws.getConsumerWarpgroups()));
     roleBarriers(ws.getProducer(), 14, ws.getProducerWarpgroups(), 0);
     roleBarriers(ws.getConsumer(), 15, ws.getConsumerWarpgroups(), producers);
   });

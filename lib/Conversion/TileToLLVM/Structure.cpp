@@ -688,12 +688,13 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
          NVVM::SetMaxRegisterAction::decrease, op->hasAttr(kFirstWarpOnly));
     fill(branch.elseBlock(), op.getConsumer(), op.getConsumerRegisters(),
          NVVM::SetMaxRegisterAction::increase, /*firstWarpOnly=*/false);
+    // Where the consumers' role starts: after their register raise.
+    rewriter.setInsertionPointToStart(branch.elseBlock());
+    if (op.getConsumerRegisters())
+      rewriter.setInsertionPointAfter(&branch.elseBlock()->front());
     if (IntegerAttr stagger = op.getConsumerStaggerAttr();
         stagger && stagger.getInt() > 0) {
       // Consumer warpgroup i spins i * stagger cycles before its role.
-      rewriter.setInsertionPointToStart(branch.elseBlock());
-      if (op.getConsumerRegisters())
-        rewriter.setInsertionPointAfter(&branch.elseBlock()->front());
       Value index = arith::SubIOp::create(
           rewriter, loc, wg,
           constIndex(rewriter, loc, op.getProducerWarpgroups()));
@@ -708,6 +709,27 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
                 "mov.u64 t1, %clock64;\nsub.u64 t1, t1, t0;\n"
                 "setp.lt.u64 p, t1, $0;\n@p bra TK_STAGGER;\n}",
                 "l");
+    }
+    if (auto turns = op->getAttrOfType<IntegerAttr>(kTurns)) {
+      // MMA turns: the last consumer passes the first its first turn once
+      // it is past its stagger, and the first takes the last one passed
+      // (after the role), so no arrival is left on a turn barrier.
+      Value index = consumerIndex(rewriter, loc, op.getProducerWarpgroups());
+      auto when = [&](int64_t consumer, auto body) {
+        Value is =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                  index, constI32(rewriter, loc, consumer));
+        auto guard = scf::IfOp::create(rewriter, loc, is,
+                                       /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard g(rewriter);
+        rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
+        body();
+      };
+      when(turns.getInt() - 1,
+           [&] { turnPass(rewriter, loc, index, turns.getInt()); });
+      rewriter.setInsertionPoint(branch.elseBlock()->getTerminator());
+      index = consumerIndex(rewriter, loc, op.getProducerWarpgroups());
+      when(0, [&] { turnTake(rewriter, loc, index); });
     }
     rewriter.eraseOp(op);
     return success();

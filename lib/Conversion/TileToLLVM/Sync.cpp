@@ -293,6 +293,26 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
   }
 };
 
+/// The consumers' MMA turn: bar.sync on the warpgroup's own turn barrier
+/// (take), bar.arrive on the next consumer's (pass).
+struct MmaTurnLowering : OpConversionPattern<MmaTurnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MmaTurnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value index = consumerIndex(
+        rewriter, loc, op->getAttrOfType<IntegerAttr>(kRoleBase).getInt());
+    if (op.getAction() == TurnAction::take)
+      turnTake(rewriter, loc, index);
+    else
+      turnPass(rewriter, loc, index,
+               op->getAttrOfType<IntegerAttr>(kTurns).getInt());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// barrier.cluster.arrive (release) + barrier.cluster.wait (acquire), by
 /// every thread.
 struct ClusterSyncLowering : OpConversionPattern<ClusterSyncOp> {
@@ -336,8 +356,8 @@ struct FenceLowering : OpConversionPattern<FenceOp> {
 
 void tk::lower::populateSyncPatterns(TypeConverter &converter,
                                      RewritePatternSet &patterns) {
-  patterns
-      .add<SemInitLowering, SemArriveLowering, ClusterSyncLowering,
-           SemExpectLowering, SemWaitLowering, BarrierLowering, FenceLowering>(
-          converter, patterns.getContext());
+  patterns.add<SemInitLowering, SemArriveLowering, ClusterSyncLowering,
+               SemExpectLowering, SemWaitLowering, BarrierLowering,
+               FenceLowering, MmaTurnLowering>(converter,
+                                               patterns.getContext());
 }

@@ -77,9 +77,9 @@ std::string unsupportedReason(Operation *op) {
           WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
           PrefixSumOp, PartRowsOp, SubtileOp, LoadOp, LoadAsyncOp, StoreAsyncOp,
           StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,
-          BarrierOp, FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
-          MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp,
-          CausalMaskOp, BoundMaskOp, SignalAddOp, SignalWaitOp>(op))
+          BarrierOp, MmaTurnOp, FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp,
+          DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp,
+          MmaWaitOp, CausalMaskOp, BoundMaskOp, SignalAddOp, SignalWaitOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";

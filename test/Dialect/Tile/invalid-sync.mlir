@@ -126,3 +126,65 @@ tile.signal_add %F[%i], %v : !tile.gl<?xi32>
 %v = "test.source"() : () -> i32
 // expected-error @+1 {{'tile.signal_wait' op must be inside a 'tile.kernel'}}
 tile.signal_wait %F[%i], %v : !tile.gl<?xi32>
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.mma_turn' op must be inside the consumer role of a 'tile.warp_specialize'}}
+  tile.mma_turn take
+}
+
+// -----
+
+tile.kernel @k() {
+  tile.warp_specialize producer(warpgroups = 1) {
+    // expected-error @+1 {{'tile.mma_turn' op must be inside the consumer role of a 'tile.warp_specialize'}}
+    tile.mma_turn pass
+  } consumer(warpgroups = 2) {
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 1) {
+    // expected-error @+1 {{'tile.mma_turn' op takes turns among 2 to 4 consumer warpgroups, got 1}}
+    tile.mma_turn take
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @k() {
+    tile.warp_specialize producer(warpgroups = 1) {
+    } consumer(warpgroups = 2) {
+      // expected-error @+1 {{'tile.mma_turn' op MMA turns are lowered for NVIDIA targets only; gfx942 is not one}}
+      tile.mma_turn take
+    }
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 2) {
+    // expected-error @+1 {{'tile.mma_turn' op attribute 'action' failed to satisfy constraint}}
+    "tile.mma_turn"() {action = 7 : i32} : () -> ()
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'tile.pingpong' must be a unit attribute on a 'tile.kernel'}}
+tile.kernel @k() attributes {tile.pingpong = 1} {
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.pingpong' must be a unit attribute on a 'tile.kernel'}}
+  tile.barrier block {tile.pingpong}
+}

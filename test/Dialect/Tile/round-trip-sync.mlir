@@ -60,3 +60,15 @@ tile.kernel @counters(%f: !tile.gl<?xi32>, %g: !tile.gl<8xi32>, %i: index, %v: i
   tile.signal_add %f[%i], %v : !tile.gl<?xi32>
   tile.signal_wait %g[%i], %v : !tile.gl<8xi32>
 }
+
+// CHECK-LABEL: tile.kernel @mma_turns
+// CHECK: } consumer(warpgroups = 2) {
+// CHECK-NEXT: tile.mma_turn take
+// CHECK-NEXT: tile.mma_turn pass
+tile.kernel @mma_turns() launch(warpgroups = 3) attributes {tile.pingpong} {
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 2) {
+    tile.mma_turn take
+    tile.mma_turn pass
+  }
+}

@@ -21,6 +21,34 @@
 // STAGGER-NEXT: mad.lo.s64 [[CYCLES:%rd[0-9]+]], %rd{{[0-9]+}}, 2400, -2400;
 // STAGGER: TK_STAGGER:
 // STAGGER: setp.lt.u64 p, t1, [[CYCLES]];
+// The program's tile.pingpong: the consumers take turns issuing their
+// wgmmas on named barriers 8 and 9 (256 threads). The second consumer
+// passes the first its first turn after the stagger; each issue phase syncs
+// on the consumer's own barrier (warpgroup w = 1, 2: barrier w + 7) before
+// its wgmmas and arrives on the other's after the commit, before the wait
+// (the loop: Q Kᵀ and P V in one turn, then wait_group 1).
+// RUN: FileCheck %s --check-prefix=PINGPONG < %t/attention_naive.ptx
+// PINGPONG: TK_STAGGER
+// PINGPONG: bar.arrive %r{{[0-9]+}}, 256;
+// PINGPONG: add.s32 [[TAKE:%r[0-9]+]], %r{{[0-9]+}}, 7;
+// PINGPONG-NEXT: bar.sync [[TAKE]], 256;
+// PINGPONG: wgmma.fence.sync.aligned;
+// PINGPONG: wgmma.commit_group.sync.aligned;
+// PINGPONG: bar.arrive %r{{[0-9]+}}, 256;
+// PINGPONG-NEXT: // end inline asm
+// PINGPONG-NEXT: wgmma.wait_group.sync.aligned 0;
+// PINGPONG: bar.sync %r{{[0-9]+}}, 256;
+// PINGPONG: wgmma.commit_group.sync.aligned;
+// PINGPONG-NOT: bar.
+// PINGPONG: wgmma.commit_group.sync.aligned;
+// PINGPONG: bar.arrive %r{{[0-9]+}}, 256;
+// PINGPONG-NEXT: // end inline asm
+// PINGPONG-NEXT: wgmma.wait_group.sync.aligned 1;
+// After the role the first consumer takes the last pass.
+// RUN: FileCheck %s --check-prefix=LASTTURN < %t/attention_naive.ptx
+// LASTTURN: bar.sync 8, 256;
+// LASTTURN-NEXT: $L__
+// LASTTURN-NEXT: ret;
 // The snake order survives warp specialization: producer and consumers walk
 // the same tiles.
 // RUN: tk-opt %kernels/attention_naive.mlir -tile-pipeline -tile-warp-specialize 2>/dev/null | FileCheck %s --check-prefix=SNAKE

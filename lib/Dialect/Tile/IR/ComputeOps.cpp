@@ -414,6 +414,22 @@ LogicalResult SemInitOp::verify() {
   return success();
 }
 
+LogicalResult MmaTurnOp::verify() {
+  auto ws = (*this)->getParentOfType<WarpSpecializeOp>();
+  if (!ws || !ws.getConsumer().isAncestor((*this)->getParentRegion()))
+    return emitOpError("must be inside the consumer role of a "
+                       "'tile.warp_specialize'");
+  int64_t consumers = ws.getConsumerWarpgroups();
+  if (consumers < 2 || consumers > kMaxTurnWarpgroups)
+    return emitOpError("takes turns among 2 to ")
+           << kMaxTurnWarpgroups << " consumer warpgroups, got " << consumers;
+  const tk::TargetInfo &target = getTargetInfo(*this);
+  if (target.vendor != tk::Vendor::nvidia)
+    return emitOpError("MMA turns are lowered for NVIDIA targets only; ")
+           << target.name << " is not one";
+  return success();
+}
+
 LogicalResult SemArriveOp::verify() {
   if (getCluster())
     return verifyInCluster(*this, "a cluster-wide arrival");

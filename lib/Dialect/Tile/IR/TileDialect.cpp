@@ -69,6 +69,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << kMaxStaggerCycles << "] (cycles) on a 'tile.kernel'";
     return success();
   }
+  if (name == kPingpongAttr) {
+    if (!isa<KernelOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be a unit attribute on a 'tile.kernel'";
+    return success();
+  }
   if (name == kInterleaveAttr) {
     if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError()

@@ -51,6 +51,13 @@ def Tile_FenceKind : I32EnumAttr<"FenceKind", "memory ordering a fence provides"
   let cppNamespace = "::tk::tile";
 }
 
+// What a consumer warpgroup does with the MMA turn (tile.mma_turn).
+def Tile_TurnAction : I32EnumAttr<"TurnAction", "what a warpgroup does with the MMA turn", [
+    I32EnumAttrCase<"take", 0>,
+    I32EnumAttrCase<"pass", 1>]> {
+  let cppNamespace = "::tk::tile";
+}
+
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction applied by a store", [
     I32EnumAttrCase<"add", 0>]> {
   let cppNamespace = "::tk::tile";

@@ -55,6 +55,14 @@ constexpr int64_t kTileQueueBytes = kTileQueueDepth * (8 + 8 + 4);
 /// On a tile.kernel: the consumer `stagger` (cycles, an integer) that
 /// tile-warp-specialize gives the warpgroups it makes.
 constexpr llvm::StringLiteral kStaggerAttr = "tile.stagger";
+/// On a tile.kernel (unit): tile-pingpong makes the consumer warpgroups
+/// take turns issuing their MMAs (tile.mma_turn).
+constexpr llvm::StringLiteral kPingpongAttr = "tile.pingpong";
+/// The most consumer warpgroups that take MMA turns: one named barrier
+/// each, from kFirstTurnBarrier (1.. are the warpgroups' own, 14 and 15 the
+/// roles').
+constexpr int64_t kMaxTurnWarpgroups = 4;
+constexpr int64_t kFirstTurnBarrier = 8;
 /// The most cycles `tile.warp_specialize`'s consumer `stagger` may hold back
 /// each consumer warpgroup.
 constexpr int32_t kMaxStaggerCycles = 100000;

@@ -97,6 +97,36 @@ def Tile_BarrierOp : Tile_Op<"barrier"> {
   let assemblyFormat = "$scope attr-dict";
 }
 
+def Tile_MmaTurnOp : Tile_Op<"mma_turn"> {
+  let summary = "take or pass the consumer warpgroups' turn to issue MMAs";
+  let description = [{
+    Ping-pong scheduling (CUTLASS's and FlashAttention-3's): the consumer
+    warpgroups of a `tile.warp_specialize` issue their MMAs one warpgroup at
+    a time, in round-robin order, so one warpgroup's softmax or epilogue
+    runs while another's MMAs keep the tensor cores busy. `take` waits
+    until the previous consumer warpgroup (the last one, for the first)
+    has passed the turn; `pass` hands it to the next. The first consumer
+    warpgroup holds the turn when the role starts.
+
+    Every consumer warpgroup must execute the same sequence of `take` and
+    `pass`, alternating and starting with `take`: a warpgroup that skips
+    one stops the others. `tile-pingpong` inserts them around a program's
+    MMAs when the kernel asks for it (`tile.pingpong`). NVIDIA only: a
+    named barrier per consumer warpgroup (`bar.sync` / `bar.arrive`).
+
+    ```mlir
+    tile.mma_turn take
+    %s = tile.mma_async ABt %q, %k : !q, !k -> !s
+    %o2 = tile.mma_async AB %p, %v, %o : !p, !v -> !o
+    tile.mma_turn pass
+    tile.mma_wait 1
+    ```
+  }];
+  let arguments = (ins Tile_TurnAction:$action);
+  let assemblyFormat = "$action attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_FenceOp : Tile_Op<"fence"> {
   let summary = "memory fence";
   let arguments = (ins Tile_FenceKind:$kind);

@@ -266,4 +266,42 @@ def TileOverlapMma : Pass<"tile-overlap-mma", "::tk::tile::KernelOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TilePingpong : Pass<"tile-pingpong", "::tk::tile::KernelOp"> {
+  let summary = "Make the consumer warpgroups take turns issuing their MMAs "
+                "(ping-pong)";
+  let description = [{
+    For a kernel with the `tile.pingpong` unit attribute, after
+    `tile-warp-specialize` and `tile-overlap-mma`: the consumer role's
+    warpgroup MMAs are grouped into issue phases -- the MMAs of one block
+    with no `tile.mma_wait`, barrier or nested region between them (a
+    synchronous `tile.mma` ends its phase) -- and each phase is bracketed
+    by `tile.mma_turn take` and `tile.mma_turn pass`:
+
+    ```mlir
+    tile.sem_wait %full_k, %round
+    tile.mma_turn take
+    %s = tile.mma_async ABt %q, %k : !q, !k -> !s
+    tile.sem_wait %full_v, %round_prev
+    %o2 = tile.mma_async AB %p, %v, %o : !p, !v -> !o
+    tile.mma_turn pass
+    tile.mma_wait 1
+    ```
+
+    A synchronous `tile.mma` ending a phase becomes `tile.mma_async`, the
+    pass, and `tile.mma_wait 0`, so the next warpgroup issues while this
+    one waits. The warpgroups then issue one at a time, in turn: one
+    warpgroup's softmax (or epilogue) runs while the other's MMAs occupy
+    the tensor cores, which a start offset (`tile.stagger`) only sets up
+    once (FlashAttention-3's inter-warpgroup overlap).
+
+    Left alone with a remark: kernels without a consumer role of 2 to 4
+    warpgroups, non-NVIDIA targets, and roles with an MMA under control
+    flow that may differ between the consumer warpgroups (a condition,
+    bound or loop-carried value computed from `tile.warpgroup_id`,
+    `tile.part_rows` or register data): a warpgroup that skipped a turn
+    would stop the others. Kernels without the attribute, and roles that
+    already take turns, are left alone silently.
+  }];
+}
+
 #endif // TK_TILE_PASSES_TD
