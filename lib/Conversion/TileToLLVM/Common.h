@@ -159,7 +159,6 @@ mlir::Value kernelParam(mlir::Operation *op, int64_t index);
 /// warpgroup issues the op.
 void emitOncePerWarpgroup(mlir::OpBuilder &b, mlir::Location loc,
                           llvm::function_ref<void(mlir::OpBuilder &)> body);
-/// bar.sync `id` (an i32), `threads` threads (NVIDIA).
 /// The executing warpgroup's index among the consumers whose role starts at
 /// warpgroup `base`, as an i32 every lane holds (lane 0's copy).
 mlir::Value consumerIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t base);
@@ -170,6 +169,7 @@ mlir::Value consumerIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t base);
 void turnTake(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index);
 void turnPass(mlir::OpBuilder &b, mlir::Location loc, mlir::Value index,
               int64_t turns);
+/// bar.sync `id` (an i32), `threads` threads (NVIDIA).
 void namedBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Value id,
                   int64_t threads);
 /// Every thread running the block's work: on AMD the workgroup barrier; on

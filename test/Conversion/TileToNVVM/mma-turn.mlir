@@ -1,6 +1,6 @@
-// tile.mma_turn: consumer i (of N) takes its turn on named barrier 8 + i
+// tile.mma_turn: consumer i (of N) takes its turn on named barrier 10 + i
 // (bar.sync, 256 threads: its own 128 and the giver's) and passes it on
-// barrier 8 + (i + 1) mod N (bar.arrive). The last consumer passes the
+// barrier 10 + (i + 1) mod N (bar.arrive). The last consumer passes the
 // first consumer its first turn after the stagger, and the first takes the
 // last pass after the role, so no arrival is left on a barrier.
 // RUN: tk-opt %s -split-input-file -convert-tile-to-nvvm -canonicalize -cse | FileCheck %s
@@ -15,25 +15,25 @@
 // CHECK: scf.if %[[LAST]] {
 // CHECK: %[[WRAP0:.*]] = arith.cmpi eq, %[[W]], %c2_i32 : i32
 // CHECK: %[[N0:.*]] = arith.select %[[WRAP0]], %c0_i32, %[[W]] : i32
-// CHECK: %[[ID0:.*]] = arith.addi %[[N0]], %c8_i32 : i32
+// CHECK: %[[ID0:.*]] = arith.addi %[[N0]], %c10_i32 : i32
 // CHECK: nvvm.barrier.arrive id = %[[ID0]] number_of_threads = %c256_i32
 // CHECK: }
-// take: barrier w + 7 = 8 + i
+// take: barrier w + 9 = 10 + i
 // CHECK: %[[W1:.*]] = nvvm.shfl.sync idx
-// CHECK: %[[TAKE:.*]] = arith.addi %[[W1]], %c7_i32 : i32
+// CHECK: %[[TAKE:.*]] = arith.addi %[[W1]], %c9_i32 : i32
 // CHECK: nvvm.barrier id = %[[TAKE]] number_of_threads = %c256_i32
-// pass: barrier 8 + (i + 1 == 2 ? 0 : i + 1)
+// pass: barrier 10 + (i + 1 == 2 ? 0 : i + 1)
 // CHECK: %[[W2:.*]] = nvvm.shfl.sync idx
 // CHECK: %[[WRAP:.*]] = arith.cmpi eq, %[[W2]], %c2_i32 : i32
 // CHECK: %[[N:.*]] = arith.select %[[WRAP]], %c0_i32, %[[W2]] : i32
-// CHECK: %[[GIVE:.*]] = arith.addi %[[N]], %c8_i32 : i32
+// CHECK: %[[GIVE:.*]] = arith.addi %[[N]], %c10_i32 : i32
 // CHECK: nvvm.barrier.arrive id = %[[GIVE]] number_of_threads = %c256_i32
-// After the role: consumer 0 takes the last pass, on barrier 8.
+// After the role: consumer 0 takes the last pass, on barrier 10.
 // CHECK: %[[W3:.*]] = nvvm.shfl.sync idx
 // CHECK: %[[I3:.*]] = arith.subi %[[W3]], %c1_i32 : i32
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[I3]], %c0_i32 : i32
 // CHECK: scf.if %[[FIRST]] {
-// CHECK: %[[ID:.*]] = arith.addi %[[W3]], %c7_i32 : i32
+// CHECK: %[[ID:.*]] = arith.addi %[[W3]], %c9_i32 : i32
 // CHECK: nvvm.barrier id = %[[ID]] number_of_threads = %c256_i32
 tile.kernel @two() launch(warpgroups = 3) {
   tile.warp_specialize producer(warpgroups = 1) {

@@ -22,15 +22,15 @@
 // STAGGER: TK_STAGGER:
 // STAGGER: setp.lt.u64 p, t1, [[CYCLES]];
 // The program's tile.pingpong: the consumers take turns issuing their
-// wgmmas on named barriers 8 and 9 (256 threads). The second consumer
+// wgmmas on named barriers 10 and 11 (256 threads). The second consumer
 // passes the first its first turn after the stagger; each issue phase syncs
-// on the consumer's own barrier (warpgroup w = 1, 2: barrier w + 7) before
+// on the consumer's own barrier (warpgroup w = 1, 2: barrier w + 9) before
 // its wgmmas and arrives on the other's after the commit, before the wait
 // (the loop: Q Kᵀ and P V in one turn, then wait_group 1).
 // RUN: FileCheck %s --check-prefix=PINGPONG < %t/attention_naive.ptx
 // PINGPONG: TK_STAGGER
 // PINGPONG: bar.arrive %r{{[0-9]+}}, 256;
-// PINGPONG: add.s32 [[TAKE:%r[0-9]+]], %r{{[0-9]+}}, 7;
+// PINGPONG: add.s32 [[TAKE:%r[0-9]+]], %r{{[0-9]+}}, 9;
 // PINGPONG-NEXT: bar.sync [[TAKE]], 256;
 // PINGPONG: wgmma.fence.sync.aligned;
 // PINGPONG: wgmma.commit_group.sync.aligned;
@@ -46,7 +46,7 @@
 // PINGPONG-NEXT: wgmma.wait_group.sync.aligned 1;
 // After the role the first consumer takes the last pass.
 // RUN: FileCheck %s --check-prefix=LASTTURN < %t/attention_naive.ptx
-// LASTTURN: bar.sync 8, 256;
+// LASTTURN: bar.sync 10, 256;
 // LASTTURN-NEXT: $L__
 // LASTTURN-NEXT: ret;
 // The snake order survives warp specialization: producer and consumers walk

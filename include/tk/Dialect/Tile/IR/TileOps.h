@@ -59,10 +59,10 @@ constexpr llvm::StringLiteral kStaggerAttr = "tile.stagger";
 /// take turns issuing their MMAs (tile.mma_turn).
 constexpr llvm::StringLiteral kPingpongAttr = "tile.pingpong";
 /// The most consumer warpgroups that take MMA turns: one named barrier
-/// each, from kFirstTurnBarrier (1.. are the warpgroups' own, 14 and 15 the
-/// roles').
+/// each, from kFirstTurnBarrier (1 to 8 are the warpgroups' own, 1 + the
+/// warpgroup's index in a block of up to 8; 14 and 15 the roles').
 constexpr int64_t kMaxTurnWarpgroups = 4;
-constexpr int64_t kFirstTurnBarrier = 8;
+constexpr int64_t kFirstTurnBarrier = 10;
 /// The most cycles `tile.warp_specialize`'s consumer `stagger` may hold back
 /// each consumer warpgroup.
 constexpr int32_t kMaxStaggerCycles = 100000;
