@@ -159,8 +159,13 @@ mlir::Value kernelParam(mlir::Operation *op, int64_t index);
 /// warpgroup issues the op.
 void emitOncePerWarpgroup(mlir::OpBuilder &b, mlir::Location loc,
                           llvm::function_ref<void(mlir::OpBuilder &)> body);
+/// The executing warpgroup's index in the block (NVIDIA), as lane 0's copy
+/// (shfl.sync.idx), an i32: ptxas then knows it is the same in every lane,
+/// keeps what derives from it in uniform registers and treats branches on
+/// it as convergent.
+mlir::Value uniformWarpgroupIndex(mlir::OpBuilder &b, mlir::Location loc);
 /// The executing warpgroup's index among the consumers whose role starts at
-/// warpgroup `base`, as an i32 every lane holds (lane 0's copy).
+/// warpgroup `base` (from uniformWarpgroupIndex).
 mlir::Value consumerIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t base);
 /// MMA turns among `turns` consumer warpgroups (tile.mma_turn): waits until
 /// the previous consumer passed the turn to consumer `index` (take), or

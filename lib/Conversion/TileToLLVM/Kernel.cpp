@@ -271,14 +271,17 @@ void tk::lower::emitOncePerWarpgroup(
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   body(b);
 }
-Value tk::lower::consumerIndex(OpBuilder &b, Location loc, int64_t base) {
+Value tk::lower::uniformWarpgroupIndex(OpBuilder &b, Location loc) {
   Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
-                                    constIndex(b, loc, 128));
-  Value lane0 = NVVM::ShflOp::create(
-      b, loc, b.getI32Type(), constI32(b, loc, -1), toI32(b, loc, wg),
-      constI32(b, loc, 0), constI32(b, loc, 0x1f), NVVM::ShflKind::idx,
-      UnitAttr{});
-  return arith::SubIOp::create(b, loc, lane0, constI32(b, loc, base));
+                                    constIndex(b, loc, 4 * warpSize(b)));
+  return NVVM::ShflOp::create(b, loc, b.getI32Type(), constI32(b, loc, -1),
+                              toI32(b, loc, wg), constI32(b, loc, 0),
+                              constI32(b, loc, 0x1f), NVVM::ShflKind::idx,
+                              UnitAttr{});
+}
+Value tk::lower::consumerIndex(OpBuilder &b, Location loc, int64_t base) {
+  return arith::SubIOp::create(b, loc, uniformWarpgroupIndex(b, loc),
+                               constI32(b, loc, base));
 }
 void tk::lower::turnTake(OpBuilder &b, Location loc, Value index) {
   Value id = arith::AddIOp::create(

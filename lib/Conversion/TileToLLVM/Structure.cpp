@@ -32,20 +32,14 @@ struct WarpgroupIdLowering : OpConversionPattern<WarpgroupIdOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t base = op->getAttrOfType<IntegerAttr>(kRoleBase).getInt();
-    Value wg = arith::DivUIOp::create(
-        rewriter, loc, threadIndex(rewriter, loc),
-        constIndex(rewriter, loc, 4 * warpSize(rewriter)));
-    if (!targetsAMD(rewriter) && !op->hasAttr(kPerThread)) {
-      // Lane 0's copy (shfl.sync.idx): ptxas then knows the index is the
-      // same in every lane, keeps what derives from it in uniform registers
-      // and treats branches on it as convergent.
-      Value lane0 = NVVM::ShflOp::create(
-          rewriter, loc, rewriter.getI32Type(), constI32(rewriter, loc, -1),
-          toI32(rewriter, loc, wg), constI32(rewriter, loc, 0),
-          constI32(rewriter, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr{});
+    Value wg;
+    if (!targetsAMD(rewriter) && !op->hasAttr(kPerThread))
       wg = arith::IndexCastUIOp::create(rewriter, loc, rewriter.getIndexType(),
-                                        lane0);
-    }
+                                        uniformWarpgroupIndex(rewriter, loc));
+    else
+      wg = arith::DivUIOp::create(
+          rewriter, loc, threadIndex(rewriter, loc),
+          constIndex(rewriter, loc, 4 * warpSize(rewriter)));
     rewriter.replaceOpWithNewOp<arith::SubIOp>(op, wg,
                                                constIndex(rewriter, loc, base));
     return success();
@@ -727,6 +721,7 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
       };
       when(turns.getInt() - 1,
            [&] { turnPass(rewriter, loc, index, turns.getInt()); });
+      // (Computed again, not kept live in a register across the role.)
       rewriter.setInsertionPoint(branch.elseBlock()->getTerminator());
       index = consumerIndex(rewriter, loc, op.getProducerWarpgroups());
       when(0, [&] { turnTake(rewriter, loc, index); });
