@@ -32,8 +32,11 @@ has_candidate() {
   [[ $policy == *"Candidate: "[0-9]* ]]
 }
 if ! has_candidate; then
-  listed=$(grep -rhs "debian-security" /etc/apt/sources.list /etc/apt/sources.list.d/ || true)
-  if [[ $listed == *bookworm-security* ]]; then
+  # One-line sources name the suite on the deb line, deb822 ones on a
+  # Suites: line; comments, and files apt does not read, do not count.
+  listed=$(grep -hsE '^[^#]*bookworm-security' /etc/apt/sources.list \
+    /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources || true)
+  if [[ -n $listed ]]; then
     echo "error: bookworm-security is listed but apt finds no libmlir-22-dev;" \
       "check the output of 'apt-get update'" >&2
     exit 1
