@@ -66,8 +66,7 @@ void collectPhases(Block &block, SmallVectorImpl<Phase> &phases) {
         close();
       continue;
     }
-    if (isa<MmaWaitOp, BarrierOp, MmaTurnOp>(op) || op.getNumRegions() > 0 ||
-        op.hasTrait<OpTrait::IsTerminator>())
+    if (isa<MmaWaitOp, BarrierOp, MmaTurnOp>(op) || op.getNumRegions() > 0)
       close();
     for (Region &region : op.getRegions())
       for (Block &nested : region)
