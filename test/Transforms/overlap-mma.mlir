@@ -101,6 +101,58 @@ tile.kernel @attention_like(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups 
 !ring = !tile.st<2x64x64xbf16>
 !s = !tile.rt<64x64xf32, warpgroup>
 !p = !tile.rt<64x64xbf16, warpgroup>
+
+// The second MMA accumulates into the loop-carried value itself (no
+// rescale between): the carried value is handed over like P, the previous
+// step's second MMA accumulating into the one before it.
+// CHECK-LABEL: tile.kernel @carried_accumulator
+// CHECK:        %[[S0:.*]] = tile.mma ABt
+// CHECK:        %[[P0:.*]] = tile.cast %[[S0]]
+// CHECK:        %[[L:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[PP:.*]] = %[[P0]], %[[ACC:.*]] = %[[ZERO:.*]]) -> (!tile.rt<64x64xbf16, warpgroup>, !tile.rt<64x64xf32, warpgroup>)
+// CHECK:          %[[S:.*]] = tile.mma_async ABt
+// CHECK:          %[[O:.*]] = tile.mma_async AB %[[PP]], %{{.*}}, %[[ACC]]
+// CHECK-NEXT:     tile.mma_wait 1
+// CHECK:          %[[PN:.*]] = tile.cast %[[S]]
+// CHECK:          tile.mma_wait 0
+// CHECK:          scf.yield %[[PN]], %[[O]]
+// CHECK:        %[[OL:.*]] = tile.mma AB %[[L]]#0, %{{.*}}, %[[L]]#1
+// CHECK:        scf.yield %[[OL]]
+tile.kernel @carried_accumulator(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %p16 = tile.cast %s : !s to !p
+      %v_s = tile.slot %v[%stage] : !ring
+      %next = tile.mma AB %p16, %v_s, %acc : !p, !st -> !s
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %next : !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
 !row = !tile.rv<64xf32, warpgroup>
 
 // One MMA (a GEMM main loop): not a candidate, no remark.

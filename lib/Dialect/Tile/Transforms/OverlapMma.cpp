@@ -247,14 +247,23 @@ std::string match(scf::ForOp loop, Rotation &r) {
   // What the late ops read from the rest of the iteration: recomputed for
   // the previous iteration when it follows from the induction variable
   // alone, handed over otherwise.
+  // A loop-carried value read by a late op directly (the second MMA
+  // accumulating into the carried value itself, with no rescale between) is
+  // handed over too: the rotated loop no longer carries the accumulator.
   llvm::SetVector<Value> inputs;
   for (Operation *op : r.late)
     op->walk([&](Operation *inner) {
-      for (Value operand : inner->getOperands())
-        if (Operation *def = operand.getDefiningOp())
-          if (Operation *top = body->findAncestorOpInBlock(*def);
-              top && !r.late.contains(top))
+      for (Value operand : inner->getOperands()) {
+        if (auto arg = dyn_cast<BlockArgument>(operand)) {
+          if (arg.getOwner() == body && arg != loop.getInductionVar())
             inputs.insert(operand);
+          continue;
+        }
+        if (Operation *top =
+                body->findAncestorOpInBlock(*operand.getDefiningOp());
+            top && !r.late.contains(top))
+          inputs.insert(operand);
+      }
     });
   for (Value input : inputs)
     if (dependsOn(body, input, iterValues, memoIter))
