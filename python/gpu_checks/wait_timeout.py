@@ -89,6 +89,22 @@ def main():
         print(f"wait_timeout n={n:>5}, no block stuck: "
               f"{'exact' if exact else 'MISMATCH'}", flush=True)
 
+    # Closing unloads the module and frees the pinned report buffer; the
+    # closed kernel refuses launches; a new Kernel of the manifest works.
+    kernel.close()
+    try:
+        run(kernel, 64, stuck=64)
+        refused = False
+    except RuntimeError as error:
+        refused = "is closed" in str(error)
+    again = Kernel(args.manifest, names=["X", "Y", "stuck"])
+    reloaded = run(again, 1000, stuck=1000)
+    again.close()
+    for what, ok in (("closed kernel refuses a launch", refused),
+                     ("a kernel loaded after close is exact", reloaded)):
+        rows.append({"case": what, "ok": ok})
+        print(f"wait_timeout {what}: {'ok' if ok else 'FAIL'}", flush=True)
+
     start = time.monotonic()
     try:
         proc = subprocess.run(

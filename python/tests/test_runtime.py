@@ -494,3 +494,91 @@ def test_wait_reports_skip_unwritten_records_and_count_overflow():
     assert len(messages) == 5
     assert "at unknown site 5 for" in messages[0]
     assert messages[-1] == "(2 more timed-out waits not recorded)"
+
+
+class FakeDriver:
+    """Stands in for tk_mlir.cuda_driver: records what the Kernel loads,
+    allocates and releases."""
+
+    def __init__(self, fail_release=False):
+        self.loaded, self.unloaded, self.freed = [], [], []
+        self.fail_release = fail_release
+
+    def driver_version(self):
+        return 13000
+
+    def load_function(self, image, name, shared_memory_bytes):
+        module = f"module{len(self.loaded)}"
+        self.loaded.append(module)
+        return module, f"{module}.{name}"
+
+    def attach_wait_report(self, function, symbol, size):
+        return 0x1000 + len(self.loaded)
+
+    def unload_module(self, module):
+        if self.fail_release:
+            raise RuntimeError("cuModuleUnload failed: context lost")
+        self.unloaded.append(module)
+
+    def free_host(self, host):
+        if self.fail_release:
+            raise RuntimeError("cuMemFreeHost failed: context lost")
+        self.freed.append(host)
+
+
+def _fake_cuda_kernel(tmp_path, monkeypatch, driver, wait_timeout):
+    import tk_mlir
+    entry = {"target": "sm_90a", "threads": 128, "shared_memory_bytes": 0,
+             "grid_policy": "tiles", "cluster": [1, 1, 1],
+             "tiles": [{"param": 0, "axis": 0, "divisor": 64}],
+             "params": [{"kind": "view", "dtype": "bf16", "shape": [-1, 64]}],
+             "abi": [{"kind": "view_ptr", "param": 0}]}
+    if wait_timeout:
+        entry["wait_timeout"] = {"ms": 100, "records": 4,
+                                 "report": "__tk_wait_report",
+                                 "sites": [{"site": 0, "location": "k.mlir:3"}]}
+    manifest = {"format": "tk-mlir-manifest-1", "cubin": "k.cubin",
+                "kernels": {"k": entry}}
+    (tmp_path / "k.json").write_text(json.dumps(manifest))
+    (tmp_path / "k.cubin").write_bytes(b"\x7fELF")
+    monkeypatch.setitem(sys.modules, "tk_mlir.cuda_driver", driver)
+    monkeypatch.setattr(tk_mlir, "cuda_driver", driver, raising=False)
+    return runtime.Kernel(str(tmp_path / "k.json"))
+
+
+@pytest.mark.parametrize("wait_timeout", [False, True])
+def test_close_unloads_the_module_and_frees_the_wait_report(
+        tmp_path, monkeypatch, wait_timeout):
+    driver = FakeDriver()
+    kernel = _fake_cuda_kernel(tmp_path, monkeypatch, driver, wait_timeout)
+    assert not kernel.closed and driver.loaded == ["module0"]
+    kernel.close()
+    assert kernel.closed
+    assert driver.unloaded == ["module0"]
+    assert driver.freed == ([0x1001] if wait_timeout else [])
+    assert kernel.wait_timeouts() == []
+    kernel.close()  # idempotent: nothing released twice
+    assert driver.unloaded == ["module0"]
+    with pytest.raises(RuntimeError, match="kernel 'k' is closed"):
+        kernel(FakeTensor((64, 64), "bfloat16"))
+
+
+def test_kernel_is_a_context_manager_and_closes_when_collected(
+        tmp_path, monkeypatch):
+    import gc
+    driver = FakeDriver()
+    with _fake_cuda_kernel(tmp_path, monkeypatch, driver, True) as kernel:
+        assert not kernel.closed
+    assert kernel.closed and driver.unloaded == ["module0"]
+    _fake_cuda_kernel(tmp_path, monkeypatch, driver, True)
+    gc.collect()
+    assert driver.unloaded == ["module0", "module1"]
+    assert driver.freed == [0x1001, 0x1002]
+
+
+def test_close_after_the_context_is_lost_does_not_raise(tmp_path,
+                                                        monkeypatch):
+    driver = FakeDriver(fail_release=True)
+    kernel = _fake_cuda_kernel(tmp_path, monkeypatch, driver, True)
+    kernel.close()
+    assert kernel.closed

@@ -58,6 +58,8 @@ def driver_version():
 
 
 def load_function(image, name, shared_memory_bytes):
+    """Loads `image` (cubin or PTX) as a module; returns (module,
+    function)."""
     _ensure_context()
     if not image.startswith(b"\x7fELF"):
         image = image + b"\0"  # PTX text, NUL-terminated for the JIT
@@ -69,7 +71,19 @@ def load_function(image, name, shared_memory_bytes):
             function, driver.CUfunction_attribute
             .CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             shared_memory_bytes), "cuFuncSetAttribute")
-    return function
+    return module, function
+
+
+def unload_module(module):
+    """Unloads a module load_function loaded (its functions go with it)."""
+    _ensure_context()
+    _check(driver.cuModuleUnload(module), "cuModuleUnload")
+
+
+def free_host(host):
+    """Frees host memory attach_wait_report allocated."""
+    _ensure_context()
+    _check(driver.cuMemFreeHost(host), "cuMemFreeHost")
 
 
 def attach_wait_report(function, symbol, size):

@@ -56,6 +56,8 @@ def multiprocessor_count():
 
 
 def load_function(image, name, shared_memory_bytes):
+    """Loads `image` (a code object) as a module; returns (module,
+    function)."""
     hip = _library()
     module = ctypes.c_void_p()
     _check(hip.hipModuleLoadData(ctypes.byref(module), image),
@@ -63,7 +65,12 @@ def load_function(image, name, shared_memory_bytes):
     function = ctypes.c_void_p()
     _check(hip.hipModuleGetFunction(ctypes.byref(function), module,
                                     name.encode()), "hipModuleGetFunction")
-    return function
+    return module, function
+
+
+def unload_module(module):
+    """Unloads a module load_function loaded."""
+    _check(_library().hipModuleUnload(module), "hipModuleUnload")
 
 
 def launch(function, grid, spec, kernargs, stream):

@@ -499,7 +499,7 @@ class Kernel:
             message = jit_warning(image, driver.driver_version())
             if message:
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
-        self._function = driver.load_function(
+        self._module, self._function = driver.load_function(
             image, name, self.spec.shared_memory_bytes)
         # Compiled with wait-timeout-ms: a host-mapped buffer the kernel
         # records timed-out waits in before it traps (wait_timeouts()).
@@ -518,6 +518,43 @@ class Kernel:
         # zeroed words each, which every launch leaves zero again. Launches
         # on one stream run one after another; two streams get two counters.
         self._tile_counters = {}
+
+    def close(self):
+        """Unloads the kernel's module and frees its wait-report buffer;
+        calling the kernel afterwards raises RuntimeError. Idempotent, and
+        run when the Kernel is garbage-collected or leaves a `with` block.
+        Best effort: after a launch trapped, the CUDA context is unusable and
+        the driver cannot free anything (the process's exit does)."""
+        module, buffer = getattr(self, "_module", None), \
+            getattr(self, "_wait_buffer", None)
+        self._module = self._function = self._wait_buffer = None
+        self._packed = {}
+        self._tile_counters = {}
+        driver = getattr(self, "_cuda", None)
+        if driver is None:
+            return
+        for release, handle in ((getattr(driver, "free_host", None), buffer),
+                                (getattr(driver, "unload_module", None),
+                                 module)):
+            if release is not None and handle is not None:
+                try:
+                    release(handle)
+                except Exception:  # context gone (trap, interpreter exit)
+                    pass
+
+    @property
+    def closed(self):
+        return getattr(self, "_function", None) is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        self.close()
 
     def grid(self, *args, one_tile_per_block=False):
         return grid_size(self.spec, args, self._cuda.multiprocessor_count(),
@@ -541,6 +578,8 @@ class Kernel:
         return counter.data_ptr()
 
     def __call__(self, *args, stream=None, one_tile_per_block=False):
+        if self.closed:
+            raise RuntimeError(f"kernel '{self.spec.name}' is closed")
         counter = None
         if self.spec.dynamic_tiles:
             counter = self.tile_counter(args, stream)
