@@ -501,7 +501,7 @@ class FakeDriver:
     allocates and releases."""
 
     def __init__(self, fail_release=False):
-        self.loaded, self.unloaded, self.freed = [], [], []
+        self.loaded, self.unloaded, self.freed, self.events = [], [], [], []
         self.fail_release = fail_release
 
     def driver_version(self):
@@ -515,12 +515,19 @@ class FakeDriver:
     def attach_wait_report(self, function, symbol, size):
         return 0x1000 + len(self.loaded)
 
+    def synchronize(self):
+        self.events.append("synchronize")
+        if self.fail_release:
+            raise RuntimeError("cuCtxSynchronize failed: context lost")
+
     def unload_module(self, module):
+        self.events.append("unload")
         if self.fail_release:
             raise RuntimeError("cuModuleUnload failed: context lost")
         self.unloaded.append(module)
 
     def free_host(self, host):
+        self.events.append("free")
         if self.fail_release:
             raise RuntimeError("cuMemFreeHost failed: context lost")
         self.freed.append(host)
@@ -556,6 +563,9 @@ def test_close_unloads_the_module_and_frees_the_wait_report(
     assert kernel.closed
     assert driver.unloaded == ["module0"]
     assert driver.freed == ([0x1001] if wait_timeout else [])
+    # Queued launches finish before anything is released.
+    assert driver.events == (["synchronize"] +
+                             (["free"] if wait_timeout else []) + ["unload"])
     assert kernel.wait_timeouts() == []
     kernel.close()  # idempotent: nothing released twice
     assert driver.unloaded == ["module0"]

@@ -74,6 +74,12 @@ def load_function(image, name, shared_memory_bytes):
     return module, function
 
 
+def synchronize():
+    """Waits for the context's queued work (cuCtxSynchronize)."""
+    _ensure_context()
+    _check(driver.cuCtxSynchronize(), "cuCtxSynchronize")
+
+
 def unload_module(module):
     """Unloads a module load_function loaded (its functions go with it)."""
     _ensure_context()

@@ -68,6 +68,11 @@ def load_function(image, name, shared_memory_bytes):
     return module, function
 
 
+def synchronize():
+    """Waits for the device's queued work."""
+    _check(_library().hipDeviceSynchronize(), "hipDeviceSynchronize")
+
+
 def unload_module(module):
     """Unloads a module load_function loaded."""
     _check(_library().hipModuleUnload(module), "hipModuleUnload")

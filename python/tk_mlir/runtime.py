@@ -523,16 +523,22 @@ class Kernel:
         """Unloads the kernel's module and frees its wait-report buffer;
         calling the kernel afterwards raises RuntimeError. Idempotent, and
         run when the Kernel is garbage-collected or leaves a `with` block.
-        Best effort: after a launch trapped, the CUDA context is unusable and
-        the driver cannot free anything (the process's exit does)."""
+        Waits for the device's queued work first (a launch may still be
+        running). Best effort: after a launch trapped, the CUDA context is
+        unusable and the driver cannot free anything (the process's exit
+        does)."""
         module, buffer = getattr(self, "_module", None), \
             getattr(self, "_wait_buffer", None)
         self._module = self._function = self._wait_buffer = None
         self._packed = {}
         self._tile_counters = {}
         driver = getattr(self, "_cuda", None)
-        if driver is None:
+        if driver is None or (module is None and buffer is None):
             return
+        try:  # a launch still queued may run the module and write the buffer
+            driver.synchronize()
+        except Exception:
+            pass
         for release, handle in ((getattr(driver, "free_host", None), buffer),
                                 (getattr(driver, "unload_module", None),
                                  module)):
