@@ -13,6 +13,7 @@ import math
 import os
 import re
 import struct
+import sys
 import warnings
 
 MANIFEST_FORMAT = "tk-mlir-manifest-1"
@@ -560,7 +561,10 @@ class Kernel:
         return False
 
     def __del__(self):
-        self.close()
+        # Not at interpreter exit: the process's end frees everything, and
+        # waiting there for a kernel that hangs would keep it from ending.
+        if not sys.is_finalizing():
+            self.close()
 
     def grid(self, *args, one_tile_per_block=False):
         return grid_size(self.spec, args, self._cuda.multiprocessor_count(),
