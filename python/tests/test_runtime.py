@@ -512,7 +512,7 @@ class FakeDriver:
         self.loaded.append(module)
         return module, f"{module}.{name}"
 
-    def attach_wait_report(self, function, symbol, size):
+    def attach_wait_report(self, module, symbol, size):
         return 0x1000 + len(self.loaded)
 
     def synchronize(self):

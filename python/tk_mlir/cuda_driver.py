@@ -92,12 +92,11 @@ def free_host(host):
     _check(driver.cuMemFreeHost(host), "cuMemFreeHost")
 
 
-def attach_wait_report(function, symbol, size):
+def attach_wait_report(module, symbol, size):
     """Allocates `size` bytes of zeroed host memory the GPU can write
-    (mapped, pinned) and stores its device address in the module global
-    `symbol` of `function`'s module; returns the host address."""
+    (mapped, pinned) and stores its device address in the global `symbol` of
+    `module` (from load_function); returns the host address."""
     _ensure_context()
-    module = _check(driver.cuFuncGetModule(function), "cuFuncGetModule")
     address, _ = _check(driver.cuModuleGetGlobal(module, symbol.encode()),
                         f"cuModuleGetGlobal({symbol})")
     flags = getattr(driver, "CU_MEMHOSTALLOC_DEVICEMAP", 2)

@@ -508,7 +508,7 @@ class Kernel:
         if self.spec.wait_timeout is not None and self.spec.wait_sites and \
                 not self.amd:
             self._wait_buffer = driver.attach_wait_report(
-                self._function, self.spec.wait_report,
+                self._module, self.spec.wait_report,
                 wait_report_bytes(self.spec))
         # Packed parameters (TMA descriptors included) by argument identity,
         # so repeated calls on the same tensors skip the host-side encoding.
@@ -536,18 +536,18 @@ class Kernel:
         driver = getattr(self, "_cuda", None)
         if driver is None or (module is None and buffer is None):
             return
-        try:  # a launch still queued may run the module and write the buffer
-            driver.synchronize()
-        except Exception:
-            pass
-        for release, handle in ((getattr(driver, "free_host", None), buffer),
-                                (getattr(driver, "unload_module", None),
-                                 module)):
-            if release is not None and handle is not None:
-                try:
-                    release(handle)
-                except Exception:  # context gone (trap, interpreter exit)
-                    pass
+
+        def quietly(call, *args):
+            try:
+                call(*args)
+            except Exception:  # context gone (a launch trapped)
+                pass
+        # A launch still queued may run the module and write the buffer.
+        quietly(driver.synchronize)
+        if buffer is not None:
+            quietly(driver.free_host, buffer)
+        if module is not None:
+            quietly(driver.unload_module, module)
 
     @property
     def closed(self):

@@ -59,10 +59,7 @@ static Value waitReportPointer(OpBuilder &b, Location loc,
 
 /// The kernel module's wait time limit in milliseconds (kWaitTimeout,
 /// convert-tile-to-nvvm's wait-timeout-ms), 0 when waits have none.
-static int64_t waitTimeoutMs(OpBuilder &b) {
-  LLVM::LLVMFuncOp func = enclosingKernel(b);
-  auto module =
-      func ? func->getParentOfType<gpu::GPUModuleOp>() : gpu::GPUModuleOp();
+static int64_t waitTimeoutMs(gpu::GPUModuleOp module) {
   auto limit =
       module ? module->getAttrOfType<IntegerAttr>(kWaitTimeout) : IntegerAttr();
   return limit ? limit.getInt() : 0;
@@ -72,7 +69,10 @@ void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
                              Value phase) {
   Value parity = arith::AndIOp::create(b, loc, phase, constI32(b, loc, 1));
   Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), sem);
-  int64_t limitMs = waitTimeoutMs(b);
+  LLVM::LLVMFuncOp func = enclosingKernel(b);
+  auto module =
+      func ? func->getParentOfType<gpu::GPUModuleOp>() : gpu::GPUModuleOp();
+  int64_t limitMs = waitTimeoutMs(module);
   if (limitMs <= 0) {
     inlinePtx(b, loc, {address, parity},
               "{\n.reg .pred p;\nTK_WAIT:\n"
@@ -118,8 +118,6 @@ void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
   // stores and a system fence, no call: a vprintf call would make ptxas
   // serialize every wgmma of the kernel (C7510; the GEMM ran 8-15% slower).
   // Then every lane that gave up traps: the launch fails instead of hanging.
-  LLVM::LLVMFuncOp func = enclosingKernel(b);
-  auto module = func->getParentOfType<gpu::GPUModuleOp>();
   int64_t site = addWaitSite(module, func.getSymName(), loc);
   Type i32 = b.getI32Type();
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, status,
