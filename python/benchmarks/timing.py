@@ -22,11 +22,37 @@ def _batch(fn, count):
     return start.elapsed_time(end) / count
 
 
+def balanced_order(count, rounds):
+    """The order in which time_interleaved times `count` functions (by
+    index): a closed walk through every ordered pair of distinct functions
+    once (an Eulerian circuit of the complete directed graph; for 3:
+    0 2 1 2 0 1), repeated until each function has `rounds` batches (at
+    least), so each function is timed right after each other one equally
+    often, the wrap-around included. A plain rotation (round r starts at
+    function r) puts each function after the same one in most rounds: on
+    an H100 the function timed after SDPA's flash backend (the slowest,
+    least power-hungry one) measured 3-6% slower than when timed after
+    cuDNN (docs/performance.md, "Thirty-first session")."""
+    if count < 2:
+        return [0] * rounds * count
+    unused = {a: [b for b in range(count) if b != a] for a in range(count)}
+    stack, circuit = [0], []
+    while stack:  # Hierholzer's algorithm
+        if unused[stack[-1]]:
+            stack.append(unused[stack[-1]].pop())
+        else:
+            circuit.append(stack.pop())
+    circuit = circuit[::-1][:-1]  # closed: the last step returns to 0
+    repeats = -(-rounds // (count - 1))
+    return circuit * repeats
+
+
 def time_interleaved(fns, warmup=5, rounds=15, per_batch=10, settle_ms=None):
-    """{name: ms per call} for several functions timed in alternation: each
-    round times one batch of back-to-back calls of every function, starting
-    with a different one each round, and each function's result is the
-    median over rounds. Launches in a batch queue behind each other, so
+    """{name: ms per call} for several functions timed in alternation: a
+    batch of back-to-back calls of one function at a time, in
+    balanced_order (each function right after each other one equally
+    often), and each function's result is the median over its batches (at
+    least `rounds`). Launches in a batch queue behind each other, so
     host-side launch cost overlaps the GPU's work as it does in real use (the
     same for every library timed this way). Clock and temperature drift
     during a run falls on all functions alike instead of on whichever ran
@@ -41,7 +67,9 @@ def time_interleaved(fns, warmup=5, rounds=15, per_batch=10, settle_ms=None):
     548 TFLOP/s after cuDNN, 606 after SDPA's flash backend; cuDNN 538 after
     ours, 566 after flash); 10-80 ms of settling was not enough, 240 ms gave
     the same numbers in either order (docs/performance.md, "Twenty-third
-    session")."""
+    session"). Settling does not remove every trace of the function before
+    (the thirty-first session measured the opposite sign after flash with
+    it), hence the balanced order."""
     settle_ms = SETTLE_MS if settle_ms is None else settle_ms
     names = list(fns)
     settle = {}
@@ -51,10 +79,9 @@ def time_interleaved(fns, warmup=5, rounds=15, per_batch=10, settle_ms=None):
         per_call = _batch(fns[name], max(warmup - 1, 1))
         settle[name] = math.ceil(settle_ms / max(per_call, 1e-3))
     times = {name: [] for name in names}
-    for r in range(rounds):
-        for i in range(len(names)):
-            name = names[(r + i) % len(names)]
-            for _ in range(settle[name]):
-                fns[name]()
-            times[name].append(_batch(fns[name], per_batch))
+    for index in balanced_order(len(names), rounds):
+        name = names[index]
+        for _ in range(settle[name]):
+            fns[name]()
+        times[name].append(_batch(fns[name], per_batch))
     return {name: statistics.median(t) for name, t in times.items()}
