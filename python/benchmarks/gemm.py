@@ -9,8 +9,9 @@ usage: gemm.py --manifest build/artifacts/gemm/gemm.json [--out DIR]
 Correctness: random bf16 inputs (never zeros), output poisoned with NaN
 before each launch, relative Frobenius error against float32 A @ B must be
 below 1e-2. Timing: CUDA events around batches of back-to-back calls after a
-warm-up, ours, cuBLAS and the baseline (if any) in alternation over 15
-rounds, median per kernel (timing.time_interleaved); inputs rotate over
+warm-up, ours, cuBLAS and the baseline (if any) in alternation, at least
+15 batches each, each kernel after each other one equally often, median
+per kernel (timing.time_interleaved); inputs rotate over
 several buffers so repeated calls do not all hit L2; TFLOP/s = 2 M N K /
 time. With --baseline, a second kernel of ours (the hand-scheduled GEMM) is
 timed in the same rounds, and the ratio to it is printed too.
