@@ -188,7 +188,8 @@ void takeTurns(const Phase &phase) {
   OpBuilder b(phase.first);
   MmaTurnOp::create(b, phase.first->getLoc(), TurnAction::take);
   Operation *last = phase.last;
-  if (auto sync = dyn_cast<MmaOp>(last)) {
+  auto sync = dyn_cast<MmaOp>(last);
+  if (sync) {
     b.setInsertionPoint(sync);
     auto async =
         MmaAsyncOp::create(b, sync.getLoc(), sync.getType(), sync.getFormAttr(),
@@ -197,13 +198,11 @@ void takeTurns(const Phase &phase) {
     sync.replaceAllUsesWith(async.getResult());
     sync.erase();
     last = async;
-    b.setInsertionPointAfter(last);
-    MmaTurnOp::create(b, last->getLoc(), TurnAction::pass);
-    MmaWaitOp::create(b, last->getLoc(), 0);
-    return;
   }
   b.setInsertionPointAfter(last);
   MmaTurnOp::create(b, last->getLoc(), TurnAction::pass);
+  if (sync)
+    MmaWaitOp::create(b, last->getLoc(), 0);
 }
 
 struct PingpongPass : public tk::tile::impl::TilePingpongBase<PingpongPass> {
