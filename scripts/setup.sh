@@ -39,7 +39,7 @@ rm -rf build/artifacts/gemm_abt
 build/bin/tk-opt kernels/gemm_abt.mlir -tile-to-nvidia="out=build/artifacts/gemm_abt" \
   -o /dev/null
 for kernel in attention_naive attention_naive_d64 attention_naive_d64_q128 \
-    attention_naive_kv160 attention_bwd \
+    attention_naive_kv176 attention_bwd \
     attention_bwd_d64 attention_bwd_dq attention_bwd_dkv attention_bwd_dq_d64 \
     attention_bwd_dkv_d64 attention_bwd_delta attention_bwd_delta_d64 \
     attention_bwd_q80 attention_bwd_dq_convert; do
@@ -62,7 +62,7 @@ while read -r name program options; do
     -o /dev/null 2>/dev/null
 done
 echo
-echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv160, attention_naive_d64_q128, attention_bwd_q80 (an alternative head-dim-128 fused backward), attention_bwd_dq_convert (the fused backward's dQ to bf16), attention_naive_d64_ring4 (attention_naive_d64 with a four-stage ring, for short causal calls)"
+echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv176, attention_naive_d64_q128, attention_bwd_q80 (an alternative head-dim-128 fused backward), attention_bwd_dq_convert (the fused backward's dQ to bf16), attention_naive_d64_ring4 (attention_naive_d64 with a four-stage ring, for short causal calls)"
 echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd

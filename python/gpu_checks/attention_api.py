@@ -36,6 +36,9 @@ CASES = [  # batch, heads, kv heads, seq, dim, causal, layout[, growth]
     (1, 4, 2, 3000, 64, False, "bhsd", 6.0),
     (1, 4, 4, 2500, 64, True, "bshd", 6.0),
     (1, 2, 2, 1500, 128, False, "bhsd", 6.0),
+    # The 176-key head-dim-128 program (non-causal from 8192 queries): MQA,
+    # a 25-key last key tile, rising scores.
+    (2, 4, 1, 9001, 128, False, "bhsd", 6.0),
 ]
 
 

@@ -98,9 +98,9 @@ def test_backward_argument_names_match_the_kernels(tmp_path, dim):
 @pytest.mark.parametrize("dim,seq,causal,name", [
     (128, 1, False, "attention_naive"),
     (128, 8191, False, "attention_naive"),
-    (128, 8192, False, "attention_naive"),
+    (128, 8192, False, "attention_naive_kv176"),
     (128, 8192, True, "attention_naive"),
-    (128, 16384, False, "attention_naive"),
+    (128, 16384, False, "attention_naive_kv176"),
     (128, 16384, True, "attention_naive"),
     (64, 16384, False, "attention_naive_d64"),
     (64, 16384, True, "attention_naive_d64"),
@@ -112,8 +112,8 @@ def test_backward_argument_names_match_the_kernels(tmp_path, dim):
     (64, 512, False, "attention_naive_d64"),
 ])
 def test_forward_kernel_by_length(dim, seq, causal, name):
-    """Head dim 128 runs the 128-key program at every length (the 160-key
-    one is no longer faster anywhere: LONG_FROM is None); head dim 64 the
+    """Head dim 128 runs the 176-key program for non-causal calls from 8192
+    queries (LONG_FROM) and the 128-key program otherwise; head dim 64 the
     192-query program, compiled with a four-stage ring for causal calls
     shorter than SHORT_CAUSAL_BELOW."""
     from tk_mlir.attention import forward_kernel
@@ -135,7 +135,7 @@ def test_forward_launch_mode(dim, seq, causal, one_tile):
 
 @pytest.mark.parametrize("dim", [128, 64])
 def test_other_forward_kernels_take_the_same_arguments(tmp_path, dim):
-    """The 160-key program has the 128-key program's parameters, and the
+    """The 176-key program has the 128-key program's parameters, and the
     short causal head-dim-64 variant (a deeper ring) the program's, so
     attention_forward() launches either with the same arguments."""
     from tk_mlir.attention import KERNELS, LONG_KERNEL, SHORT_CAUSAL_KERNEL

@@ -24,13 +24,15 @@ from .runtime import ArgumentError, from_fragments
 
 # Head dim -> kernel name (its folder and manifest are named alike).
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
-# Head dim 128 with 160-key tiles, and the sequence lengths from which it
-# runs instead (non-causal, causal; None: never). It was faster from 8192 /
-# 16384 queries (H100, docs/performance.md "Longer key tiles", "Eleventh
-# session") until the 128-key program kept Q in registers, which made that
-# one level or faster at every length ("Fourteenth session").
-LONG_KERNEL = "attention_naive_kv160"
-LONG_FROM = {False: None, True: None}
+# Head dim 128 with 176-key tiles (Q from shared memory), and the sequence
+# lengths from which it runs instead (non-causal, causal; None: never): 1.8-2.5%
+# faster than the 128-key program at 8192 and 0.9-3.1% at 16384 non-causal,
+# 2.5-3% slower at 4096, level or slower causal (H100, docs/performance.md
+# "Thirty-third session"). (The 160-key program it replaces ran here from
+# 8192 / 16384 queries until the 128-key program kept Q in registers,
+# "Fourteenth session".)
+LONG_KERNEL = "attention_naive_kv176"
+LONG_FROM = {False: 8192, True: None}
 # Programs compiled a second time with other tk-opt -tile-to-nvidia options,
 # under their own name: name -> (program, options); the manifest is
 # <artifacts>/<name>/<program>.json.

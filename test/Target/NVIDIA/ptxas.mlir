@@ -38,8 +38,8 @@
 // RUN: %ptxas -arch=sm_90a %t.r4/attention_naive_d64.ptx -o %t.r4/check.cubin
 // RUN: rm -rf %t.aq && tk-opt %kernels/attention_naive_d64_q128.mlir -tile-to-nvidia="out=%t.aq cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.aq/attention_naive_d64_q128.ptx -o %t.aq/check.cubin
-// RUN: rm -rf %t.ak && tk-opt %kernels/attention_naive_kv160.mlir -tile-to-nvidia="out=%t.ak cubin=false producer-registers=24" -o /dev/null 2>/dev/null
-// RUN: %ptxas -arch=sm_90a %t.ak/attention_naive_kv160.ptx -o %t.ak/check.cubin
+// RUN: rm -rf %t.ak && tk-opt %kernels/attention_naive_kv176.mlir -tile-to-nvidia="out=%t.ak cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: %ptxas -arch=sm_90a %t.ak/attention_naive_kv176.ptx -o %t.ak/check.cubin
 // RUN: rm -rf %t.bq && tk-opt %kernels/attention_bwd_dq.mlir -tile-to-nvidia="out=%t.bq cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.bq/attention_bwd_dq.ptx -o %t.bq/check.cubin
 // RUN: rm -rf %t.bk && tk-opt %kernels/attention_bwd_dkv.mlir -tile-to-nvidia="out=%t.bk cubin=false producer-registers=24" -o /dev/null 2>/dev/null

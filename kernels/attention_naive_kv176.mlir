@@ -1,21 +1,23 @@
-// Attention forward, naive form, head dim 128, with 160-key tiles: the
-// program of kernels/attention_naive.mlir with K and V copied 160 keys at a
-// time (wgmma n = 160), so a 128-query tile takes 1.25x fewer key steps.
-// Shared memory: Q in two buffers (64 KB) and two stages of K and V (160 KB).
-// tk_mlir.attention() runs it for long sequences, where it is faster than
-// the 128-key program; at short ones the last, partly masked key tile and
-// the rotated loop's longer prologue cost more than the fewer steps save
-// (measured: docs/performance.md, "Longer key tiles").
+// Attention forward, naive form, head dim 128, with 176-key tiles: the
+// program of kernels/attention_naive.mlir with K and V copied 176 keys at a
+// time (wgmma n = 176, FlashAttention-3's choice for head dim 128), so a
+// 128-query tile takes 1.375x fewer key steps, and Q read by the MMA from
+// shared memory instead of registers (the 64x176 S tile takes the registers).
+// Shared memory: Q in one buffer (32 KB) and two stages of K and V (176 KB).
+// tk_mlir.attention() runs it for long non-causal calls, where it is faster
+// than the 128-key program; at shorter ones the last, partly masked key tile
+// and the rotated loop's longer prologue cost more than the fewer steps save
+// (measured: docs/performance.md, "Thirty-third session").
 !qkv = !tile.gl<?x?x?x128xbf16>
 !st = !tile.st<128x128xbf16>
-!skv = !tile.st<160x128xbf16>
-!s = !tile.rt<128x160xf32, block>
-!p16 = !tile.rt<128x160xbf16, block>
+!skv = !tile.st<176x128xbf16>
+!s = !tile.rt<128x176xf32, block>
+!p16 = !tile.rt<128x176xbf16, block>
 !o = !tile.rt<128x128xf32, block>
 !o16 = !tile.rt<128x128xbf16, block>
 !row = !tile.rv<128xf32, block>
 
-tile.kernel @attention_naive_kv160(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
+tile.kernel @attention_naive_kv176(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
                                    %L: !tile.gl<?x?x?xf32>, %scale: f32, %causal: i1)
     launch(warpgroups = 2, grid = persistent) {
   %q = tile.alloc : !st
@@ -24,7 +26,7 @@ tile.kernel @attention_naive_kv160(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c128 = arith.constant 128 : index
-  %c160 = arith.constant 160 : index
+  %c176 = arith.constant 176 : index
   %log2e = arith.constant 1.44269504 : f32
   %scale2 = arith.mulf %scale, %log2e : f32
   %batch = tile.dim %Q[0] : !qkv
@@ -34,7 +36,7 @@ tile.kernel @attention_naive_kv160(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
   %group = arith.divui %heads, %kv_heads : index
   %q_tiles = arith.ceildivui %seq, %c128 : index
   %last_q = arith.subi %q_tiles, %c1 : index
-  %k_tiles = arith.ceildivui %seq, %c160 : index
+  %k_tiles = arith.ceildivui %seq, %c176 : index
   // snake: a persistent block's causal tiles alternate long and short (the
   // query tile varies fastest, so a plain stride would give a block the
   // same length every round).
@@ -44,11 +46,11 @@ tile.kernel @attention_naive_kv160(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     %qt = arith.select %causal, %reversed, %t : index
     %q0 = arith.muli %qt, %c128 : index
     %q_end = arith.addi %q0, %c128 : index
-    %to_diag = arith.ceildivui %q_end, %c160 : index
+    %to_diag = arith.ceildivui %q_end, %c176 : index
     %diag = arith.minui %to_diag, %k_tiles : index
     %kv_tiles = arith.select %causal, %diag, %k_tiles : index
     %hk = arith.divui %h, %group : index
-    tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 2} : !qkv, !st
+    tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 1} : !qkv, !st
     %m0 = tile.fill 0xFFF0000000000000 : !row
     %l0 = tile.fill 0.0 : !row
     %o0 = tile.fill 0.0 : !o
@@ -56,10 +58,10 @@ tile.kernel @attention_naive_kv160(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
         iter_args(%m_j = %m0, %l_j = %l0, %o_j = %o0) -> (!row, !row, !o) {
       tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !skv
       tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !skv
-      %k0 = arith.muli %j, %c160 : index
+      %k0 = arith.muli %j, %c176 : index
       %s_raw = tile.mma ABt %q, %k : !st, !skv -> !s
       // Keys past the end exist only in the last key tile.
-      %k_end = arith.addi %k0, %c160 : index
+      %k_end = arith.addi %k0, %c176 : index
       %tail = arith.cmpi ugt, %k_end, %seq : index
       %s_in = scf.if %tail -> (!s) {
         %bounded = tile.bound_mask %s_raw[%q0, %k0] within [%seq, %seq] fill neg_inf : !s
