@@ -8,12 +8,15 @@ in one run (python/benchmarks/timing.py).
 
 usage: TK_MLIR_ARTIFACTS=DIR attention.py [--out DIR] [--part fwd|bwd|both]
                                           [--dims 128,64] [--seqs 512,...]
-                                          [--rounds N]
+                                          [--rounds N] [--sustained S]
 
 Shapes follow the FlashAttention-3 paper: 16k tokens in total (batch =
 16384 / seq), hidden 2048 (heads = 2048 / head dim), seq 512 … 16384;
 TFLOP/s = 4 · batch · heads · seq² · dim, halved for causal, the backward
-counted as 2.5 × the forward. "vs_cudnn" is ours / cuDNN.
+counted as 2.5 × the forward. "vs_cudnn" is ours / cuDNN. --sustained S
+times each function in windows of S seconds of back-to-back calls
+(timing.time_sustained: its own steady state under the GPU's power limit)
+instead of interleaved batches after 200 ms of settling.
 
 Every timed point is also a check, on its own random bf16 inputs: ours
 against cuDNN's output (forward: relative Frobenius error of O below 2e-2)
@@ -35,7 +38,7 @@ from report import finish  # noqa: E402
 from tk_mlir.attention import (attention_backward, attention_forward,  # noqa: E402
                                forward_kernel, fused_program, uses_fused)
 from peers import sdpa_backward, sdpa_forward  # noqa: E402
-from timing import time_interleaved  # noqa: E402
+from timing import time_interleaved, time_sustained  # noqa: E402
 
 SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 FORWARD_TOLERANCE = 2e-2
@@ -47,7 +50,7 @@ def rel_err(got, want):
     return ((got.float() - want.float()).norm() / want.float().norm()).item()
 
 
-def point(part, dim, seq, causal, rounds):
+def point(part, dim, seq, causal, rounds, sustained=0.0):
     """One benchmark point: the timing row and its check row."""
     batch, heads = 16384 // seq, 2048 // dim
     scale = 1 / math.sqrt(dim)
@@ -80,8 +83,12 @@ def point(part, dim, seq, causal, rounds):
     ok = all(e < tolerance for e in errs.values())
     check = {**row, "vs_cudnn_rel_err": errs, "tolerance": tolerance,
              "ok": ok}
-    for name, t in time_interleaved(fns, warmup=3, rounds=rounds,
-                                    per_batch=5).items():
+    if sustained:
+        times = time_sustained(fns, seconds=sustained, windows=3, per_batch=5)
+        row["timing"] = f"sustained {sustained:g} s x 3 windows"
+    else:
+        times = time_interleaved(fns, warmup=3, rounds=rounds, per_batch=5)
+    for name, t in times.items():
         row[f"{name}_tflops"] = flops / t / 1e9
     row["vs_cudnn"] = row["tk_tflops"] / row["cudnn_tflops"]
     row["vs_flash"] = row["tk_tflops"] / row["flash_tflops"]
@@ -99,6 +106,12 @@ def main():
                         type=lambda x: [int(n) for n in x.split(",")])
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--name", default="attention.json")
+    parser.add_argument("--sustained", type=float, default=0.0,
+                        help="seconds per window: time each function in "
+                        "windows of back-to-back calls at its own steady "
+                        "state under the power limit (timing.time_sustained) "
+                        "instead of interleaved batches; 0 (default): "
+                        "interleaved")
     args = parser.parse_args()
     parts = ("fwd", "bwd") if args.part == "both" else (args.part,)
     result = {"device": torch.cuda.get_device_name(), "check": [],
@@ -107,7 +120,8 @@ def main():
         for dim in args.dims:
             for seq in args.seqs:
                 for causal in (False, True):
-                    row, check = point(part, dim, seq, causal, args.rounds)
+                    row, check = point(part, dim, seq, causal, args.rounds,
+                                       args.sustained)
                     result["bench"].append(row)
                     result["check"].append(check)
                     print(f"{part} d={dim} n={seq:>5} "

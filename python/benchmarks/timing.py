@@ -85,3 +85,38 @@ def time_interleaved(fns, warmup=5, rounds=15, per_batch=10, settle_ms=None):
             fns[name]()
         times[name].append(_batch(fns[name], per_batch))
     return {name: statistics.median(t) for name, t in times.items()}
+
+
+def time_sustained(fns, seconds=2.5, windows=3, per_batch=5, batch=None,
+                   clock=None):
+    """{name: ms per call} with each function run back to back for
+    `seconds` at a time (a window), the windows in balanced_order (each
+    function `windows` times, right after each other one equally often).
+    Each function's result is the median of the batches (of `per_batch`
+    calls) in the second half of its windows: by then the GPU is in that
+    function's own steady state under its power limit.
+
+    On an H100 at its 700 W limit the SM clock falls from 1980 MHz to
+    1350-1700 MHz within about a second of attention kernels, and a
+    kernel's throughput kept falling for more than a second after it
+    started (docs/performance.md, "Thirty-third session"); the 200 ms of
+    settling in time_interleaved leave each batch partly in the state the
+    functions before it left. This is slower (seconds per function and
+    window) and measures what a long run of one kernel sees.
+
+    `batch(fn, count)` -> ms per call and `clock()` -> seconds are the CUDA
+    event timing and time.monotonic unless given (tests pass fakes)."""
+    import time
+    batch = batch or _batch
+    clock = clock or time.monotonic
+    names = list(fns)
+    for name in names:
+        fns[name]()
+    samples = {name: [] for name in names}
+    for index in balanced_order(len(names), windows):
+        name = names[index]
+        start, window = clock(), []
+        while clock() - start < seconds:
+            window.append(batch(fns[name], per_batch))
+        samples[name].extend(window[len(window) // 2:])
+    return {name: statistics.median(t) for name, t in samples.items()}

@@ -53,3 +53,46 @@ def test_three_functions_are_not_a_rotation(timing):
     # three; the balanced order puts each after each other equally often.
     order = timing.balanced_order(3, 2)
     assert order == [0, 2, 1, 2, 0, 1]
+
+
+def test_sustained_takes_the_second_half_of_each_window(timing):
+    """time_sustained runs a function until its window's time is up and
+    keeps the batches of the window's second half (the GPU's steady state
+    for that function), over windows in the balanced order."""
+    now = [0.0]
+    calls = collections.Counter()
+
+    def clock():
+        return now[0]
+
+    def batch(fn, count):
+        # Each batch takes 1/8 s; a function's batches slow down within a
+        # window (the first half is warming up), 1.0 ms then 2.0 ms.
+        now[0] += 0.125
+        calls[fn.__name__] += count
+        fn.position += 1
+        return 1.0 if fn.position <= 4 else 2.0
+
+    def make(name):
+        def fn():
+            pass
+        fn.__name__, fn.position = name, 0
+        return fn
+
+    fns = {"a": make("a"), "b": make("b")}
+    real_order = timing.balanced_order
+
+    def order(count, rounds):
+        for index in real_order(count, rounds):
+            list(fns.values())[index].position = 0  # a new window
+            yield index
+
+    timing.balanced_order = order
+    try:
+        result = timing.time_sustained(fns, seconds=1.0, windows=3,
+                                       per_batch=4, batch=batch, clock=clock)
+    finally:
+        timing.balanced_order = real_order
+    # 8 batches per 1 s window, the last 4 at 2.0 ms; 3 windows each.
+    assert result == {"a": 2.0, "b": 2.0}
+    assert calls == {"a": 3 * 8 * 4, "b": 3 * 8 * 4}
