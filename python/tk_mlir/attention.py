@@ -27,7 +27,7 @@ KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
 # Head dim 128 with 176-key tiles (Q from shared memory), and the sequence
 # lengths from which it runs instead (non-causal, causal; None: never): 1.8-2.5%
 # faster than the 128-key program at 8192 and 0.9-3.1% at 16384 non-causal,
-# 2.5-3% slower at 4096, level or slower causal (H100, docs/performance.md
+# 2.3-3.8% slower at 4096, level or slower causal (H100, docs/performance.md
 # "Thirty-third session"). (The 160-key program it replaces ran here from
 # 8192 / 16384 queries until the 128-key program kept Q in registers,
 # "Fourteenth session".)
