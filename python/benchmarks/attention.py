@@ -113,6 +113,9 @@ def main():
                         "instead of interleaved batches; 0 (default): "
                         "interleaved")
     args = parser.parse_args()
+    if args.sustained < 0:
+        parser.error(f"--sustained: seconds must not be negative, not "
+                     f"{args.sustained:g}")
     parts = ("fwd", "bwd") if args.part == "both" else (args.part,)
     result = {"device": torch.cuda.get_device_name(), "check": [],
               "bench": []}

@@ -107,6 +107,8 @@ def time_sustained(fns, seconds=2.5, windows=3, per_batch=5, batch=None,
     `batch(fn, count)` -> ms per call and `clock()` -> seconds are the CUDA
     event timing and time.monotonic unless given (tests pass fakes)."""
     import time
+    if not seconds > 0:
+        raise ValueError(f"seconds must be positive, not {seconds}")
     batch = batch or _batch
     clock = clock or time.monotonic
     names = list(fns)

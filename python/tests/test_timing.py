@@ -96,3 +96,9 @@ def test_sustained_takes_the_second_half_of_each_window(timing):
     # 8 batches per 1 s window, the last 4 at 2.0 ms; 3 windows each.
     assert result == {"a": 2.0, "b": 2.0}
     assert calls == {"a": 3 * 8 * 4, "b": 3 * 8 * 4}
+
+
+@pytest.mark.parametrize("seconds", [0, -1.0])
+def test_sustained_needs_a_positive_window(timing, seconds):
+    with pytest.raises(ValueError, match="seconds must be positive"):
+        timing.time_sustained({"a": lambda: None}, seconds=seconds)
