@@ -87,6 +87,27 @@ def time_interleaved(fns, warmup=5, rounds=15, per_batch=10, settle_ms=None):
     return {name: statistics.median(t) for name, t in times.items()}
 
 
+def time_pairs(fns, base, interleave=None, **options):
+    """{name: {base: ms, name: ms}} for every function but `base`: each one
+    timed against `base` alone, head to head (time_interleaved over the two,
+    `options` passed on), one pair after the other.
+
+    A third function in one interleaved set moves the ratio of the other
+    two: on an H100 at its 700 W limit, with SDPA's flash backend (the
+    slowest, least power-hungry) in the set, ours / cuDNN read 1.3-5.5%
+    lower than the two timed alone, at each of four attention points and in
+    both repetitions (docs/performance.md, "Thirty-fourth session"). So each
+    comparison is made between its two functions only.
+
+    `interleave(fns, **options)` -> {name: ms} is time_interleaved unless
+    given (tests pass a fake)."""
+    if base not in fns:
+        raise ValueError(f"base {base!r} is not one of {list(fns)}")
+    interleave = interleave or time_interleaved
+    return {name: interleave({base: fns[base], name: fn}, **options)
+            for name, fn in fns.items() if name != base}
+
+
 def time_sustained(fns, seconds=2.5, windows=3, per_batch=5, batch=None,
                    clock=None):
     """{name: ms per call} with each function run back to back for

@@ -1,29 +1,16 @@
 """The benchmarks' timing order (python/benchmarks/timing.py), on the CPU."""
 import collections
-import importlib
-import os
-import sys
-import types
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from benchmark_import import benchmark_module
 
 
 @pytest.fixture(scope="module")
 def timing():
     # timing.py imports torch for its CUDA events; the order needs none.
-    sys.path.insert(0, os.path.join(HERE, "..", "benchmarks"))
-    saved = sys.modules.get("torch")
-    if saved is None:
-        sys.modules["torch"] = types.ModuleType("torch")
-    try:
-        yield importlib.import_module("timing")
-    finally:
-        sys.path.pop(0)
-        if saved is None:
-            del sys.modules["torch"]
-        sys.modules.pop("timing", None)
+    with benchmark_module("timing") as module:
+        yield module
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 5, 7])
@@ -96,3 +83,29 @@ def test_sustained_takes_the_second_half_of_each_window(timing):
 def test_sustained_needs_a_positive_window(timing, seconds):
     with pytest.raises(ValueError, match="seconds must be positive"):
         timing.time_sustained({"a": lambda: None}, seconds=seconds)
+
+
+def test_pairs_time_each_function_against_the_base_alone(timing):
+    """time_pairs interleaves the base with one other function at a time
+    and reports both sides of each pair."""
+    sets = []
+
+    def interleave(fns, **options):
+        sets.append((list(fns), options))
+        # A stand-in for the GPU: each function's time depends on the set
+        # it is timed in, as a third function's power draw would make it.
+        return {name: 1.0 + len(fns) + index for index, name in
+                enumerate(fns)}
+
+    fns = {"tk": object(), "cudnn": object(), "flash": object()}
+    result = timing.time_pairs(fns, "tk", interleave=interleave, rounds=5)
+    assert sets == [(["tk", "cudnn"], {"rounds": 5}),
+                    (["tk", "flash"], {"rounds": 5})]
+    assert result == {"cudnn": {"tk": 3.0, "cudnn": 4.0},
+                      "flash": {"tk": 3.0, "flash": 4.0}}
+
+
+def test_pairs_need_the_base_among_the_functions(timing):
+    with pytest.raises(ValueError, match="base 'tk' is not one of"):
+        timing.time_pairs({"cudnn": object()}, "tk",
+                          interleave=lambda fns, **options: {})
