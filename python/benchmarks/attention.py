@@ -129,7 +129,7 @@ def parse_args(argv=None):
                         "windows of back-to-back calls at its own steady "
                         "state under the power limit (timing.time_sustained) "
                         "instead of interleaved batches; 0 (default): "
-                        "interleaved")
+                        "interleaved, head to head or --set")
     args = parser.parse_args(argv)
     if args.sustained < 0:
         parser.error(f"--sustained: seconds must not be negative, not "

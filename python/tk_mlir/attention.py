@@ -82,10 +82,10 @@ LONG_NONCAUSAL_BACKWARD = {}
 # 512 ("Thirty-fourth session") the two kernels 1.05 / 1.14-1.15x cuDNN
 # non-causal / causal, the fused one 1.06 / 1.06x. At head dim 64 the fused
 # program steps over 128 queries ("Eighteenth session"): 1.05-1.29x the two
-# kernels from 1024 on; at 512 it was 0.98-1.00x then, 1.10-1.15x cuDNN
-# against the two kernels' 0.97-1.05x now (since the dQ conversion program
-# and the Δ program; "Thirty-fourth session"). Shorter calls than the
-# benchmark's 512 were not timed.
+# kernels from 1024 on, 0.98-1.00x at 512 then; at 512 now (after the dQ
+# conversion program, "Twenty-fourth session") 1.10-1.15x cuDNN head to
+# head against the two kernels' 0.97-1.05x ("Thirty-fourth session").
+# Calls shorter than the benchmark's 512 were not timed.
 FUSED_FROM = {128: 1024, 64: 512}
 _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
                "scale", "causal"]
