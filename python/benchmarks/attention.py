@@ -55,8 +55,9 @@ def rel_err(got, want):
     return ((got.float() - want.float()).norm() / want.float().norm()).item()
 
 
-def point(part, dim, seq, causal, rounds, sustained=0.0, timing="pairs"):
-    """One benchmark point: the timing row and its check row."""
+def point(part, dim, seq, causal, rounds, timing="pairs", sustained=0.0):
+    """One benchmark point: the timing row and its check row. timing:
+    "pairs", "set" or "sustained" (windows of `sustained` seconds)."""
     batch, heads = 16384 // seq, 2048 // dim
     scale = 1 / math.sqrt(dim)
     q, k, v, do = (torch.randn(batch, heads, seq, dim, device="cuda")
@@ -88,7 +89,7 @@ def point(part, dim, seq, causal, rounds, sustained=0.0, timing="pairs"):
     ok = all(e < tolerance for e in errs.values())
     check = {**row, "vs_cudnn_rel_err": errs, "tolerance": tolerance,
              "ok": ok}
-    if sustained:
+    if timing == "sustained":
         times = time_sustained(fns, seconds=sustained, windows=3, per_batch=5)
         row["timing"] = f"sustained {sustained:g} s x 3 windows"
     elif timing == "set":
@@ -152,7 +153,7 @@ def main():
             for seq in args.seqs:
                 for causal in (False, True):
                     row, check = point(part, dim, seq, causal, args.rounds,
-                                       args.sustained, args.timing)
+                                       args.timing, args.sustained)
                     result["bench"].append(row)
                     result["check"].append(check)
                     print(f"{part} d={dim} n={seq:>5} "
