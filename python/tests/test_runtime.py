@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from tk_mlir import (ArgumentError, KernelSpec, ManifestError,  # noqa: E402
-                     check_arguments, grid_size, load_manifest,
+                     TileTable, check_arguments, grid_size, load_manifest,
                      pack_parameters, tensor_map_geometry)
 from tk_mlir import runtime  # noqa: E402
 from tk_mlir.runtime import _cache_key, fragment_order_axes, jit_warning  # noqa: E402,E501
@@ -317,13 +317,55 @@ def test_dynamic_tile_loops_get_every_multiprocessor(gemm):
     assert grid_size(spec, gemm_args(), 132, one_tile_per_block=True) == 384
 
 
-def test_tile_counter_is_packed_in_its_place():
-    spec = KernelSpec("k", dynamic_entry())
+
+
+def table_entry():
+    """The GEMM entry as a `table` tile loop lowers it: a hidden tile-table
+    pointer after the scalars, before the tensor maps."""
+    entry = gemm_entry()
+    entry["abi"].insert(9, {"kind": "tile_table"})
+    return entry
+
+
+def test_tile_table_words_and_checks():
+    table = TileTable([[2, 0], [], (1,)])
+    assert table.blocks == ((2, 0), (), (1,)) and table.tiles == 3
+    # Offsets (blocks + 1), the ordinals, a padding word.
+    assert table.words == [0, 2, 2, 3, 2, 0, 1, 0]
+    table.check(3)
+    with pytest.raises(ArgumentError, match="'tile_table': block 0 has tile "
+                       "2, but the launch has 2 tiles"):
+        table.check(2)
+    with pytest.raises(ArgumentError, match="'tile_table': tile 1 appears "
+                       "twice"):
+        TileTable([[0, 1], [1]]).check(3)
+    with pytest.raises(ArgumentError, match="'tile_table': 2 tiles listed, "
+                       "the launch has 3"):
+        TileTable([[0, 1]]).check(3)
+    with pytest.raises(ValueError, match="at least one block"):
+        TileTable([])
+    with pytest.raises(ValueError, match="31 bits"):
+        TileTable([[-1]])
+    assert TileTable.strided(5, 2).blocks == ((0, 2, 4), (1, 3))
+    assert TileTable.strided(1, 3).blocks == ((0,), (), ())
+
+
+def test_table_tile_loops_are_marked(gemm):
+    spec = KernelSpec("k", table_entry())
+    assert spec.tile_table and not gemm.tile_table
+    assert not spec.dynamic_tiles
+
+
+@pytest.mark.parametrize("entry, hidden, what", [
+    (dynamic_entry, "tile_counter", "tile counter"),
+    (table_entry, "tile_table", "tile table")])
+def test_hidden_pointers_are_packed_in_their_place(entry, hidden, what):
+    spec = KernelSpec("k", entry())
     _, pointers = pack_parameters(spec, gemm_args(), lambda g: b"\0" * 128,
-                                  tile_counter=0x300000)
+                                  **{hidden: 0x300000})
     assert len(pointers) == 13
     assert ctypes.c_void_p.from_address(pointers[9]).value == 0x300000
-    with pytest.raises(ManifestError, match="takes a tile counter"):
+    with pytest.raises(ManifestError, match=f"takes a {what}"):
         pack_parameters(spec, gemm_args(), lambda g: b"\0" * 128)
 
 
@@ -533,13 +575,17 @@ class FakeDriver:
         self.freed.append(host)
 
 
-def _fake_cuda_kernel(tmp_path, monkeypatch, driver, wait_timeout):
+def _fake_cuda_kernel(tmp_path, monkeypatch, driver, wait_timeout,
+                      table=False):
     import tk_mlir
     entry = {"target": "sm_90a", "threads": 128, "shared_memory_bytes": 0,
-             "grid_policy": "tiles", "cluster": [1, 1, 1],
+             "grid_policy": "persistent" if table else "tiles",
+             "cluster": [1, 1, 1],
              "tiles": [{"param": 0, "axis": 0, "divisor": 64}],
              "params": [{"kind": "view", "dtype": "bf16", "shape": [-1, 64]}],
              "abi": [{"kind": "view_ptr", "param": 0}]}
+    if table:
+        entry["abi"].append({"kind": "tile_table"})
     if wait_timeout:
         entry["wait_timeout"] = {"ms": 100, "records": 4,
                                  "report": "__tk_wait_report",
@@ -592,3 +638,21 @@ def test_close_after_the_context_is_lost_does_not_raise(tmp_path,
     kernel = _fake_cuda_kernel(tmp_path, monkeypatch, driver, True)
     kernel.close()
     assert kernel.closed
+
+
+def test_tile_table_arguments_are_checked_before_launch(tmp_path,
+                                                         monkeypatch):
+    x = FakeTensor((64, 64), "bfloat16")
+    plain = _fake_cuda_kernel(tmp_path, monkeypatch, FakeDriver(), False)
+    with pytest.raises(ArgumentError, match="argument 'tile_table': kernel "
+                       "'k' does not walk a tile table"):
+        plain(x, tile_table=TileTable([[0]]))
+    table = _fake_cuda_kernel(tmp_path, monkeypatch, FakeDriver(), False,
+                              table=True)
+    assert table.spec.tile_table
+    with pytest.raises(ArgumentError, match="argument 'tile_table': expected "
+                       "a TileTable, got list"):
+        table(x, tile_table=[[0]])
+    with pytest.raises(ArgumentError, match="argument 'tile_table': cannot "
+                       "be given with one_tile_per_block"):
+        table(x, tile_table=TileTable([[0]]), one_tile_per_block=True)

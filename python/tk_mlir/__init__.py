@@ -5,10 +5,10 @@ from .attention import attention, check_attention_arguments
 from .runtime import (ArgumentError, Kernel, KernelSpec, ManifestError,
                       check_arguments, grid_size, kernarg_layout,
                       load_manifest, pack_kernargs, pack_parameters,
-                      tensor_map_geometry)
+                      tensor_map_geometry, TileTable)
 
 __all__ = [
     "attention", "check_attention_arguments", "ArgumentError", "Kernel", "KernelSpec", "ManifestError",
     "check_arguments", "grid_size", "kernarg_layout", "load_manifest",
-    "pack_kernargs", "pack_parameters", "tensor_map_geometry",
+    "pack_kernargs", "pack_parameters", "tensor_map_geometry", "TileTable",
 ]

@@ -111,6 +111,8 @@ class KernelSpec:
         # provides (a hidden parameter).
         self.dynamic_tiles = any(e.get("kind") == "tile_counter"
                                  for e in self.abi)
+        # A table tile loop walks a schedule the launcher passes (TileTable).
+        self.tile_table = any(e.get("kind") == "tile_table" for e in self.abi)
         if self.grid_policy not in ("tiles", "persistent"):
             raise ManifestError(
                 f"kernel '{name}': unknown grid policy '{self.grid_policy}'")
@@ -317,6 +319,55 @@ def grid_size(spec, args, multiprocessors, one_tile_per_block=False,
     return workers * cluster
 
 
+class TileTable:
+    """The schedule of a kernel whose tile loop walks a table (`foreach_tile
+    ... table`): `blocks[b]` lists the tile ordinals (indices in the tile
+    loop's order) block b runs, one after another; the launch starts one
+    block per list. `words` is what the kernel reads: the lists' offsets
+    (len(blocks) + 1 of them), then the ordinals and a padding word, as
+    32-bit integers."""
+
+    def __init__(self, blocks):
+        self.blocks = tuple(tuple(int(t) for t in block) for block in blocks)
+        if not self.blocks:
+            raise ValueError("a tile table needs at least one block")
+        offsets = [0]
+        for block in self.blocks:
+            offsets.append(offsets[-1] + len(block))
+        # (A padding word ends the table: each step of the kernel's walk
+        # reads the next step's ordinal, the last one past the end.)
+        words = offsets + [t for block in self.blocks for t in block] + [0]
+        if len(words) >= 2**31 or any(w < 0 or w >= 2**31 for w in words):
+            raise ValueError("a tile table's ordinals and offsets must fit "
+                             "in 31 bits")
+        self.words = words
+        self.tiles = offsets[-1]
+
+    @classmethod
+    def strided(cls, tiles, workers):
+        """The static walk without `snake`: block b runs b, b + workers, ..."""
+        return cls([range(b, tiles, workers) for b in range(workers)])
+
+    def check(self, tiles, name="tile_table"):
+        """Raises ArgumentError naming `name` unless every ordinal in
+        [0, tiles) appears exactly once."""
+        seen = [False] * tiles
+        for b, block in enumerate(self.blocks):
+            for t in block:
+                if t >= tiles:
+                    raise ArgumentError(
+                        f"argument '{name}': block {b} has tile {t}, but "
+                        f"the launch has {tiles} tiles")
+                if seen[t]:
+                    raise ArgumentError(
+                        f"argument '{name}': tile {t} appears twice")
+                seen[t] = True
+        if self.tiles != tiles:
+            raise ArgumentError(
+                f"argument '{name}': {self.tiles} tiles listed, the launch "
+                f"has {tiles}")
+
+
 def tensor_map_geometry(entry, tensor, dtype):
     """The TMA descriptor geometry of ABI entry `entry` over `tensor`."""
     size = ELEMENT_TYPES[dtype][0]
@@ -332,19 +383,24 @@ def tensor_map_geometry(entry, tensor, dtype):
                              entry["swizzle"])
 
 
-def pack_parameters(spec, args, encode_tensor_map, tile_counter=None):
+def pack_parameters(spec, args, encode_tensor_map, tile_counter=None,
+                    tile_table=None):
     """Builds the kernel's parameter buffer in ABI order. Returns (keepalive,
     pointer array); `encode_tensor_map(geometry)` returns 128 bytes.
     `tile_counter`: the device address of the two zeroed 32-bit words a
-    kernel with a dynamic tile loop takes its tiles from."""
+    kernel with a dynamic tile loop takes its tiles from; `tile_table`: the
+    device address of a table tile loop's words (TileTable.words)."""
     values = []
+    hidden = {"tile_counter": ("tile counter", tile_counter),
+              "tile_table": ("tile table", tile_table)}
     for entry in spec.abi:
         kind = entry["kind"]
-        if kind == "tile_counter":
-            if not tile_counter:
-                raise ManifestError(f"kernel '{spec.name}' takes a tile "
-                                    f"counter; none was given")
-            values.append(ctypes.c_void_p(tile_counter))
+        if kind in hidden:
+            what, address = hidden[kind]
+            if not address:
+                raise ManifestError(f"kernel '{spec.name}' takes a {what}; "
+                                    f"none was given")
+            values.append(ctypes.c_void_p(address))
             continue
         arg = args[entry["param"]]
         if kind == "view_ptr":
@@ -519,6 +575,9 @@ class Kernel:
         # zeroed words each, which every launch leaves zero again. Launches
         # on one stream run one after another; two streams get two counters.
         self._tile_counters = {}
+        # Tile tables on the device, by (id(table), device): (table, words
+        # tensor), the table kept so that its id stays its own.
+        self._tile_tables = {}
 
     def close(self):
         """Unloads the kernel's module and frees its wait-report buffer;
@@ -533,6 +592,7 @@ class Kernel:
         self._module = self._function = self._wait_buffer = None
         self._packed = {}
         self._tile_counters = {}
+        self._tile_tables = {}
         driver = getattr(self, "_cuda", None)
         if driver is None or (module is None and buffer is None):
             return
@@ -587,28 +647,73 @@ class Kernel:
             self._tile_counters[key] = counter
         return counter.data_ptr()
 
-    def __call__(self, *args, stream=None, one_tile_per_block=False):
+    def table_words(self, args, table):
+        """`table`'s words (TileTable) as an int32 tensor on the device of
+        `args`' first tensor, checked against the launch's tiles once."""
+        import torch
+        device = next((a.device for a in args
+                       if getattr(a, "is_cuda", False)), None)
+        if device is None:  # check_arguments names the wrong argument
+            return None
+        key = (id(table), str(device))
+        entry = self._tile_tables.get(key)
+        if entry is None:
+            table.check(grid_tiles(self.spec, args))
+            words = torch.tensor(table.words, dtype=torch.int32,
+                                 device=device)
+            if len(self._tile_tables) >= 64:
+                self._tile_tables.pop(next(iter(self._tile_tables)))
+            entry = self._tile_tables[key] = (table, words)
+        return entry[1]
+
+    def __call__(self, *args, stream=None, one_tile_per_block=False,
+                 tile_table=None):
+        """Launches on `args`. tile_table: a TileTable for a kernel whose
+        tile loop walks one (default: the plain strided walk over the grid
+        `grid` gives); it sets the number of blocks."""
         if self.closed:
             raise RuntimeError(f"kernel '{self.spec.name}' is closed")
+        if tile_table is not None:
+            if not self.spec.tile_table:
+                raise ArgumentError(
+                    f"argument 'tile_table': kernel '{self.spec.name}' does "
+                    f"not walk a tile table (no 'table' tile loop)")
+            if not isinstance(tile_table, TileTable):
+                raise ArgumentError(f"argument 'tile_table': expected a "
+                                    f"TileTable, got "
+                                    f"{type(tile_table).__name__}")
+            if one_tile_per_block:
+                raise ArgumentError("argument 'tile_table': cannot be given "
+                                    "with one_tile_per_block")
         counter = None
         if self.spec.dynamic_tiles:
             counter = self.tile_counter(args, stream)
-        key = (_cache_key(args), bool(one_tile_per_block), counter)
+        key = (_cache_key(args), bool(one_tile_per_block), counter,
+               id(tile_table))
         packed = self._packed.get(key)
         if packed is None:
             check_arguments(self.spec, args, self.names)
+            grid = self.grid(*args, one_tile_per_block=one_tile_per_block)
+            words = None
+            if self.spec.tile_table:
+                if tile_table is None:
+                    tile_table = TileTable.strided(
+                        grid_tiles(self.spec, args), grid)
+                words = self.table_words(args, tile_table)
+                grid = len(tile_table.blocks)
             if self.amd:
                 params = (None, pack_kernargs(self.spec, args))
             else:
-                params = pack_parameters(self.spec, args,
-                                         self._cuda.encode_tensor_map,
-                                         counter)
-            packed = (params,
-                      self.grid(*args, one_tile_per_block=one_tile_per_block))
+                params = pack_parameters(
+                    self.spec, args, self._cuda.encode_tensor_map, counter,
+                    None if words is None else words.data_ptr())
+            # (The table and its words live as long as the entry: its key
+            # holds the table's id.)
+            packed = (params, grid, (tile_table, words))
             if len(self._packed) >= 64:
                 self._packed.pop(next(iter(self._packed)))
             self._packed[key] = packed
-        (_, pointers), grid = packed
+        (_, pointers), grid, _ = packed
         try:
             self._cuda.launch(self._function, grid, self.spec, pointers,
                               stream)

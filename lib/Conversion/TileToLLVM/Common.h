@@ -75,6 +75,9 @@ inline constexpr llvm::StringLiteral kChiplets = "tk.chiplets";
 /// shared-memory offset and the tile counter's kernel parameter.
 inline constexpr llvm::StringLiteral kTileQueue = "tk.tile_queue";
 inline constexpr llvm::StringLiteral kTileCounterParam = "tk.tile_counter";
+/// On a `table` foreach_tile of a persistent kernel: the tile table's kernel
+/// parameter.
+inline constexpr llvm::StringLiteral kTileTableParam = "tk.tile_table";
 /// On a tile.warp_specialize whose producer role needs one warp only
 /// (ProducerWalk): only the first warp of each producer warpgroup runs it.
 inline constexpr llvm::StringLiteral kFirstWarpOnly = "tk.first_warp_only";

@@ -594,6 +594,14 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     abi.push_back(b.getDictionaryAttr(
         {b.getNamedAttr("kind", b.getStringAttr("tile_counter"))}));
   }
+  // A table tile loop's schedule: a hidden pointer the runtime provides.
+  int64_t tableParam = -1;
+  if (kernel.hasTableTiles() && kernel.getGrid() == GridPolicy::persistent) {
+    tableParam = paramTypes.size();
+    paramTypes.push_back(ptrGlobal);
+    abi.push_back(b.getDictionaryAttr(
+        {b.getNamedAttr("kind", b.getStringAttr("tile_table"))}));
+  }
 
   // TMA descriptors, one per distinct (view, box, swizzle), after the rest.
   SmallVector<TmaKey> tmas;
@@ -756,6 +764,10 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
       op->setAttr(kTileCounterParam, b.getI64IntegerAttr(counterParam));
     });
   }
+  if (tableParam >= 0)
+    kernel.walk([&](ForeachTileOp op) {
+      op->setAttr(kTileTableParam, b.getI64IntegerAttr(tableParam));
+    });
   // In clusters, foreach_tile hands out tiles per cluster.
   int64_t clusterSize = kernel.getClusterBlocks();
   // The ops that act on the whole cluster record its size (the kernel is

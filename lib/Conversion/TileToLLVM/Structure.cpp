@@ -381,6 +381,61 @@ DynamicWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
   return walk;
 }
 
+/// The walk of `foreach_tile ... table` (persistent): block b runs the
+/// ordinals at words W + 1 + [table[b], table[b + 1]) of the launcher's
+/// table, W the grid size; an scf.for over that range. Each step loads the
+/// next step's ordinal, so its latency passes under the tile's work (the
+/// table ends with a padding word, which the last step reads). The words
+/// never change during the launch (invariant loads: the read-only path).
+/// The body goes before the returned yield, whose operands are (next
+/// ordinal, carried...); `carried` starts from `init`.
+struct TableWalk {
+  scf::YieldOp yield;
+  Value linear, iteration;
+  ValueRange carried, results;
+};
+
+TableWalk buildTableWalk(OpBuilder &b, Location loc, Operation *op, Value block,
+                         ValueRange carriedInit) {
+  Value table =
+      kernelParam(op, op->getAttrOfType<IntegerAttr>(kTileTableParam).getInt());
+  Type i32 = b.getI32Type();
+  auto word = [&](Value at) -> Value {
+    Value address = offsetPtr(
+        b, loc, table,
+        arith::MulIOp::create(b, loc, toI64(b, loc, at), constI64(b, loc, 4)));
+    auto load = LLVM::LoadOp::create(b, loc, i32, address, /*alignment=*/4);
+    load.setInvariant(true);
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), load);
+  };
+  Value one = constIndex(b, loc, 1);
+  Value begin = word(block);
+  Value end = word(arith::AddIOp::create(b, loc, block, one));
+  // Words before the ordinals: the W + 1 offsets.
+  Value ordinals = arith::AddIOp::create(b, loc, gridSize(b, loc), one);
+  SmallVector<Value> init{word(arith::AddIOp::create(b, loc, ordinals, begin))};
+  llvm::append_range(init, carriedInit);
+  auto loop = scf::ForOp::create(
+      b, loc, begin, end, one, init,
+      [](OpBuilder &nb, Location l, Value, ValueRange carried) {
+        scf::YieldOp::create(nb, l, carried);
+      });
+  TableWalk walk;
+  walk.yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  b.setInsertionPoint(walk.yield);
+  Value i = loop.getInductionVar();
+  walk.iteration = arith::SubIOp::create(b, loc, i, begin);
+  walk.linear = loop.getRegionIterArgs().front();
+  Value next = word(arith::AddIOp::create(
+      b, loc, ordinals, arith::AddIOp::create(b, loc, i, one)));
+  SmallVector<Value> yielded{next};
+  llvm::append_range(yielded, loop.getRegionIterArgs().drop_front());
+  walk.yield->setOperands(yielded);
+  walk.carried = loop.getRegionIterArgs().drop_front();
+  walk.results = loop.getResults().drop_front();
+  return walk;
+}
+
 /// `grid = tiles`: block b runs tile b. `grid = persistent`: block b runs
 /// tiles b, b + gridDim, ... The body is inlined with the coordinates and
 /// the iteration count.
@@ -440,6 +495,7 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     Operation *streamKYield = nullptr;
     Value kSteps = adaptor.getKSteps();
     Operation *dynamicYield = nullptr;
+    Operation *tableYield = nullptr;
     // Prepares the divisions of the tile index by the bounds but the last
     // for a walk without `group` (InvariantDivisor), used while every tile
     // index is below 2^31.
@@ -456,6 +512,14 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       DynamicWalk walk =
           buildDynamicWalk(rewriter, loc, op, total, carriedInit);
       insertBefore = dynamicYield = walk.yield;
+      linear = walk.linear;
+      iteration = walk.iteration;
+      carried = walk.carried;
+      results = walk.results;
+    } else if (op->hasAttr(kTileTableParam) && op->hasAttr("tk.persistent")) {
+      prepareDivisors();
+      TableWalk walk = buildTableWalk(rewriter, loc, op, block, carriedInit);
+      insertBefore = tableYield = walk.yield;
       linear = walk.linear;
       iteration = walk.iteration;
       carried = walk.carried;
@@ -581,7 +645,7 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     }
     llvm::append_range(args, split);
     args.push_back(iteration);
-    bool walks = persistentLoop || streamKYield || dynamicYield;
+    bool walks = persistentLoop || streamKYield || dynamicYield || tableYield;
     if (walks) {
       for (auto [sum, value] : llvm::zip(sums, carried))
         rewriter.replaceOp(sum, value);
@@ -607,8 +671,9 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     if (walks && !carried.empty()) {
       rewriter.setInsertionPoint(insertBefore);
       // The stream-K yield carries (unit, step) before the sums, the dynamic
-      // walk's its step; the iter_args follow the sums.
-      unsigned skip = streamKYield ? 2 : dynamicYield ? 1 : 0;
+      // walk's its step, the table walk's the next ordinal; the iter_args
+      // follow the sums.
+      unsigned skip = streamKYield ? 2 : (dynamicYield || tableYield) ? 1 : 0;
       SmallVector<Value> next(insertBefore->getOperands().take_front(skip));
       for (auto [value, x] :
            llvm::zip(insertBefore->getOperands().drop_front(skip), summed))

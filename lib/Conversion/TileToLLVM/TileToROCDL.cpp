@@ -101,6 +101,9 @@ std::string amdUnsupportedReason(Operation *op) {
   if (auto tiles = dyn_cast<ForeachTileOp>(op); tiles && tiles.getDynamic())
     return "'dynamic' is lowered for NVIDIA targets only (its tile queue "
            "uses mbarriers)";
+  if (auto tiles = dyn_cast<ForeachTileOp>(op); tiles && tiles.getTable())
+    return "'table' is lowered for NVIDIA targets only (the AMD launcher "
+           "passes no tile table)";
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpgroupIdOp, DimOp,
           PrefixSumOp, PartRowsOp, AllocOp, SlotOp, SubtileOp, FillOp, CastOp,
           AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp,

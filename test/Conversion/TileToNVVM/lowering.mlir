@@ -763,6 +763,39 @@ tile.kernel @carried_dynamic(%n: index) launch(warpgroups = 1, grid = persistent
 
 // -----
 
+// The table walk: a hidden pointer parameter after the scalars (ABI entry
+// `tile_table`); block b's range [table[b], table[b + 1]) bounds an scf.for
+// whose first carried value is the tile's ordinal, read before the loop for
+// the first step and at the top of each step for the next one (invariant
+// loads), the iteration counting from the range's start; iter_args follow.
+// CHECK: tile.abi = {carried_table = {abi = [{kind = "scalar", param = 0 : i64, type = "i64"}, {kind = "tile_table"}]
+// CHECK-LABEL: llvm.func @carried_table
+// CHECK-SAME: (%{{.*}}: i64, %[[TABLE:.*]]: !llvm.ptr<1>)
+// CHECK: %[[INIT:.*]] = arith.constant 7 : index
+// CHECK: llvm.getelementptr %[[TABLE]]
+// CHECK-NEXT: %{{.*}} = llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: nvvm.read.ptx.sreg.nctaid.x
+// CHECK: %[[FIRST:.*]] = llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: %[[FIRSTI:.*]] = arith.index_castui %[[FIRST]] : i32 to index
+// CHECK: %[[R:.*]]:2 = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[TILE:.*]] = %[[FIRSTI]], %[[A:.*]] = %[[INIT]]) -> (index, index) {
+// CHECK: arith.subi %[[I]], %{{.*}} : index
+// CHECK: %[[NEXT:.*]] = llvm.load %{{.*}} invariant {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK: %[[NEXTI:.*]] = arith.index_castui %[[NEXT]] : i32 to index
+// CHECK: %[[S:.*]] = arith.addi %[[A]], %[[TILE]] : index
+// CHECK-NEXT: scf.yield %[[NEXTI]], %[[S]] : index, index
+// CHECK: "test.use"(%[[R]]#1)
+tile.kernel @carried_table(%n: index) launch(warpgroups = 1, grid = persistent) {
+  %c7 = arith.constant 7 : index
+  %r = tile.foreach_tile (%i) in (%n) table iter_args(%a = %c7) -> (index) {
+    %s = arith.addi %a, %i : index
+    tile.yield %s : index
+  }
+  "test.use"(%r) : (index) -> ()
+}
+
+// -----
+
 // A producer role that does per-thread work (here a register tile) needs
 // all its warps: no first-warp guard, though it only waits otherwise.
 // CHECK-LABEL: llvm.func @producer_per_thread

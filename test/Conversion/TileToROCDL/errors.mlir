@@ -159,3 +159,13 @@ module attributes {tile.target = "gfx942"} {
     }
   }
 }
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @table(%n: index) launch(warpgroups = 1, grid = persistent) {
+    // expected-error @+1 {{'tile.foreach_tile' op 'table' is lowered for NVIDIA targets only (the AMD launcher passes no tile table)}}
+    tile.foreach_tile (%i) in (%n) table {
+    }
+  }
+}

@@ -556,6 +556,59 @@ tile.kernel @k(%n: index, %c: i1) launch(grid = persistent) {
 // -----
 
 tile.kernel @k(%n: index) launch(grid = persistent) {
+  // expected-error @+1 {{'tile.foreach_tile' op table cannot be combined with snake (the launcher's table sets the order)}}
+  tile.foreach_tile (%i) in (%n) snake table {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
+  // expected-error @+1 {{'tile.foreach_tile' op table cannot be combined with dynamic (the launcher's table sets the order)}}
+  tile.foreach_tile (%i) in (%n) dynamic table {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
+  // expected-error @+1 {{'tile.foreach_tile' op table cannot be combined with stream_k (the launcher's table sets the order)}}
+  tile.foreach_tile (%i) in (%n) table stream_k(%kb, %ke, %slot) of %n {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(warpgroups = 1, grid = persistent, cluster = [2, 1, 1]) {
+  // expected-error @+1 {{'tile.foreach_tile' op table is not supported in cluster kernels}}
+  tile.foreach_tile (%i) in (%n) table {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = tiles) {
+  // expected-error @+1 {{'tile.foreach_tile' op table needs a persistent grid (grid = tiles runs one tile per block)}}
+  tile.foreach_tile (%i) in (%n) table {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
+  tile.warp_specialize producer(warpgroups = 1) {
+    tile.foreach_tile (%i) in (%n) table {
+    }
+  } consumer(warpgroups = 1) {
+    // expected-error @+1 {{'tile.foreach_tile' op 'table' must be on every 'tile.foreach_tile' of the kernel or on none (its roles walk the same tiles)}}
+    tile.foreach_tile (%i) in (%n) {
+    }
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
   tile.warp_specialize producer(warpgroups = 1) {
     tile.foreach_tile (%i) in (%n) dynamic {
     }

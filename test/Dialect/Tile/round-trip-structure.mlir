@@ -123,6 +123,14 @@ tile.kernel @dynamic(%n: index) launch(grid = persistent) {
   }
 }
 
+// CHECK-LABEL: tile.kernel @table
+// CHECK: tile.foreach_tile (%{{.*}}, %{{.*}}) in (%{{.*}}, %{{.*}}) group 8 table iteration(%{{.*}}) {
+tile.kernel @table(%n: index) launch(grid = persistent) {
+  tile.foreach_tile (%m, %j) in (%n, %n) group 8 table iteration(%i) {
+    "test.use"(%m, %j, %i) : (index, index, index) -> ()
+  }
+}
+
 // CHECK-LABEL: tile.kernel @stream_k
 // CHECK: tile.foreach_tile (%[[I:.*]], %[[J:.*]]) in (%{{.*}}, %{{.*}}) group 8 stream_k(%[[KB:.*]], %[[KE:.*]], %[[S:.*]]) of %[[K:.*]] iteration(%[[T:.*]]) {
 // CHECK-NEXT: "test.use"(%[[I]], %[[J]], %[[KB]], %[[KE]], %[[S]], %[[T]])

@@ -42,3 +42,22 @@
 // DYN-NEXT: st.global.b32 [%rd[[C]]+4], 0;
 // ABI: "walk_dynamic"
 // ABI: "kind": "tile_counter"
+
+// The table walk: the block's range from words blockIdx and blockIdx + 1 of
+// the hidden table pointer, and the first ordinal at nctaid + 1 + start, by
+// the read-only path before the loop; in the loop the next step's ordinal,
+// then the coordinates of the current one. No atomics, no mbarriers.
+// RUN: FileCheck %s --check-prefix=TAB < %t/walk.ptx
+// RUN: FileCheck %s --check-prefix=TABI < %t/walk.json
+// TAB-LABEL: .entry walk_table(
+// TAB: mov.u32 %r{{[0-9]+}}, %ctaid.x;
+// TAB: ld.global.nc.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}];
+// TAB-NEXT: ld.global.nc.b32 %r{{[0-9]+}}, [%rd{{[0-9]+}}+4];
+// TAB: mov.u32 %r{{[0-9]+}}, %nctaid.x;
+// TAB: ld.global.nc.b32
+// TAB: ld.global.nc.b32
+// TAB-NOT: atom.
+// TAB-NOT: mbarrier
+// TAB-LABEL: .entry walk_dynamic(
+// TABI: "walk_table"
+// TABI: "kind": "tile_table"

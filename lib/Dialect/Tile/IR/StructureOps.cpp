@@ -197,6 +197,12 @@ bool KernelOp::hasDynamicTiles() {
   return dynamic;
 }
 
+bool KernelOp::hasTableTiles() {
+  bool table = false;
+  walk([&](ForeachTileOp op) { table |= op.getTable(); });
+  return table;
+}
+
 unsigned KernelOp::getNumWarps() {
   return getWarpgroups() ? 4 * *getWarpgroups() : 0;
 }
@@ -328,6 +334,8 @@ ParseResult ForeachTileOp::parse(OpAsmParser &parser, OperationState &result) {
     result.addAttribute("snake", parser.getBuilder().getUnitAttr());
   if (succeeded(parser.parseOptionalKeyword("dynamic")))
     result.addAttribute("dynamic", parser.getBuilder().getUnitAttr());
+  if (succeeded(parser.parseOptionalKeyword("table")))
+    result.addAttribute("table", parser.getBuilder().getUnitAttr());
   int32_t kSteps = 0;
   if (succeeded(parser.parseOptionalKeyword("stream_k"))) {
     OpAsmParser::UnresolvedOperand steps;
@@ -393,6 +401,8 @@ void ForeachTileOp::print(OpAsmPrinter &p) {
     p << " snake";
   if (getDynamic())
     p << " dynamic";
+  if (getTable())
+    p << " table";
   if (Value steps = getKSteps()) {
     p << " stream_k(";
     llvm::interleaveComma(getStreamKArguments(), p,
@@ -414,9 +424,10 @@ void ForeachTileOp::print(OpAsmPrinter &p) {
                           });
     p << ") -> (" << getResultTypes() << ")";
   }
-  p.printOptionalAttrDictWithKeyword(
-      (*this)->getAttrs(), {getGroupAttrName(), getSnakeAttrName(),
-                            getDynamicAttrName(), "operandSegmentSizes"});
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {getGroupAttrName(), getSnakeAttrName(),
+                                      getDynamicAttrName(), getTableAttrName(),
+                                      "operandSegmentSizes"});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/!getInits().empty());
@@ -481,11 +492,27 @@ LogicalResult ForeachTileOp::verify() {
                          "or in a 'tile.warp_specialize' role (every thread "
                          "of the block takes part in passing tiles on)");
   }
+  if (getTable()) {
+    if (getSnake() || getDynamic() || getKSteps())
+      return emitOpError("table cannot be combined with ")
+             << (getSnake()     ? "snake"
+                 : getDynamic() ? "dynamic"
+                                : "stream_k")
+             << " (the launcher's table sets the order)";
+    if (clusterBlocks(*this) > 1)
+      return emitOpError("table is not supported in cluster kernels");
+  }
   // (Reported on the loops without it.)
   auto kernel = (*this)->getParentOfType<KernelOp>();
   if (!getDynamic() && kernel.hasDynamicTiles())
     return emitOpError("'dynamic' must be on every 'tile.foreach_tile' of the "
                        "kernel or on none (its roles walk the same tiles)");
+  if (!getTable() && kernel.hasTableTiles())
+    return emitOpError("'table' must be on every 'tile.foreach_tile' of the "
+                       "kernel or on none (its roles walk the same tiles)");
+  if (getTable() && kernel.getGrid() != GridPolicy::persistent)
+    return emitOpError("table needs a persistent grid (grid = tiles runs "
+                       "one tile per block)");
   return success();
 }
 

@@ -68,6 +68,9 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     /// Whether a `tile.foreach_tile` of the body takes its tiles from the
     /// launch's tile counter (`dynamic`).
     bool hasDynamicTiles();
+    /// Whether a `tile.foreach_tile` of the body walks the launcher's tile
+    /// table (`table`).
+    bool hasTableTiles();
     /// Warps per block when `warpgroups` is given, else 0.
     unsigned getNumWarps();
   }];
@@ -135,6 +138,21 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     device and stream) and launches one block per multiprocessor. Not with
     `snake` or `stream_k`, not in cluster kernels; NVIDIA targets.
 
+    `table` (persistent grids) walks a schedule the launcher passes: a
+    hidden kernel parameter (ABI entry `tile_table`) pointing at 32-bit
+    words, W + 1 offsets, the tile ordinals (indices in the order above,
+    group order included) and one padding word (each step reads the next
+    step's ordinal ahead); block b runs, one after another, the
+    tiles whose ordinals stand at words W + 1 + offsets[b] up to (not
+    including) W + 1 + offsets[b + 1], W being the number of blocks
+    launched. The host can then pack tiles of known, different costs onto
+    every multiprocessor (causal attention: three tile lengths that a
+    stride cannot balance over 132 blocks) while keeping the tiles of one
+    head together. Every role reads the same words, so the roles of a
+    warp-specialized kernel walk the same tiles with no queue between
+    them. On every tile loop of the kernel or none; not with `snake`,
+    `dynamic` or `stream_k`, not in cluster kernels; NVIDIA targets.
+
     The optional `iteration(%i)` names the body argument that counts how
     many tiles this block ran before this one (0, 1, ...), from which
     persistent kernels derive ring stages and semaphore phases that continue
@@ -176,6 +194,9 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) dynamic {
       ...
     }
+    tile.foreach_tile (%t, %h, %b) in (%q_tiles, %heads, %batch) table {
+      ...
+    }
     tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 8
         stream_k(%kb, %ke, %slot) of %tiles_k iteration(%i) {
       ...
@@ -189,7 +210,7 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
   let arguments = (ins Variadic<Index>:$bounds, Optional<Index>:$k_steps,
                        Variadic<AnyType>:$inits,
                        OptionalAttr<I64Attr>:$group, UnitAttr:$snake,
-                       UnitAttr:$dynamic);
+                       UnitAttr:$dynamic, UnitAttr:$table);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
