@@ -634,8 +634,7 @@ class Kernel:
         """The device address of this kernel's tile counter for the device
         of `args`' first tensor and `stream` (default: torch's current)."""
         import torch
-        device = next((a.device for a in args
-                       if getattr(a, "is_cuda", False)), None)
+        device = _cuda_device(args)
         if device is None:  # check_arguments names the wrong argument
             return None
         if stream is None:
@@ -651,8 +650,7 @@ class Kernel:
         """`table`'s words (TileTable) as an int32 tensor on the device of
         `args`' first tensor, checked against the launch's tiles once."""
         import torch
-        device = next((a.device for a in args
-                       if getattr(a, "is_cuda", False)), None)
+        device = _cuda_device(args)
         if device is None:  # check_arguments names the wrong argument
             return None
         key = (id(table), str(device))
@@ -734,6 +732,12 @@ class Kernel:
         return decode_wait_reports(
             self.spec, ctypes.string_at(self._wait_buffer,
                                         wait_report_bytes(self.spec)))
+
+
+def _cuda_device(args):
+    """The device of the first CUDA tensor in `args` (None without one)."""
+    return next((a.device for a in args if getattr(a, "is_cuda", False)),
+                None)
 
 
 def _cache_key(args):

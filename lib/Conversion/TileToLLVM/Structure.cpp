@@ -277,14 +277,16 @@ StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
 /// The body goes before the returned yield, whose operands are (i + 1,
 /// carried...); `carried` starts from `init` (the sums, then the loop's
 /// iter_args), `results` are their values after the walk.
-struct DynamicWalk {
+///
+/// (Also the table walk's: its yield too leads with one value of its own.)
+struct LeadWalk {
   scf::YieldOp yield;
   Value linear, iteration;
   ValueRange carried, results;
 };
 
-DynamicWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
-                             Value total, ValueRange carriedInit) {
+LeadWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
+                          Value total, ValueRange carriedInit) {
   int64_t queue = op->getAttrOfType<IntegerAttr>(kTileQueue).getInt();
   Value counter = kernelParam(
       op, op->getAttrOfType<IntegerAttr>(kTileCounterParam).getInt());
@@ -356,7 +358,7 @@ DynamicWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
 
   Block *after = b.createBlock(&loop.getAfter(), {}, afterTypes,
                                SmallVector<Location>(afterTypes.size(), loc));
-  DynamicWalk walk;
+  LeadWalk walk;
   walk.iteration = after->getArgument(0);
   walk.linear = after->getArgument(1);
   walk.carried = after->getArguments().drop_front(2);
@@ -389,14 +391,8 @@ DynamicWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
 /// never change during the launch (invariant loads: the read-only path).
 /// The body goes before the returned yield, whose operands are (next
 /// ordinal, carried...); `carried` starts from `init`.
-struct TableWalk {
-  scf::YieldOp yield;
-  Value linear, iteration;
-  ValueRange carried, results;
-};
-
-TableWalk buildTableWalk(OpBuilder &b, Location loc, Operation *op, Value block,
-                         ValueRange carriedInit) {
+LeadWalk buildTableWalk(OpBuilder &b, Location loc, Operation *op, Value block,
+                        ValueRange carriedInit) {
   Value table =
       kernelParam(op, op->getAttrOfType<IntegerAttr>(kTileTableParam).getInt());
   Type i32 = b.getI32Type();
@@ -420,7 +416,7 @@ TableWalk buildTableWalk(OpBuilder &b, Location loc, Operation *op, Value block,
       [](OpBuilder &nb, Location l, Value, ValueRange carried) {
         scf::YieldOp::create(nb, l, carried);
       });
-  TableWalk walk;
+  LeadWalk walk;
   walk.yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   b.setInsertionPoint(walk.yield);
   Value i = loop.getInductionVar();
@@ -494,8 +490,8 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     SmallVector<Value, 3> split;
     Operation *streamKYield = nullptr;
     Value kSteps = adaptor.getKSteps();
-    Operation *dynamicYield = nullptr;
-    Operation *tableYield = nullptr;
+    // The dynamic or table walk's yield (LeadWalk).
+    Operation *leadYield = nullptr;
     // Prepares the divisions of the tile index by the bounds but the last
     // for a walk without `group` (InvariantDivisor), used while every tile
     // index is below 2^31.
@@ -507,19 +503,14 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       for (Value bound : bounds.drop_back())
         divisors.push_back(InvariantDivisor::build(rewriter, loc, bound));
     };
-    if (op->hasAttr(kTileQueue) && op->hasAttr("tk.persistent")) {
+    bool dynamic = op->hasAttr(kTileQueue);
+    if ((dynamic || op->hasAttr(kTileTableParam)) &&
+        op->hasAttr("tk.persistent")) {
       prepareDivisors();
-      DynamicWalk walk =
-          buildDynamicWalk(rewriter, loc, op, total, carriedInit);
-      insertBefore = dynamicYield = walk.yield;
-      linear = walk.linear;
-      iteration = walk.iteration;
-      carried = walk.carried;
-      results = walk.results;
-    } else if (op->hasAttr(kTileTableParam) && op->hasAttr("tk.persistent")) {
-      prepareDivisors();
-      TableWalk walk = buildTableWalk(rewriter, loc, op, block, carriedInit);
-      insertBefore = tableYield = walk.yield;
+      LeadWalk walk =
+          dynamic ? buildDynamicWalk(rewriter, loc, op, total, carriedInit)
+                  : buildTableWalk(rewriter, loc, op, block, carriedInit);
+      insertBefore = leadYield = walk.yield;
       linear = walk.linear;
       iteration = walk.iteration;
       carried = walk.carried;
@@ -645,7 +636,7 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     }
     llvm::append_range(args, split);
     args.push_back(iteration);
-    bool walks = persistentLoop || streamKYield || dynamicYield || tableYield;
+    bool walks = persistentLoop || streamKYield || leadYield;
     if (walks) {
       for (auto [sum, value] : llvm::zip(sums, carried))
         rewriter.replaceOp(sum, value);
@@ -673,7 +664,7 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       // The stream-K yield carries (unit, step) before the sums, the dynamic
       // walk's its step, the table walk's the next ordinal; the iter_args
       // follow the sums.
-      unsigned skip = streamKYield ? 2 : (dynamicYield || tableYield) ? 1 : 0;
+      unsigned skip = streamKYield ? 2 : leadYield ? 1 : 0;
       SmallVector<Value> next(insertBefore->getOperands().take_front(skip));
       for (auto [value, x] :
            llvm::zip(insertBefore->getOperands().drop_front(skip), summed))
