@@ -27,6 +27,15 @@
 // "Seventeenth session"). Causal, it also masks only the key tiles that
 // cross its own rows' diagonal, not every one that crosses the tile's
 // (docs/performance.md, "Nineteenth session").
+// Causal, a warpgroup whose rows all end before a key tile's second 64 keys
+// (one step per diagonal) takes a half step: Q Kᵀ and P V over the tile's
+// first 64 keys only (`tile.subtile` of K and V; m64n64 MMAs). At 512
+// causal that is 4 of the 20 warpgroup steps of a head at half the work:
+// 1.03-1.06x cuDNN there against 0.98-1.01 for the full steps, 1.04-1.05
+// against 1.01-1.02 at 1024 (H100, docs/performance.md "Thirty-seventh
+// session"). Non-causal calls run this program compiled for causal = false
+// (`bind=6=false`, tk_mlir.attention's NON_CAUSAL_KERNEL), where the half
+// step and the masks fold away.
 // `tile.stagger`: consumer warpgroup i starts 1200·i cycles late, so the
 // three do not run their MMAs and softmaxes in step (1.00-1.06x at most
 // points on H100; docs/performance.md, "Twenty-second session").
@@ -39,6 +48,10 @@
 !o = !tile.rt<192x64xf32, block>
 !o16 = !tile.rt<192x64xbf16, block>
 !row = !tile.rv<192xf32, block>
+// The first 64 keys of a key tile, and the scores of a half step.
+!sth = !tile.st<64x64xbf16>
+!sh = !tile.rt<192x64xf32, block>
+!ph = !tile.rt<192x64xbf16, block>
 
 tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
                              %L: !tile.gl<?x?x?xf32>, %scale: f32, %causal: i1)
@@ -49,6 +62,7 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
   %v = tile.alloc : !st
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
   %c192 = arith.constant 192 : index
   %log2e = arith.constant 1.44269504 : f32
@@ -103,6 +117,36 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       %seen = arith.ori %below, %not_causal : i1
       %needed = arith.andi %live, %seen : i1
       %m_out, %l_out, %o_out = scf.if %needed -> (!row, !row, !o) {
+      // Causal, this part's rows all end before the key tile's second 64
+      // keys: the step takes only the first 64 (half the MMA and softmax
+      // work on each diagonal).
+      %k_mid = arith.addi %k0, %c64 : index
+      %rows_end = arith.cmpi ule, %hi, %k_mid : index
+      %half = arith.andi %causal, %rows_end : i1
+      %m_h, %l_h, %o_h = scf.if %half -> (!row, !row, !o) {
+      %k_h = tile.subtile %k[%c0, %c0] : !st to !sth
+      %v_h = tile.subtile %v[%c0, %c0] : !st to !sth
+      %s_raw = tile.mma ABt %q_r, %k_h : !q_rt, !sth -> !sh
+      // These keys cross the part's diagonal; keys past the end lie above
+      // every row that is stored, so the causal mask covers them too.
+      %s_ij = tile.causal_mask %s_raw[%q0, %k0] fill neg_inf : !sh
+      %m_new = tile.row_max %s_ij, %m_j slack %slack : !sh -> !row
+      %m_diff = tile.sub %m_j, %m_new : !row
+      %m_diff2 = tile.mul %m_diff, %scale2 : !row, f32
+      %alpha = tile.exp2 %m_diff2 : !row
+      %m_scaled = tile.mul %m_new, %scale2 : !row, f32
+      %m_b = tile.broadcast row %m_scaled : !row to !sh
+      %s_scaled = tile.mul %s_ij, %scale2 : !sh, f32
+      %s_shift = tile.sub %s_scaled, %m_b : !sh
+      %p = tile.exp2 %s_shift : !sh
+      %l_scaled = tile.mul %l_j, %alpha : !row
+      %l_new = tile.row_sum %p, %l_scaled : !sh -> !row
+      %alpha_b = tile.broadcast row %alpha : !row to !o
+      %o_scaled = tile.mul %o_j, %alpha_b skip_ones : !o
+      %p16 = tile.cast %p : !sh to !ph
+      %o_new = tile.mma AB %p16, %v_h, %o_scaled : !ph, !sth -> !o
+      scf.yield %m_new, %l_new, %o_new : !row, !row, !o
+      } else {
       %s_raw = tile.mma ABt %q_r, %k : !q_rt, !st -> !s
       // Keys past the end exist only in the last key tile.
       %k_end = arith.addi %k0, %c128 : index
@@ -140,6 +184,8 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       %p16 = tile.cast %p : !s to !p16
       %o_new = tile.mma AB %p16, %v, %o_scaled : !p16, !st -> !o
       scf.yield %m_new, %l_new, %o_new : !row, !row, !o
+      }
+      scf.yield %m_h, %l_h, %o_h : !row, !row, !o
       } else {
         scf.yield %m_j, %l_j, %o_j : !row, !row, !o
       }

@@ -102,20 +102,21 @@ def test_backward_argument_names_match_the_kernels(tmp_path, dim):
     (128, 8192, True, "attention_naive"),
     (128, 16384, False, "attention_naive_kv176"),
     (128, 16384, True, "attention_naive"),
-    (64, 16384, False, "attention_naive_d64"),
+    (64, 16384, False, "attention_naive_d64_nc"),
     (64, 16384, True, "attention_naive_d64"),
     (64, 2048, True, "attention_naive_d64"),
     (64, 2047, True, "attention_naive_d64_ring4"),
     (64, 512, True, "attention_naive_d64_ring4"),
     (64, 1, True, "attention_naive_d64_ring4"),
-    (64, 1, False, "attention_naive_d64"),
-    (64, 512, False, "attention_naive_d64"),
+    (64, 1, False, "attention_naive_d64_nc"),
+    (64, 512, False, "attention_naive_d64_nc"),
 ])
 def test_forward_kernel_by_length(dim, seq, causal, name):
     """Head dim 128 runs the 176-key program for non-causal calls from 8192
     queries (LONG_FROM) and the 128-key program otherwise; head dim 64 the
     192-query program, compiled with a four-stage ring for causal calls
-    shorter than SHORT_CAUSAL_BELOW."""
+    shorter than SHORT_CAUSAL_BELOW and for causal = false for non-causal
+    calls (NON_CAUSAL_KERNEL)."""
     from tk_mlir.attention import forward_kernel
     assert forward_kernel(dim, seq, causal) == name
 
@@ -138,12 +139,37 @@ def test_other_forward_kernels_take_the_same_arguments(tmp_path, dim):
     """The 176-key program has the 128-key program's parameters, and the
     short causal head-dim-64 variant (a deeper ring) the program's, so
     attention_forward() launches either with the same arguments."""
-    from tk_mlir.attention import KERNELS, LONG_KERNEL, SHORT_CAUSAL_KERNEL
-    names = (KERNELS[dim], {128: LONG_KERNEL, 64: SHORT_CAUSAL_KERNEL}[dim])
+    from tk_mlir.attention import (KERNELS, LONG_KERNEL, NON_CAUSAL_KERNEL,
+                                   SHORT_CAUSAL_KERNEL)
+    names = (KERNELS[dim], {128: LONG_KERNEL, 64: SHORT_CAUSAL_KERNEL}[dim],
+             *([NON_CAUSAL_KERNEL[dim]] if dim in NON_CAUSAL_KERNEL else []))
     params = {name: [(p["kind"], p.get("dtype"), p.get("shape"))
                      for p in _compiled_params(tmp_path, name)]
               for name in names}
-    assert params[names[0]] == params[names[1]]
+    for name in names[1:]:
+        assert params[name] == params[names[0]]
+
+
+def test_non_causal_variant_is_bound_to_causal_false(tmp_path):
+    """The head-dim-64 non-causal variant is compiled for causal = false:
+    its manifest says so and a launch with causal=True is refused naming
+    `causal`; the program itself leaves causal open."""
+    from tests.test_runtime import FakeTensor
+    from tk_mlir import ArgumentError, KernelSpec, check_arguments
+    from tk_mlir.attention import KERNELS, NON_CAUSAL_KERNEL
+    bound = _compiled_params(tmp_path, NON_CAUSAL_KERNEL[64])
+    assert bound[6] == {"kind": "scalar", "dtype": "i1", "value": False}
+    assert "value" not in _compiled_params(tmp_path, KERNELS[64])[6]
+    spec = KernelSpec("k", {"target": "sm_90a", "threads": 512,
+                            "shared_memory_bytes": 0, "grid_policy":
+                            "persistent", "tiles": [], "cluster": [1, 1, 1],
+                            "params": bound, "abi": []})
+    names = ["q", "k", "v", "o", "lse", "scale", "causal"]
+    views = [FakeTensor((2, 4, 512, 64), "bfloat16") for _ in range(4)]
+    args = [*views, FakeTensor((2, 4, 512), "float32"), 0.125]
+    check_arguments(spec, (*args, False), names)
+    with pytest.raises(ArgumentError, match="'causal' .*: the kernel was compiled"):
+        check_arguments(spec, (*args, True), names)
 
 
 @pytest.mark.parametrize("seq,pad", [(1, 3), (17, 3), (1000, 0), (4096, 0),

@@ -200,6 +200,26 @@ def test_scalar_arguments():
         check_arguments(spec, (*gemm_args(), 0.5, 1))
 
 
+def test_bound_scalar_arguments():
+    """A parameter compiled for one value (tile-bind; "value" in the
+    manifest) accepts that value only, naming the argument otherwise."""
+    entry = gemm_entry()
+    entry["params"].append({"kind": "scalar", "dtype": "f32", "value": 0.1})
+    entry["params"].append({"kind": "scalar", "dtype": "i1", "value": False})
+    entry["params"].append({"kind": "scalar", "dtype": "i32", "value": 7})
+    spec = KernelSpec("k", entry)
+    # 0.1 is compared as the f32 the kernel was compiled for.
+    check_arguments(spec, (*gemm_args(), struct.unpack("f", struct.pack(
+        "f", 0.1))[0], False, 7))
+    check_arguments(spec, (*gemm_args(), 0.1, False, 7))
+    names = ["a", "b", "c", "scale", "causal", "n"]
+    for args, name in [((0.2, False, 7), "scale"), ((0.1, True, 7), "causal"),
+                       ((0.1, False, 8), "n")]:
+        with pytest.raises(ArgumentError, match=f"'{name}' .*: the kernel was "
+                           "compiled for the value .* got"):
+            check_arguments(spec, (*gemm_args(), *args), names)
+
+
 # --------------------------------------------------------------- launching
 
 def test_grid_sizes(gemm):

@@ -39,7 +39,13 @@ LONG_FROM = {False: 8192, True: None}
 VARIANTS = {
     "attention_naive_d64_ring4": ("attention_naive_d64",
                                   "stages=4 override-stages=true"),
+    "attention_naive_d64_nc": ("attention_naive_d64", "bind=6=false"),
 }
+# Head dim 64, non-causal: the 192-query program compiled for causal =
+# false (`bind`: the causal masks and half steps fold away), 1.00-1.05x the
+# program compiled for both at 512 and 2048 (H100, docs/performance.md
+# "Thirty-seventh session").
+NON_CAUSAL_KERNEL = {64: "attention_naive_d64_nc"}
 # Head dim 64, causal, shorter than SHORT_CAUSAL_BELOW (None: never): the
 # 192-query program with a four-stage K/V ring instead of two, so a
 # warpgroup that skips the key tiles above its rows runs ahead into the
@@ -187,6 +193,8 @@ def forward_kernel(dim, seq, causal):
     if dim == 64 and causal and SHORT_CAUSAL_BELOW is not None and \
             seq < SHORT_CAUSAL_BELOW:
         return SHORT_CAUSAL_KERNEL
+    if not causal and dim in NON_CAUSAL_KERNEL:
+        return NON_CAUSAL_KERNEL[dim]
     return KERNELS[dim]
 
 

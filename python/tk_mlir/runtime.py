@@ -166,6 +166,8 @@ def check_arguments(spec, args, names=None):
         where = _arg_name(i, names)
         if param["kind"] == "scalar":
             _check_scalar(where, param["dtype"], arg)
+            if "value" in param:
+                _check_bound(where, param["dtype"], param["value"], arg)
             continue
         _check_view(where, param, arg, needs_tma=i in tma_views)
 
@@ -182,6 +184,16 @@ def _check_scalar(where, dtype, arg):
     elif isinstance(arg, bool) or not isinstance(arg, int):
         raise ArgumentError(f"{where}: expected an int, got "
                             f"{type(arg).__name__}")
+
+
+def _check_bound(where, dtype, value, arg):
+    """A parameter compiled for one value (tile-bind): the launch must pass
+    that value."""
+    def f32(x):
+        return struct.unpack("f", struct.pack("f", x))[0]
+    if (f32(arg) != f32(value)) if dtype == "f32" else (arg != value):
+        raise ArgumentError(f"{where}: the kernel was compiled for the value "
+                            f"{value!r} (tile.bound), got {arg!r}")
 
 
 def _check_view(where, param, t, needs_tma):

@@ -19,6 +19,10 @@ struct NVIDIAPipelineOptions
   Option<std::string> out{*this, "out",
                           llvm::cl::desc("Folder for PTX, cubin and manifest"),
                           llvm::cl::init(".")};
+  ListOption<std::string> bind{
+      *this, "bind",
+      llvm::cl::desc("tile-bind's params: INDEX=VALUE, compile the kernels "
+                     "for these values of scalar parameters")};
   Option<bool> cubin{*this, "cubin",
                      llvm::cl::desc("Assemble a cubin when ptxas is found"),
                      llvm::cl::init(true)};
@@ -88,6 +92,9 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   // The scheduling passes, per kernel: each leaves alone what it cannot
   // improve (hand-scheduled kernels pass through unchanged).
   OpPassManager &kernels = pm.nest<tk::tile::KernelOp>();
+  tk::tile::TileBindOptions bind;
+  bind.params = llvm::to_vector(options.bind);
+  kernels.addPass(tk::tile::createTileBind(bind));
   if (options.dynamicTiles)
     kernels.addPass(tk::tile::createTileDynamicTiles());
   tk::tile::TilePipelineOptions pipeline;
@@ -132,6 +139,10 @@ struct AMDPipelineOptions : public PassPipelineOptions<AMDPipelineOptions> {
   Option<std::string> out{*this, "out",
                           llvm::cl::desc("Folder for ISA, HSACO and manifest"),
                           llvm::cl::init(".")};
+  ListOption<std::string> bind{
+      *this, "bind",
+      llvm::cl::desc("tile-bind's params: INDEX=VALUE, compile the kernels "
+                     "for these values of scalar parameters")};
   Option<std::string> lld{
       *this, "lld",
       llvm::cl::desc("ld.lld for the code object (default: LLVM's, then PATH)"),
@@ -155,6 +166,9 @@ void buildAMDPipeline(OpPassManager &pm, const AMDPipelineOptions &options) {
   // Copies split into register-staged prefetches (tile-pipeline's AMD
   // form), then layouts (MFMA fragments, wave grids) and LDS swizzles.
   OpPassManager &kernels = pm.nest<tk::tile::KernelOp>();
+  tk::tile::TileBindOptions bind;
+  bind.params = llvm::to_vector(options.bind);
+  kernels.addPass(tk::tile::createTileBind(bind));
   tk::tile::TilePipelineOptions pipeline;
   pipeline.stages = options.stages;
   kernels.addPass(tk::tile::createTilePipeline(pipeline));

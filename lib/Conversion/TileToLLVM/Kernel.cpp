@@ -572,9 +572,13 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
         {b.getNamedAttr("kind", b.getStringAttr("scalar")),
          b.getNamedAttr("param", b.getI64IntegerAttr(i)),
          b.getNamedAttr("type", b.getStringAttr(typeName(passed)))}));
-    params.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("kind", b.getStringAttr("scalar")),
-         b.getNamedAttr("dtype", b.getStringAttr(typeName(type)))}));
+    SmallVector<NamedAttribute> desc = {
+        b.getNamedAttr("kind", b.getStringAttr("scalar")),
+        b.getNamedAttr("dtype", b.getStringAttr(typeName(type)))};
+    // A parameter tile-bind folded: the launch must pass this value.
+    if (Attribute bound = kernel.getArgAttr(i, kBoundAttr))
+      desc.push_back(b.getNamedAttr("value", bound));
+    params.push_back(b.getDictionaryAttr(desc));
   }
 
   // Shared-memory offsets on the allocs, and the dynamic tile queue's.

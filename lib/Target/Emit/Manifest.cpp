@@ -12,6 +12,10 @@ using namespace mlir;
 static llvm::json::Value toJson(Attribute attr) {
   if (auto s = dyn_cast<StringAttr>(attr))
     return s.getValue().str();
+  if (auto flag = dyn_cast<BoolAttr>(attr))
+    return flag.getValue();
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
   if (auto i = dyn_cast<IntegerAttr>(attr))
     return i.getInt();
   if (auto a = dyn_cast<DenseI64ArrayAttr>(attr))

@@ -671,3 +671,34 @@ tile.kernel @k() launch(warpgroups = 2) {
   } consumer(warpgroups = 1) {
   }
 }
+
+// -----
+
+// expected-error @+1 {{'tile.bound' on parameter #1 must be a value of its type 'i1', got 1 : i32}}
+tile.kernel @bound_type(%X: !tile.gl<?x?xf32>, %causal: i1 {tile.bound = 1 : i32}) {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.bound' on parameter #0 must be a value of its type 'f32', got "half"}}
+tile.kernel @bound_string(%s: f32 {tile.bound = "half"}) {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.bound' binds a scalar; parameter #0 is '!tile.gl<?x?xf32>'}}
+tile.kernel @bound_view(%X: !tile.gl<?x?xf32> {tile.bound = 0 : i64}) {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.bound' must be on a parameter of a 'tile.kernel'}}
+llvm.func @bound_func(%causal: i1 {tile.bound = true}) {
+  llvm.return
+}
+
+// -----
+
+// expected-error @+1 {{unknown tile dialect parameter attribute 'tile.fixed'}}
+tile.kernel @unknown_param_attr(%causal: i1 {tile.fixed = true}) {
+}

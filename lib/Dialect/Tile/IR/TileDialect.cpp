@@ -100,6 +100,29 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kBoundAttr)
+    return op->emitError() << "unknown tile dialect parameter attribute '"
+                           << attr.getName().getValue() << "'";
+  auto kernel = dyn_cast<KernelOp>(op);
+  if (!kernel)
+    return op->emitError() << "'" << kBoundAttr
+                           << "' must be on a parameter of a 'tile.kernel'";
+  Type type = kernel.getArgumentTypes()[argIndex];
+  if (isa<GlobalType>(type))
+    return op->emitError() << "'" << kBoundAttr << "' binds a scalar; "
+                           << "parameter #" << argIndex << " is " << type;
+  auto value = dyn_cast<TypedAttr>(attr.getValue());
+  if (!isa<IntegerAttr, FloatAttr>(attr.getValue()) || value.getType() != type)
+    return op->emitError() << "'" << kBoundAttr << "' on parameter #"
+                           << argIndex << " must be a value of its type "
+                           << type << ", got " << attr.getValue();
+  return success();
+}
+
 Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                             Type type, Location loc) {
   return arith::ConstantOp::materialize(builder, value, type, loc);

@@ -35,6 +35,7 @@ def Tile_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{

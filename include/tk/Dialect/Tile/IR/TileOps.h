@@ -47,6 +47,12 @@ constexpr llvm::StringLiteral kInterleaveAttr = "tile.interleave";
 constexpr llvm::StringLiteral kUniformWarpgroupIdAttr =
     "tile.uniform_warpgroup_id";
 
+/// On a tile.kernel parameter (an integer, index or float attribute of the
+/// parameter's type): the value the kernel is compiled for. tile-bind folds
+/// it into the body; the manifest records it and the runtime refuses
+/// launches that pass another value.
+constexpr llvm::StringLiteral kBoundAttr = "tile.bound";
+
 /// The shared-memory queue through which a `dynamic` tile loop's first
 /// thread passes each tile to the block's warps: `kTileQueueDepth` full
 /// mbarriers, as many empty ones, then as many 32-bit tile slots.

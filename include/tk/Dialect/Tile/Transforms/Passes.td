@@ -36,6 +36,40 @@ def TileSetTarget : Pass<"tile-set-target", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileBind : Pass<"tile-bind", "::tk::tile::KernelOp"> {
+  let summary = "Compile a kernel for fixed values of some scalar parameters";
+  let description = [{
+    Replaces every use of a scalar kernel parameter that carries `tile.bound`
+    by a constant of that value, so that later folding removes the branches
+    it decides (as Triton's `constexpr` arguments do). `params` adds
+    bindings, `INDEX=VALUE` each (the parameter's position from 0; `true`,
+    `false`, an integer or a float, as its type takes), as `tile.bound`
+    attributes before folding. The parameter stays in the launch ABI; the
+    manifest records its value (`"value"` in its `params` entry) and the
+    Python runtime refuses a launch that passes another.
+
+    Errors: a malformed entry, a position past the last parameter, a global
+    view, a value its type cannot hold, two values for one parameter.
+    Parameters without `tile.bound` are left alone. The target pipelines
+    run it first (their `bind` option is its `params`).
+
+    ```mlir
+    // tile-bind="params=1=false"
+    tile.kernel @k(%X: !tile.gl<?x?xf32>, %causal: i1) { ... %causal ... }
+    // after
+    tile.kernel @k(%X: !tile.gl<?x?xf32>, %causal: i1 {tile.bound = false}) {
+      %false = arith.constant false
+      ... %false ...
+    }
+    ```
+  }];
+  let options = [
+    ListOption<"params", "params", "std::string",
+               "INDEX=VALUE bindings of scalar parameters">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "::tk::tile::KernelOp"> {
   let summary = "Choose open register layouts and shared swizzles from their uses";
   let description = [{
