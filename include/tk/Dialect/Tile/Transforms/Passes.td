@@ -51,7 +51,8 @@ def TileBind : Pass<"tile-bind", "::tk::tile::KernelOp"> {
     Errors: a malformed entry, a position past the last parameter, a global
     view, a value its type cannot hold, two values for one parameter.
     Parameters without `tile.bound` are left alone. The target pipelines
-    run it first (their `bind` option is its `params`).
+    run it first (their `bind` option is its `params`); like every option of
+    a kernel pass, `params` applies to each kernel of the module.
 
     ```mlir
     // tile-bind="params=1=false"
