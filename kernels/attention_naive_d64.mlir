@@ -31,8 +31,8 @@
 // (one step per diagonal) takes a half step: Q Kᵀ and P V over the tile's
 // first 64 keys only (`tile.subtile` of K and V; m64n64 MMAs). At 512
 // causal that is 4 of the 20 warpgroup steps of a head at half the work:
-// 1.03-1.06x cuDNN there against 0.98-1.01 for the full steps, 1.04-1.05
-// against 1.01-1.02 at 1024 (H100, docs/performance.md "Thirty-seventh
+// 1.04-1.06x cuDNN there against 0.98-1.01 for the full steps, 1.03-1.05
+// against 1.00-1.02 at 1024 (H100, docs/performance.md "Thirty-seventh
 // session"). Non-causal calls run this program compiled for causal = false
 // (`bind=6=false`, tk_mlir.attention's NON_CAUSAL_KERNEL), where the half
 // step and the masks fold away.
