@@ -102,6 +102,12 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       %o_new = tile.mma AB %p16, %v, %o_scaled : !p16, !st -> !o
       scf.yield %m_new, %l_new, %o_new : !row, !row, !o
     } {tile.stages = 2}
+    // The log-sum-exp first: it does not need the last P V, so
+    // tile-early-epilogue runs it (and 1 / l) while that MMA multiplies.
+    %m_nat = tile.mul %m, %scale : !row, f32
+    %log_l = tile.log %l : !row
+    %lse = tile.add %m_nat, %log_l : !row
+    tile.store %lse, %L[%b, %h, %qt] : !row, !tile.gl<?x?x?xf32>
     // One division per row, not per element.
     %ones = tile.fill 1.0 : !row
     %inv_l = tile.div %ones, %l : !row
@@ -109,9 +115,5 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     %o_norm = tile.mul %o, %inv_b : !o
     %o16 = tile.cast %o_norm : !o to !o16
     tile.store %o16, %O[%b, %h, %qt, %c0] : !o16, !qkv
-    %m_nat = tile.mul %m, %scale : !row, f32
-    %log_l = tile.log %l : !row
-    %lse = tile.add %m_nat, %log_l : !row
-    tile.store %lse, %L[%b, %h, %qt] : !row, !tile.gl<?x?x?xf32>
   }
 }

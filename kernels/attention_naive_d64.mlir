@@ -191,6 +191,12 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       }
       scf.yield %m_out, %l_out, %o_out : !row, !row, !o
     } {tile.stages = 2}
+    // The log-sum-exp first: it does not need the last P V, so
+    // tile-early-epilogue runs it (and 1 / l) while that MMA multiplies.
+    %m_nat = tile.mul %m, %scale : !row, f32
+    %log_l = tile.log %l : !row
+    %lse = tile.add %m_nat, %log_l : !row
+    tile.store %lse, %L[%b, %h, %qt] : !row, !tile.gl<?x?x?xf32>
     // One division per row, not per element.
     %ones = tile.fill 1.0 : !row
     %inv_l = tile.div %ones, %l : !row
@@ -198,9 +204,5 @@ tile.kernel @attention_naive_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     %o_norm = tile.mul %o, %inv_b : !o
     %o16 = tile.cast %o_norm : !o to !o16
     tile.store %o16, %O[%b, %h, %qt, %c0] : !o16, !qkv
-    %m_nat = tile.mul %m, %scale : !row, f32
-    %log_l = tile.log %l : !row
-    %lse = tile.add %m_nat, %log_l : !row
-    tile.store %lse, %L[%b, %h, %qt] : !row, !tile.gl<?x?x?xf32>
   }
 }

@@ -75,6 +75,12 @@ struct NVIDIAPipelineOptions
       llvm::cl::desc("Run tile-overlap-mma after tile-warp-specialize (a "
                      "loop's second MMA under the next iteration's first)"),
       llvm::cl::init(true)};
+  Option<bool> earlyEpilogue{
+      *this, "early-epilogue",
+      llvm::cl::desc("Run tile-early-epilogue after tile-pingpong (a tile's "
+                     "epilogue work that does not read the last MMA's "
+                     "result before that MMA's wait)"),
+      llvm::cl::init(true)};
   Option<int64_t> stagger{
       *this, "stagger",
       llvm::cl::desc("tile-warp-specialize's consumer stagger in cycles "
@@ -111,6 +117,8 @@ void buildNVIDIAPipeline(OpPassManager &pm,
   if (options.overlapMma)
     kernels.addPass(tk::tile::createTileOverlapMma());
   kernels.addPass(tk::tile::createTilePingpong());
+  if (options.earlyEpilogue)
+    kernels.addPass(tk::tile::createTileEarlyEpilogue());
   kernels.addPass(tk::tile::createTileAssignLayouts());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
