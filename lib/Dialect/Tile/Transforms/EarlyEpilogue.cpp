@@ -22,7 +22,10 @@
 // and with turns the other warpgroup's next MMA waits for it. This pass
 // moves the epilogue ops that do not read an in-flight MMA result into both
 // branches of the guard, in the then-branch just before the wait, so they
-// run while the MMA multiplies.
+// run while the MMA multiplies. The guard's condition is the loop's trip
+// test, the same in every thread of a warpgroup (its MMAs are
+// warpgroup-wide), so a warpgroup barrier a moved op brings (the copy-out
+// wait's) runs in all of a warpgroup's threads or in none.
 //
 //===----------------------------------------------------------------------===//
 #include "Utils.h"
