@@ -89,9 +89,8 @@ bool movableKind(Operation *op) {
   return false;
 }
 
-/// Moves what it can of the ops after `guard` before `wait`; true when it
-/// moved anything.
-bool hoist(scf::IfOp guard, MmaWaitOp wait) {
+/// Moves what it can of the ops after `guard` before `wait`.
+void hoist(scf::IfOp guard, MmaWaitOp wait) {
   auto thenYield = cast<scf::YieldOp>(guard.thenBlock()->getTerminator());
   auto elseYield = cast<scf::YieldOp>(guard.elseBlock()->getTerminator());
   // Results the wait completes: yielded straight from an async MMA.
@@ -101,19 +100,15 @@ bool hoist(scf::IfOp guard, MmaWaitOp wait) {
     if (yielded.getDefiningOp<MmaAsyncOp>())
       blocked.insert(result);
   if (blocked.empty())
-    return false;
+    return;
 
   SmallVector<Operation *> moved;
   llvm::DenseSet<Operation *> movedSet;
   for (Operation *op = guard->getNextNode(); op; op = op->getNextNode()) {
-    bool ready = llvm::none_of(op->getOperands(), [&](Value v) {
-      if (blocked.contains(v))
-        return true;
-      Operation *def = v.getDefiningOp();
-      // Defined after the guard in this block by an op that stays.
-      return def && def->getBlock() == guard->getBlock() &&
-             guard->isBeforeInBlock(def) && !movedSet.contains(def);
-    });
+    // Every op that stays has blocked its results, so an operand not
+    // blocked is defined before the guard or by a moved op.
+    bool ready = llvm::none_of(op->getOperands(),
+                               [&](Value v) { return blocked.contains(v); });
     if (ready && movableKind(op)) {
       moved.push_back(op);
       movedSet.insert(op);
@@ -127,11 +122,10 @@ bool hoist(scf::IfOp guard, MmaWaitOp wait) {
       break;
   }
   // Nothing worth moving: only constants or index arithmetic would go.
-  if (llvm::all_of(moved, [](Operation *op) {
-        return op->getDialect() !=
-               op->getContext()->getLoadedDialect<TileDialect>();
+  if (llvm::none_of(moved, [](Operation *op) {
+        return isa<TileDialect>(op->getDialect());
       }))
-    return false;
+    return;
 
   // Clone into both branches; the guard's results stand for what each
   // branch yields.
@@ -178,7 +172,6 @@ bool hoist(scf::IfOp guard, MmaWaitOp wait) {
   for (Operation *op : llvm::reverse(moved))
     op->erase();
   guard.erase();
-  return true;
 }
 
 struct EarlyEpiloguePass
