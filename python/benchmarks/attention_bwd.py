@@ -110,7 +110,7 @@ def check(rows):
             o2, lse2 = attention_forward(q, k, v, causal, scale)
             got2 = attention_backward(q, k, v, o2, lse2, g, causal, scale,
                                       fused=not uses_fused(d, n))
-            split, _, split_ok = compare(got2, ref, zero)
+            split, split_abs, split_ok = compare(got2, ref, zero)
             ok = ok and split_ok
         rows.append({"batch": b, "heads": h, "kv_heads": hk, "seq": n,
                      "dim": d, "causal": causal, "layout": layout,
@@ -118,11 +118,21 @@ def check(rows):
                      "dv_rel_err": errs[2], "max_abs_err": absolute,
                      "zero_reference": zero, "other_form_rel_errs": split,
                      "ok": ok})
+        other = (describe(split, split_abs, zero) if split is not None
+                 else "-")
         print(f"grad b={b} h={h} kv={hk} n={n:>5} d={d:>3} "
               f"causal={causal!s:5} "
-              f"{layout}: dQ {errs[0]:.2e} dK {errs[1]:.2e} dV {errs[2]:.2e} "
-              f"other form {split and ' '.join(f'{e:.2e}' for e in split)} "
-              f"{'ok' if ok else 'FAIL'}", flush=True)
+              f"{layout}: {describe(errs, absolute, zero)} "
+              f"other form {other} {'ok' if ok else 'FAIL'}", flush=True)
+
+
+def describe(errs, absolute, zero):
+    """dQ, dK, dV's errors as the check judges them: relative, or the
+    largest absolute error where the exact gradient is zero (a relative
+    error against zero is meaningless there)."""
+    return " ".join(f"{name} abs {a:.2e}" if z else f"{name} {e:.2e}"
+                    for name, e, a, z in zip(("dQ", "dK", "dV"), errs,
+                                             absolute, zero))
 
 
 def check_delta(rows):
