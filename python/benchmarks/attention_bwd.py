@@ -104,7 +104,7 @@ def check(rows):
         ref = reference_grads(q, k, v, g, scale, causal)
         zero = [want.norm().item() < 1e-4 for want in ref]
         errs, absolute, ok = compare(grads, ref, zero)
-        split = None
+        split = split_abs = None
         if layout == "bhsd":
             # The other form on the same inputs.
             o2, lse2 = attention_forward(q, k, v, causal, scale)
@@ -117,6 +117,7 @@ def check(rows):
                      "dq_rel_err": errs[0], "dk_rel_err": errs[1],
                      "dv_rel_err": errs[2], "max_abs_err": absolute,
                      "zero_reference": zero, "other_form_rel_errs": split,
+                     "other_form_max_abs_err": split_abs,
                      "ok": ok})
         other = (describe(split, split_abs, zero) if split is not None
                  else "-")
