@@ -1,90 +1,101 @@
-// Causal linear attention, chunked, with the feature map φ(x) = elu(x) + 1:
+// Causal linear attention with the feature map φ(x) = elu(x) + 1 and its
+// normaliser, head dim 64:
 //   o_t = Σ_{s<=t} (φ(q_t)·φ(k_s)) v_s / Σ_{s<=t} φ(q_t)·φ(k_s)
-// computed over chunks of 64 positions: within a chunk as a causal-masked
-// φQ φKᵀ; earlier chunks through the state S = Σ φ(k_s)ᵀ v_s (64 x 64) and
-// z = Σ φ(k_s). Q, K, V, O: [batch, heads, seq, 64] bf16. Register layouts
-// and shared swizzles are left to tile-assign-layouts. Past the end, keys
-// load as zeros and only ever reach masked or discarded results.
-tile.kernel @linear_attention(%Q: !tile.gl<?x?x?x64xbf16>, %K: !tile.gl<?x?x?x64xbf16>,
-                              %V: !tile.gl<?x?x?x64xbf16>, %O: !tile.gl<?x?x?x64xbf16>)
-    launch(warpgroups = 1, grid = tiles) {
-  %q = tile.alloc : !tile.st<64x64xbf16>
-  %k = tile.alloc : !tile.st<64x64xbf16>
-  %v = tile.alloc : !tile.st<64x64xbf16>
-  %phi_k = tile.alloc : !tile.st<64x64xbf16>
-  %state = tile.alloc : !tile.st<64x64xbf16>
-  %ready = tile.alloc : !tile.sem
-  tile.sem_init %ready, 1 : !tile.sem
-  tile.fence sem_init
-  tile.barrier block
+// over chunks of 64 positions: within a chunk as a causal-masked φQ φKᵀ;
+// earlier chunks through the state S = Σ φ(k_s)ᵀ v_s (64 x 64, f32 in
+// registers, a bf16 copy in shared memory for the MMA) and z = Σ φ(k_s)
+// (the column sums of φK: a reduction across the warpgroup's warps).
+//
+// One block per (batch, head) walks the chunks in order. Q, K, V and O are
+// [batch·heads, seq, 64] views (`bshd` false: the [batch, heads, seq, 64]
+// layout) or [batch, seq, heads·64] (`bshd` true: the [batch, seq, heads,
+// 64] layout), so either layout is read in place; tk_mlir compiles the
+// program once for each value of `bshd` (tile-bind). The chunk copies are
+// plain `tile.copy`s: tile-pipeline turns them into a ring of TMA loads,
+// tile-warp-specialize gives them a producer warpgroup, and
+// tile-assign-layouts picks the layouts. Past the end of the sequence the
+// copies read zeros (φ = 1 there), which only reach rows that are not
+// stored: every key past the end lies after every query before it, and its
+// zero value row adds nothing to S.
+!view = !tile.gl<?x?x?xbf16>
+!st = !tile.st<64x64xbf16>
+!rt16 = !tile.rt<64x64xbf16, warpgroup>
+!rt = !tile.rt<64x64xf32, warpgroup>
+!vec = !tile.rv<64xf32, warpgroup>
 
+tile.kernel @linear_attention(%Q: !view, %K: !view, %V: !view, %O: !view,
+                              %batch: index, %heads: index, %bshd: i1)
+    launch(warpgroups = 1, grid = tiles) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !st
+  %v = tile.alloc : !st
+  %phi_k = tile.alloc : !st
+  %state = tile.alloc : !st
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
-  %batch = tile.dim %Q[0] : !tile.gl<?x?x?x64xbf16>
-  %heads = tile.dim %Q[1] : !tile.gl<?x?x?x64xbf16>
-  %seq = tile.dim %Q[2] : !tile.gl<?x?x?x64xbf16>
+  %seq = tile.dim %Q[1] : !view
   %chunks = arith.ceildivui %seq, %c64 : index
 
   tile.foreach_tile (%h, %n) in (%heads, %batch) {
-    %s0 = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup>
-    %s0_16 = tile.cast %s0 : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-    tile.store %s0_16, %state : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16>
-    %z0 = tile.fill 0.0 : !tile.rv<64xf32, warpgroup>
-    %s_last, %z_last = scf.for %ch = %c0 to %chunks step %c1 iter_args(%s = %s0, %z = %z0)
-        -> (!tile.rt<64x64xf32, warpgroup>, !tile.rv<64xf32, warpgroup>) {
-      tile.fence async_proxy
-      tile.barrier warpgroup
-      tile.sem_expect %ready, %q, %k, %v : !tile.st<64x64xbf16>, !tile.st<64x64xbf16>, !tile.st<64x64xbf16>
-      tile.load_async %Q[%n, %h, %ch, %c0] -> %q, %ready : !tile.gl<?x?x?x64xbf16>, !tile.st<64x64xbf16>
-      tile.load_async %K[%n, %h, %ch, %c0] -> %k, %ready : !tile.gl<?x?x?x64xbf16>, !tile.st<64x64xbf16>
-      tile.load_async %V[%n, %h, %ch, %c0] -> %v, %ready : !tile.gl<?x?x?x64xbf16>, !tile.st<64x64xbf16>
-      %phase = arith.index_cast %ch : index to i32
-      tile.sem_wait %ready, %phase
-
+    // Row block x and column block y of this head in the views.
+    %nh = arith.muli %n, %heads : index
+    %bh = arith.addi %nh, %h : index
+    %x = arith.select %bshd, %n, %bh : index
+    %y = arith.select %bshd, %h, %c0 : index
+    %s0 = tile.fill 0.0 : !rt
+    %s0_16 = tile.cast %s0 : !rt to !rt16
+    tile.store %s0_16, %state : !rt16, !st
+    %z0 = tile.fill 0.0 : !vec
+    %s_last, %z_last = scf.for %ch = %c0 to %chunks step %c1
+        iter_args(%s = %s0, %z = %z0) -> (!rt, !vec) {
+      tile.copy %Q[%x, %ch, %y] -> %q : !view, !st
+      tile.copy %K[%x, %ch, %y] -> %k : !view, !st
+      tile.copy %V[%x, %ch, %y] -> %v : !view, !st
       // φ(x) = max(x, 0) + exp(min(x, 0)), on Q and K.
-      %q_r = tile.load %q : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
-      %q_f = tile.cast %q_r : !tile.rt<64x64xbf16, warpgroup> to !tile.rt<64x64xf32, warpgroup>
-      %q_pos = tile.max %q_f, %zero : !tile.rt<64x64xf32, warpgroup>, f32
-      %q_neg = tile.min %q_f, %zero : !tile.rt<64x64xf32, warpgroup>, f32
-      %q_exp = tile.exp %q_neg : !tile.rt<64x64xf32, warpgroup>
-      %phi_q = tile.add %q_pos, %q_exp : !tile.rt<64x64xf32, warpgroup>
-      %k_r = tile.load %k : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
-      %k_f = tile.cast %k_r : !tile.rt<64x64xbf16, warpgroup> to !tile.rt<64x64xf32, warpgroup>
-      %k_pos = tile.max %k_f, %zero : !tile.rt<64x64xf32, warpgroup>, f32
-      %k_neg = tile.min %k_f, %zero : !tile.rt<64x64xf32, warpgroup>, f32
-      %k_exp = tile.exp %k_neg : !tile.rt<64x64xf32, warpgroup>
-      %phi_k_f = tile.add %k_pos, %k_exp : !tile.rt<64x64xf32, warpgroup>
-      %phi_k16 = tile.cast %phi_k_f : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-      tile.store %phi_k16, %phi_k : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16>
+      %q_r = tile.load %q : !st -> !rt16
+      %q_f = tile.cast %q_r : !rt16 to !rt
+      %q_pos = tile.max %q_f, %zero : !rt, f32
+      %q_neg = tile.min %q_f, %zero : !rt, f32
+      %q_exp = tile.exp %q_neg : !rt
+      %phi_q = tile.add %q_pos, %q_exp : !rt
+      %k_r = tile.load %k : !st -> !rt16
+      %k_f = tile.cast %k_r : !rt16 to !rt
+      %k_pos = tile.max %k_f, %zero : !rt, f32
+      %k_neg = tile.min %k_f, %zero : !rt, f32
+      %k_exp = tile.exp %k_neg : !rt
+      %phi_k_f = tile.add %k_pos, %k_exp : !rt
+      %phi_k16 = tile.cast %phi_k_f : !rt to !rt16
+      tile.store %phi_k16, %phi_k : !rt16, !st
       tile.fence async_proxy
       tile.barrier warpgroup
 
-      // Within the chunk: causal φQ φKᵀ, applied to V and summed for the normaliser.
-      %phi_q16 = tile.cast %phi_q : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-      %att = tile.mma ABt %phi_q16, %phi_k : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
-      %att_c = tile.causal_mask %att[%c0, %c0] fill zero : !tile.rt<64x64xf32, warpgroup>
-      %att16 = tile.cast %att_c : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-      %num_in = tile.mma AB %att16, %v : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
-      %den_in = tile.row_sum %att_c : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
+      // Within the chunk: causal φQ φKᵀ, applied to V and summed for the
+      // normaliser; earlier chunks: φQ S and φQ · z.
+      %phi_q16 = tile.cast %phi_q : !rt to !rt16
+      %att = tile.mma ABt %phi_q16, %phi_k : !rt16, !st -> !rt
+      %att_c = tile.causal_mask %att[%c0, %c0] fill zero : !rt
+      %att16 = tile.cast %att_c : !rt to !rt16
+      %num_in = tile.mma AB %att16, %v : !rt16, !st -> !rt
+      %num = tile.mma AB %phi_q16, %state, %num_in : !rt16, !st -> !rt
+      %den_in = tile.row_sum %att_c : !rt -> !vec
+      %z_b = tile.broadcast col %z : !vec to !rt
+      %qz = tile.mul %phi_q, %z_b : !rt
+      %den = tile.row_sum %qz, %den_in : !rt -> !vec
+      %den_b = tile.broadcast row %den : !vec to !rt
+      %o = tile.div %num, %den_b : !rt
+      %o16 = tile.cast %o : !rt to !rt16
+      tile.store %o16, %O[%x, %ch, %y] : !rt16, !view
 
-      // Earlier chunks: φQ S and φQ · z.
-      %num = tile.mma AB %phi_q16, %state, %num_in : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
-      %z_b = tile.broadcast col %z : !tile.rv<64xf32, warpgroup> to !tile.rt<64x64xf32, warpgroup>
-      %qz = tile.mul %phi_q, %z_b : !tile.rt<64x64xf32, warpgroup>
-      %den = tile.row_sum %qz, %den_in : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
-      %den_b = tile.broadcast row %den : !tile.rv<64xf32, warpgroup> to !tile.rt<64x64xf32, warpgroup>
-      %o = tile.div %num, %den_b : !tile.rt<64x64xf32, warpgroup>
-      %o16 = tile.cast %o : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-      tile.store %o16, %O[%n, %h, %ch, %c0] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?x?x64xbf16>
-
-      // S += φKᵀ V; z += column sums of φK.
-      %s_new = tile.mma AtB %phi_k, %v, %s : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
-      %z_new = tile.col_sum %phi_k_f, %z : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
-      %s16 = tile.cast %s_new : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-      tile.store %s16, %state : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16>
-      scf.yield %s_new, %z_new : !tile.rt<64x64xf32, warpgroup>, !tile.rv<64xf32, warpgroup>
+      // S += φKᵀ V; z += the column sums of φK.
+      %s_new = tile.mma AtB %phi_k, %v, %s : !st, !st -> !rt
+      %z_new = tile.col_sum %phi_k_f, %z : !rt -> !vec
+      %s16 = tile.cast %s_new : !rt to !rt16
+      tile.store %s16, %state : !rt16, !st
+      tile.fence async_proxy
+      tile.barrier warpgroup
+      scf.yield %s_new, %z_new : !rt, !vec
     }
   }
 }

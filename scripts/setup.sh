@@ -3,7 +3,8 @@
 # needs (when missing), builds tk-opt, then compiles the bundled GEMM program
 # to PTX, cubin (when the CUDA toolkit's ptxas is present) and a launch
 # manifest, and shows what came out; also compiles the A·Bᵀ GEMM, the
-# attention programs that tk_mlir.attention() loads, and the naive GEMM and
+# attention programs that tk_mlir.attention() and tk_mlir.linear_attention()
+# load, and the naive GEMM and
 # attention programs for AMD (gfx942, gfx950: ISA + HSACO + manifest;
 # compiled, not run here).
 set -euo pipefail
@@ -60,6 +61,17 @@ while read -r name program options; do
   build/bin/tk-opt "kernels/$program.mlir" \
     -tile-to-nvidia="out=build/artifacts/$name producer-registers=24 $options" \
     -o /dev/null 2>/dev/null
+done
+# The linear-attention programs, one variant per layout
+# (tk_mlir.linear_attention.variants()).
+PYTHONPATH=python python3 -c '
+from tk_mlir.linear_attention import variants
+for name, (program, options) in variants().items():
+    print(name, program, options)' |
+while read -r name program options; do
+  rm -rf "build/artifacts/$name"
+  build/bin/tk-opt "kernels/$program.mlir" \
+    -tile-to-nvidia="out=build/artifacts/$name $options" -o /dev/null 2>/dev/null
 done
 echo
 echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv176, attention_naive_d64_q128, attention_bwd_q80 (an alternative head-dim-128 fused backward), attention_bwd_dq_convert (the fused backward's dQ to bf16), attention_naive_d64_ring4 (attention_naive_d64 with a four-stage ring, for short causal calls)"

@@ -1,4 +1,4 @@
-//===- AMDCompute.cpp - MFMA and in-wave layout conversions ---------------===//
+//===- AMDCompute.cpp - MFMA ----------------------------------------------===//
 //
 // The AMD compute patterns:
 //
@@ -6,10 +6,9 @@
 //   (the result's FragmentMap), A and B fragments are read from LDS (or
 //   taken from registers holding the `a` / `b` fragments) and multiplied
 //   with one `v_mfma_f32_MxNxK` per k-step.
-// - Layout conversions that keep every element in its wave, by lane
-//   exchanges (`ds_bpermute`).
 //
-// The rest of the AMD lowering is shared with NVIDIA (FragmentMap patterns)
+// The rest of the AMD lowering is shared with NVIDIA (FragmentMap patterns;
+// layout conversions and exchanges between lanes and waves in Exchange.cpp)
 // or in AMDMemory.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -273,185 +272,11 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
   }
 };
 
-/// A function of the 6 lane bits that is linear over GF(2): f(l) = c XOR
-/// (XOR of cols[i] for each set bit i of l). MFMA fragments place elements
-/// by bit fields of the lane, so where one element comes from is such a
-/// function of where it goes.
-struct LaneLinear {
-  int64_t c = 0;
-  SmallVector<int64_t, 6> cols;
-
-  int64_t at(int64_t lane) const {
-    int64_t v = c;
-    for (auto [i, col] : llvm::enumerate(cols))
-      if (lane >> i & 1)
-        v ^= col;
-    return v;
-  }
-
-  static std::optional<LaneLinear> fit(ArrayRef<int64_t> values) {
-    LaneLinear f;
-    f.c = values[0];
-    for (int64_t bit = 1; bit < int64_t(values.size()); bit *= 2)
-      f.cols.push_back(values[bit] ^ f.c);
-    for (auto [lane, v] : llvm::enumerate(values))
-      if (f.at(lane) != v)
-        return std::nullopt;
-    return f;
-  }
-
-  Value emit(OpBuilder &b, Location loc, Value lane) const {
-    Value v = index(b, loc, c);
-    for (auto [i, col] : llvm::enumerate(cols)) {
-      if (!col)
-        continue;
-      Value bit = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, lane, index(b, loc, i)),
-          index(b, loc, 1));
-      v = arith::XOrIOp::create(b, loc, v,
-                                mul(b, loc, bit, index(b, loc, col)));
-    }
-    return v;
-  }
-};
-
-/// For each destination register of a wave-local conversion: where its
-/// element comes from, as linear functions of the lane (source lane and
-/// source register).
-struct InWavePlan {
-  SmallVector<LaneLinear> srcLane, srcReg;
-  SmallVector<SmallVector<int64_t, 4>> regs; // the source registers used
-};
-
-/// The plan when every element stays in its wave and the movement is
-/// lane-linear (every warp the same), else nullopt.
-std::optional<InWavePlan> planInWave(const FragmentMap &src,
-                                     const FragmentMap &dst) {
-  int64_t lanes = dst.numLanes(), warps = dst.numWarps();
-  if (lanes != 64 || src.numLanes() != 64 || src.numWarps() != warps)
-    return std::nullopt;
-  // Per warp: element → (register, lane) of a source slot holding it.
-  SmallVector<
-      DenseMap<std::pair<int64_t, int64_t>, std::pair<int64_t, int64_t>>>
-      held(warps);
-  for (int64_t w = 0; w < warps; ++w)
-    for (int64_t l = 0; l < lanes; ++l)
-      for (int64_t r = 0; r < src.numRegs(); ++r)
-        held[w].try_emplace(src.elementAt({r, l, w}), std::pair{r, l});
-  InWavePlan plan;
-  for (int64_t r = 0; r < dst.numRegs(); ++r) {
-    SmallVector<int64_t> fromLane(lanes), fromReg(lanes);
-    for (int64_t w = 0; w < warps; ++w)
-      for (int64_t l = 0; l < lanes; ++l) {
-        auto it = held[w].find(dst.elementAt({r, l, w}));
-        if (it == held[w].end())
-          return std::nullopt;
-        if (w == 0) {
-          fromReg[l] = it->second.first;
-          fromLane[l] = it->second.second;
-        } else if (fromReg[l] != it->second.first ||
-                   fromLane[l] != it->second.second) {
-          return std::nullopt;
-        }
-      }
-    auto lane = LaneLinear::fit(fromLane), reg = LaneLinear::fit(fromReg);
-    if (!lane || !reg)
-      return std::nullopt;
-    plan.srcLane.push_back(*lane);
-    plan.srcReg.push_back(*reg);
-    SmallVector<int64_t, 4> used;
-    for (int64_t v : fromReg)
-      if (!llvm::is_contained(used, v))
-        used.push_back(v);
-    plan.regs.push_back(used);
-  }
-  return plan;
-}
-
-/// A layout conversion that keeps every element in its wave, done with lane
-/// exchanges: each destination register is gathered by one `ds_bpermute`
-/// per source register it draws from, and a select by lane.
-struct ConvertInWave : OpConversionPattern<ConvertLayoutOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto from = dyn_cast<RegTileType>(op.getX().getType());
-    auto to = dyn_cast<RegTileType>(op.getType());
-    if (!from || !to || sameFragments(op))
-      return rewriter.notifyMatchFailure(op, "nothing to move");
-    FailureOr<FragmentMap> src = getScopeFragmentMap(from);
-    FailureOr<FragmentMap> dst = getScopeFragmentMap(to);
-    if (failed(src) || failed(dst))
-      return rewriter.notifyMatchFailure(op, "no fragment maps");
-    std::optional<InWavePlan> plan = planInWave(*src, *dst);
-    if (!plan)
-      return rewriter.notifyMatchFailure(op, "not wave-local");
-    OpBuilder &b = rewriter;
-    Location loc = op.getLoc();
-    Type element = from.getElementType();
-    unsigned bits = element.getIntOrFloatBitWidth();
-    Type i32 = b.getI32Type(), narrow = b.getIntegerType(bits);
-    auto toI32Bits = [&](Value v) -> Value {
-      Value asInt = LLVM::BitcastOp::create(b, loc, narrow, v);
-      return bits == 32 ? asInt : LLVM::ZExtOp::create(b, loc, i32, asInt);
-    };
-    auto fromI32Bits = [&](Value v) -> Value {
-      Value asInt = bits == 32 ? v : LLVM::TruncOp::create(b, loc, narrow, v);
-      return LLVM::BitcastOp::create(b, loc, element, asInt);
-    };
-    Value lane =
-        arith::RemUIOp::create(b, loc, threadIndex(b, loc), index(b, loc, 64));
-    Type structType = getTypeConverter()->convertType(to);
-    Value result = LLVM::UndefOp::create(b, loc, structType);
-    for (int64_t r = 0; r < dst->numRegs(); ++r) {
-      Value address = toI32(
-          b, loc,
-          arith::ShLIOp::create(b, loc, plan->srcLane[r].emit(b, loc, lane),
-                                index(b, loc, 2)));
-      Value which = plan->regs[r].size() > 1
-                        ? plan->srcReg[r].emit(b, loc, lane)
-                        : Value();
-      Value gathered;
-      for (int64_t s : plan->regs[r]) {
-        Value v = ROCDL::DsBpermuteOp::create(
-            b, loc, i32, address,
-            toI32Bits(LLVM::ExtractValueOp::create(b, loc, adaptor.getX(), s)));
-        gathered =
-            gathered
-                ? arith::SelectOp::create(
-                      b, loc,
-                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            which, index(b, loc, s)),
-                      v, gathered)
-                      .getResult()
-                : v;
-      }
-      result =
-          LLVM::InsertValueOp::create(b, loc, result, fromI32Bits(gathered), r);
-    }
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
 } // namespace
-
-bool tk::lower::convertsInWave(ConvertLayoutOp op) {
-  auto from = dyn_cast<RegTileType>(op.getX().getType());
-  auto to = dyn_cast<RegTileType>(op.getType());
-  if (!from || !to)
-    return false;
-  FailureOr<FragmentMap> src = getScopeFragmentMap(from);
-  FailureOr<FragmentMap> dst = getScopeFragmentMap(to);
-  return succeeded(src) && succeeded(dst) && planInWave(*src, *dst);
-}
 
 void tk::lower::amd::populateComputePatterns(TypeConverter &converter,
                                              RewritePatternSet &patterns) {
-  // ConvertInWave and AMDMemory.cpp's ConvertThroughLDS never both apply:
-  // the pass reserves LDS scratch only where elements cross waves.
-  patterns.add<MfmaLowering, ConvertInWave>(converter, patterns.getContext());
+  patterns.add<MfmaLowering>(converter, patterns.getContext());
 }
 
 void tk::lower::populateAMDPatterns(TypeConverter &converter,

@@ -420,61 +420,6 @@ struct LoadSharedLowering : OpConversionPattern<LoadOp> {
   }
 };
 
-/// A layout conversion that moves data, through an LDS scratch tile (the
-/// pass reserved it and recorded its offset): every thread writes the
-/// elements it holds at their (row, col), the block synchronizes, every
-/// thread reads the elements its new layout gives it. A barrier first keeps
-/// the writes behind the previous conversion's reads of the same scratch.
-struct ConvertThroughLDS : OpConversionPattern<ConvertLayoutOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto offset = op->getAttrOfType<IntegerAttr>(kScratchOffset);
-    auto from = dyn_cast<RegTileType>(op.getX().getType());
-    auto to = dyn_cast<RegTileType>(op.getType());
-    if (!offset || !from || !to)
-      return rewriter.notifyMatchFailure(op, "no scratch");
-    FailureOr<FragmentMap> src = getScopeFragmentMap(from);
-    FailureOr<FragmentMap> dst = getScopeFragmentMap(to);
-    if (failed(src) || failed(dst))
-      return rewriter.notifyMatchFailure(op, "no fragment maps");
-    OpBuilder &b = rewriter;
-    Location loc = op.getLoc();
-    Type element = from.getElementType();
-    int64_t eb = elementBytes(element), cols = from.getShape()[1];
-    Value scratch = sharedAt(b, loc, offset.getInt());
-    auto at = [&](Value row, Value col) {
-      Value at = add(b, loc, mul(b, loc, row, index(b, loc, cols)), col);
-      return offsetPtr(b, loc, scratch, mul(b, loc, at, index(b, loc, eb)));
-    };
-    ROCDL::BarrierOp::create(b, loc);
-    Value zero = index(b, loc, 0);
-    auto [srcRow, srcCol] = threadOrigin(b, loc, *src, zero, zero);
-    for (int64_t reg = 0; reg < src->numRegs(); ++reg) {
-      auto [dr, dc] = src->elementAt({reg, 0, 0});
-      LLVM::StoreOp::create(
-          b, loc, LLVM::ExtractValueOp::create(b, loc, adaptor.getX(), reg),
-          at(add(b, loc, srcRow, index(b, loc, dr)),
-             add(b, loc, srcCol, index(b, loc, dc))));
-    }
-    ROCDL::BarrierOp::create(b, loc);
-    auto [dstRow, dstCol] = threadOrigin(b, loc, *dst, zero, zero);
-    Type structType = getTypeConverter()->convertType(to);
-    Value result = LLVM::UndefOp::create(b, loc, structType);
-    for (int64_t reg = 0; reg < dst->numRegs(); ++reg) {
-      auto [dr, dc] = dst->elementAt({reg, 0, 0});
-      Value v =
-          LLVM::LoadOp::create(b, loc, element,
-                               at(add(b, loc, dstRow, index(b, loc, dr)),
-                                  add(b, loc, dstCol, index(b, loc, dc))));
-      result = LLVM::InsertValueOp::create(b, loc, result, v, reg);
-    }
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
 struct BarrierLowering : OpConversionPattern<BarrierOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -492,6 +437,6 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
 void tk::lower::amd::populateMemoryPatterns(TypeConverter &converter,
                                             RewritePatternSet &patterns) {
   patterns.add<CopyLowering, LoadChunksLowering, StoreChunksLowering,
-               LoadSharedLowering, ConvertThroughLDS, BarrierLowering,
-               StoreGlobalBuffered>(converter, patterns.getContext());
+               LoadSharedLowering, BarrierLowering, StoreGlobalBuffered>(
+      converter, patterns.getContext());
 }

@@ -57,9 +57,11 @@ inline constexpr llvm::StringLiteral kClusterBlocks = "tk.cluster_blocks";
 inline constexpr llvm::StringLiteral kSmemSymbol = "__tk_smem";
 /// AMD: on tile.copy, the threads of the block, which share the copy.
 inline constexpr llvm::StringLiteral kThreads = "tk.threads";
-/// AMD: on a data-moving tile.convert_layout, the byte offset of its LDS
-/// scratch tile.
+/// On an op that exchanges data between warps (Exchange.cpp): the byte
+/// offset of its shared-memory scratch, and the bytes between the slots of
+/// a warpgroup-scope op's warpgroups.
 inline constexpr llvm::StringLiteral kScratchOffset = "tk.scratch_offset";
+inline constexpr llvm::StringLiteral kScratchSlot = "tk.scratch_slot";
 /// On a kernel: the parameters (views) whose rows must be a multiple of 16
 /// bytes long; the manifest says so to the launcher.
 inline constexpr llvm::StringLiteral kRowAligned = "tk.row_aligned_views";
@@ -283,13 +285,42 @@ void populateReductionPatterns(mlir::TypeConverter &converter,
 /// AMDCompute.cpp).
 void populateAMDPatterns(mlir::TypeConverter &converter,
                          mlir::RewritePatternSet &patterns);
-/// AMD: whether a layout conversion keeps every element in its wave and
-/// can be done with lane exchanges (no LDS scratch).
-bool convertsInWave(tile::ConvertLayoutOp op);
 /// Whether a layout conversion is between identical fragment maps.
 bool sameFragments(tile::ConvertLayoutOp op);
 /// Why a reduction of `tile` along rows (or columns) cannot be lowered, or "".
 std::string reductionUnsupportedReason(tile::RegTileType tile, bool alongRows);
+/// Why `tile.cumsum` or `tile.vec_reduce` cannot be lowered, or "".
+std::string scanUnsupportedReason(mlir::Operation *op);
+
+/// Work that crosses lanes and warps (Exchange.cpp).
+/// How many warps' partial results a reduction along rows (one result per
+/// row) or columns combines: the product of the warp modes moving along
+/// the reduced axis.
+int64_t warpsAcross(const tile::FragmentMap &map, bool alongRows);
+/// Gives every op of `kernel` whose exchange crosses warps its own
+/// shared-memory scratch (a `tile.alloc` at the top of the kernel, one slot
+/// per warpgroup for warpgroup-scope values); fails when the kernel's shared
+/// memory, scratch included, exceeds its target's.
+mlir::LogicalResult reserveExchangeScratch(tile::KernelOp kernel);
+/// After lowerKernels: each exchanging op learns its scratch's offset.
+void placeExchangeScratch(mlir::gpu::GPUModuleOp gpuModule);
+/// The scratch of `op` for the executing warpgroup (`scope` warpgroup) or
+/// block.
+mlir::Value exchangeScratch(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Operation *op, tile::Scope scope);
+/// Every thread of `scope` (of the executing warpgroup, or the block).
+void scopeBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                  tile::Scope scope);
+/// The 32-bit-or-narrower `value` of lane `lane` (an index) of this warp
+/// (shfl.sync.idx on NVIDIA, ds_bpermute on AMD).
+mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value value, mlir::Value lane);
+/// Whether a layout conversion moves elements between warps (through a
+/// scratch); others move within warps or not at all.
+bool movesBetweenWarps(tile::ConvertLayoutOp op);
+/// Layout conversions that move data, both targets.
+void populateExchangePatterns(mlir::TypeConverter &converter,
+                              mlir::RewritePatternSet &patterns);
 
 } // namespace tk::lower
 

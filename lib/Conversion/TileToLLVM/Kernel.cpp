@@ -199,12 +199,12 @@ Value tk::lower::gridSize(OpBuilder &b, Location loc) {
   }
   return toIndex(b, loc, NVVM::GridDimXOp::create(b, loc, i32));
 }
-Value tk::lower::shuffleXor(OpBuilder &b, Location loc, Value value,
-                            int64_t mask) {
+/// Runs `shuffle` (a 32-bit lane exchange) on `value`: narrower values
+/// (bf16, f16) travel in the low bits of an i32, floats as their bits.
+static Value through32Bits(OpBuilder &b, Location loc, Value value,
+                           llvm::function_ref<Value(Value)> shuffle) {
   Type type = value.getType();
   Type i32 = b.getI32Type();
-  // Both shuffles move 32-bit lanes: narrower values (bf16, f16) travel in
-  // the low bits of one.
   unsigned width = type.getIntOrFloatBitWidth();
   if (width < 32) {
     Type narrow = b.getIntegerType(width);
@@ -212,27 +212,48 @@ Value tk::lower::shuffleXor(OpBuilder &b, Location loc, Value value,
         type == narrow
             ? value
             : LLVM::BitcastOp::create(b, loc, narrow, value).getResult();
-    Value wide = LLVM::ZExtOp::create(b, loc, i32, bits);
-    Value got =
-        LLVM::TruncOp::create(b, loc, narrow, shuffleXor(b, loc, wide, mask));
+    Value got = LLVM::TruncOp::create(
+        b, loc, narrow, shuffle(LLVM::ZExtOp::create(b, loc, i32, bits)));
     return type == narrow
                ? got
                : LLVM::BitcastOp::create(b, loc, type, got).getResult();
   }
-  if (!targetsAMD(b))
-    return NVVM::ShflOp::create(b, loc, type, constI32(b, loc, -1), value,
-                                constI32(b, loc, mask), constI32(b, loc, 0x1f),
-                                NVVM::ShflKind::bfly, UnitAttr{});
-  // ds_bpermute takes the source lane's byte address (lane * 4).
-  Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
-                                      constIndex(b, loc, 64));
-  Value from = arith::XOrIOp::create(b, loc, lane, constIndex(b, loc, mask));
-  Value address =
-      toI32(b, loc, arith::ShLIOp::create(b, loc, from, constIndex(b, loc, 2)));
-  Value bits =
-      type == i32 ? value : LLVM::BitcastOp::create(b, loc, i32, value);
-  Value got = ROCDL::DsBpermuteOp::create(b, loc, i32, address, bits);
-  return type == i32 ? got : LLVM::BitcastOp::create(b, loc, type, got);
+  // NVIDIA's shuffles take f32 as it is.
+  if (type == i32 || (type.isF32() && !targetsAMD(b)))
+    return shuffle(value);
+  Value got = shuffle(LLVM::BitcastOp::create(b, loc, i32, value));
+  return LLVM::BitcastOp::create(b, loc, type, got);
+}
+Value tk::lower::shuffleXor(OpBuilder &b, Location loc, Value value,
+                            int64_t mask) {
+  if (targetsAMD(b)) {
+    Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
+                                        constIndex(b, loc, 64));
+    return shuffleIdx(
+        b, loc, value,
+        arith::XOrIOp::create(b, loc, lane, constIndex(b, loc, mask)));
+  }
+  return through32Bits(b, loc, value, [&](Value bits) -> Value {
+    return NVVM::ShflOp::create(b, loc, bits.getType(), constI32(b, loc, -1),
+                                bits, constI32(b, loc, mask),
+                                constI32(b, loc, 0x1f), NVVM::ShflKind::bfly,
+                                UnitAttr{});
+  });
+}
+Value tk::lower::shuffleIdx(OpBuilder &b, Location loc, Value value,
+                            Value lane) {
+  return through32Bits(b, loc, value, [&](Value bits) -> Value {
+    Type type = bits.getType();
+    if (targetsAMD(b)) {
+      // ds_bpermute takes the source lane's byte address (lane * 4).
+      Value address = toI32(
+          b, loc, arith::ShLIOp::create(b, loc, lane, constIndex(b, loc, 2)));
+      return ROCDL::DsBpermuteOp::create(b, loc, type, address, bits);
+    }
+    return NVVM::ShflOp::create(b, loc, type, constI32(b, loc, -1), bits,
+                                toI32(b, loc, lane), constI32(b, loc, 0x1f),
+                                NVVM::ShflKind::idx, UnitAttr{});
+  });
 }
 static Value callF32(OpBuilder &b, Location loc, StringRef name, Value x) {
   return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
@@ -978,6 +999,7 @@ LogicalResult tk::lower::convertTileOps(gpu::GPUModuleOp gpuModule,
   populateMemoryPatterns(converter, patterns, nvidia);
   populateComputePatterns(converter, patterns, nvidia, anchorMmaWaits);
   populateReductionPatterns(converter, patterns);
+  populateExchangePatterns(converter, patterns);
   populateSignalPatterns(converter, patterns);
   if (nvidia)
     populateSyncPatterns(converter, patterns);

@@ -59,10 +59,8 @@ std::string unsupportedReason(Operation *op) {
   if (isa<CopyOp>(op))
     return "is the synchronous naive form; run tile-pipeline (stages = 1 "
            "for a plain synchronous copy) before lowering";
-  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
-    return sameFragments(convert)
-               ? ""
-               : "between layouts that move data is not lowered yet";
+  if (isa<CumsumOp, VecReduceOp>(op))
+    return scanUnsupportedReason(op);
   if (auto store = dyn_cast<StoreOp>(op)) {
     Type value = store.getValue().getType(), dst = store.getDst().getType();
     if (isa<RegTileType>(value) &&
@@ -77,9 +75,10 @@ std::string unsupportedReason(Operation *op) {
           WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
           PrefixSumOp, PartRowsOp, SubtileOp, LoadOp, LoadAsyncOp, StoreAsyncOp,
           StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,
-          BarrierOp, MmaTurnOp, FenceOp, FillOp, CastOp, AddOp, SubOp, MulOp,
-          DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp,
-          MmaWaitOp, CausalMaskOp, BoundMaskOp, SignalAddOp, SignalWaitOp>(op))
+          BarrierOp, MmaTurnOp, FenceOp, FillOp, CastOp, ConvertLayoutOp, AddOp,
+          SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
+          BroadcastOp, MmaWaitOp, CausalMaskOp, BoundMaskOp, SignalAddOp,
+          SignalWaitOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";
@@ -91,12 +90,14 @@ struct ConvertTileToNVVMPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<gpu::GPUModuleOp> gpuModule = lowerKernels(
-        module, tk::Vendor::nvidia, getArgument(), unsupportedReason);
+    FailureOr<gpu::GPUModuleOp> gpuModule =
+        lowerKernels(module, tk::Vendor::nvidia, getArgument(),
+                     unsupportedReason, reserveExchangeScratch);
     if (failed(gpuModule))
       return signalPassFailure();
     if (!*gpuModule)
       return;
+    placeExchangeScratch(*gpuModule);
 
     if (waitTimeoutMs)
       (*gpuModule)

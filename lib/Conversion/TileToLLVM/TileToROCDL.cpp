@@ -61,10 +61,8 @@ std::string amdUnsupportedReason(Operation *op) {
   if (isa<ColMaxOp, ColSumOp>(op))
     return reductionUnsupportedReason(
         cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/false);
-  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
-    return sameFragments(convert) || isa<RegTileType>(convert.getType())
-               ? ""
-               : "between vector layouts that move data is not lowered yet";
+  if (isa<CumsumOp, VecReduceOp>(op))
+    return scanUnsupportedReason(op);
   auto chunked = [](Type type) {
     auto tile = dyn_cast<RegTileType>(type);
     auto chunks =
@@ -107,62 +105,11 @@ std::string amdUnsupportedReason(Operation *op) {
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpgroupIdOp, DimOp,
           PrefixSumOp, PartRowsOp, AllocOp, SlotOp, SubtileOp, FillOp, CastOp,
           AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp,
-          LogOp, BroadcastOp, CausalMaskOp, BoundMaskOp>(op))
+          LogOp, BroadcastOp, CausalMaskOp, BoundMaskOp, ConvertLayoutOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to ROCDL yet";
   return "";
-}
-
-constexpr llvm::StringLiteral kScratchId = "tk.scratch_id";
-
-/// Reserves an LDS scratch tile (an alloc at the top of the kernel) for
-/// every tile layout conversion that moves data between waves; both carry
-/// the same id. Fails when the kernel's LDS, scratch included, does not fit
-/// the chip (the one place the AMD budget is checked: the passes may have
-/// moved shared tiles into registers).
-LogicalResult reserveScratch(KernelOp kernel) {
-  int64_t scratch = 0;
-  kernel.walk([&](ConvertLayoutOp convert) {
-    auto tile = dyn_cast<RegTileType>(convert.getType());
-    if (!tile || sameFragments(convert) || convertsInWave(convert))
-      return;
-    OpBuilder b(&kernel.getBody().front(), kernel.getBody().front().begin());
-    auto type = SharedTileType::get(b.getContext(), tile.getShape(),
-                                    tile.getElementType(),
-                                    SwizzleAttr::get(b.getContext(), 0));
-    auto alloc = AllocOp::create(b, convert.getLoc(), type);
-    scratch += type.getBytes();
-    int64_t id = scratch; // unique: grows with every reservation
-    alloc->setAttr(kScratchId, b.getI64IntegerAttr(id));
-    convert->setAttr(kScratchId, b.getI64IntegerAttr(id));
-  });
-  const tk::TargetInfo &target = getTargetInfo(kernel);
-  int64_t bytes = kernel.getSharedMemoryBytes();
-  if (bytes <= target.sharedMemoryBytes)
-    return success();
-  if (scratch)
-    return kernel.emitOpError("needs ")
-           << bytes << " bytes of LDS with the " << scratch
-           << " bytes its layout conversions move data through; " << target.name
-           << " has " << target.sharedMemoryBytes;
-  return kernel.emitOpError("needs ")
-         << bytes << " bytes of LDS; " << target.name << " has "
-         << target.sharedMemoryBytes;
-}
-
-/// After the signature is lowered (allocs carry their offsets): each
-/// conversion learns its scratch's offset.
-void placeScratch(gpu::GPUModuleOp gpuModule) {
-  DenseMap<int64_t, IntegerAttr> offsets;
-  gpuModule.walk([&](AllocOp alloc) {
-    if (auto id = alloc->getAttrOfType<IntegerAttr>(kScratchId))
-      offsets[id.getInt()] = alloc->getAttrOfType<IntegerAttr>(kSmemOffset);
-  });
-  gpuModule.walk([&](ConvertLayoutOp convert) {
-    if (auto id = convert->getAttrOfType<IntegerAttr>(kScratchId))
-      convert->setAttr(kScratchOffset, offsets.lookup(id.getInt()));
-  });
 }
 
 /// A store of `#tile.chunks` registers (the second half of a split copy).
@@ -269,12 +216,12 @@ struct ConvertTileToROCDLPass
     recordLaunch(module);
     FailureOr<gpu::GPUModuleOp> gpuModule =
         lowerKernels(module, tk::Vendor::amd, getArgument(),
-                     amdUnsupportedReason, reserveScratch);
+                     amdUnsupportedReason, reserveExchangeScratch);
     if (failed(gpuModule))
       return signalPassFailure();
     if (!*gpuModule)
       return;
-    placeScratch(*gpuModule);
+    placeExchangeScratch(*gpuModule);
 
     if (failed(convertTileOps(*gpuModule, tk::Vendor::amd, fpContract)))
       return signalPassFailure();

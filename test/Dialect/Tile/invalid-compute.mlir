@@ -180,6 +180,22 @@ tile.kernel @k() {
 // -----
 
 tile.kernel @k() {
+  %t = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup>
+  // expected-error @+1 {{'tile.cumsum' op of a tile needs an axis: 'row' (along each row) or 'col' (along each column)}}
+  %c = tile.cumsum %t : !tile.rt<64x64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  %v = tile.fill 1.0 : !tile.rv<64xf32, warpgroup>
+  // expected-error @+1 {{'tile.cumsum' op of a vector takes no axis}}
+  %c = tile.cumsum row %v : !tile.rv<64xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
   %v = "test.source"() : () -> !tile.rv<64xf8E4M3FN, warpgroup>
   // expected-error @+1 {{'tile.vec_reduce' op arithmetic needs f32, f16 or bf16 elements}}
   %c = tile.vec_reduce max %v : !tile.rv<64xf8E4M3FN, warpgroup>

@@ -102,6 +102,9 @@ tile.kernel @elementwise(%s: f32) {
 // CHECK: tile.vec_reduce max %{{.*}} : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
 // CHECK: tile.vec_reduce sum
 // CHECK: tile.cumsum %{{.*}} : !tile.rv<64xf32, warpgroup>
+// CHECK: tile.cumsum %{{.*}} exclusive : !tile.rv<64xf32, warpgroup>
+// CHECK: tile.cumsum row %[[X]] : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
+// CHECK: tile.cumsum col %[[X]] exclusive : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
 tile.kernel @rows_and_columns() {
   %x = tile.fill 0.0 : !acc
   %r0 = tile.fill 0.0 : !row
@@ -116,6 +119,9 @@ tile.kernel @rows_and_columns() {
   %s = tile.vec_reduce sum %rs : !row
   %v = tile.fill 1.0 : !tile.rv<64xf32, warpgroup>
   %p = tile.cumsum %v : !tile.rv<64xf32, warpgroup>
+  %pe = tile.cumsum %v exclusive : !tile.rv<64xf32, warpgroup>
+  %pr = tile.cumsum row %x : !acc
+  %pc = tile.cumsum col %x exclusive : !acc
 }
 
 // A running maximum that may lag (slack) and a multiply that threads skip

@@ -15,6 +15,10 @@
 // RUN: %ptxas -arch=sm_90a -v %t.wt/gemm.ptx -o %t.wt/check.cubin 2>&1 | FileCheck %s --check-prefix=NOT-SERIALIZED
 // RUN: rm -rf %t.tp && tk-opt %tk_src_root/python/gpu_checks/tile_paths.mlir -tile-to-nvidia="out=%t.tp cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.tp/tile_paths.ptx -o %t.tp/check.cubin
+// RUN: rm -rf %t.cw && tk-opt %tk_src_root/python/gpu_checks/cross_warp.mlir -tile-to-nvidia="out=%t.cw cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.cw/cross_warp.ptx -o %t.cw/check.cubin
+// RUN: rm -rf %t.la && tk-opt %kernels/linear_attention.mlir -tile-to-nvidia="out=%t.la cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.la/linear_attention.ptx -o %t.la/check.cubin
 // RUN: rm -rf %t.tw && tk-opt %tk_src_root/python/gpu_checks/tile_walk.mlir -tile-to-nvidia="out=%t.tw cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.tw/walk.ptx -o %t.tw/check.cubin
 // RUN: rm -rf %t.at && tk-opt %kernels/attention_fwd.mlir -tile-to-nvidia="out=%t.at cubin=false" -o /dev/null

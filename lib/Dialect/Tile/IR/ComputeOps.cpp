@@ -26,7 +26,15 @@ TK_ARITHMETIC_VERIFIER(LogOp)
 TK_ARITHMETIC_VERIFIER(NegOp)
 TK_ARITHMETIC_VERIFIER(AbsOp)
 TK_ARITHMETIC_VERIFIER(FmaOp)
-TK_ARITHMETIC_VERIFIER(CumsumOp)
+LogicalResult CumsumOp::verify() {
+  bool tile = isa<RegTileType>(getType());
+  if (tile && !getAxis())
+    return emitOpError("of a tile needs an axis: 'row' (along each row) or "
+                       "'col' (along each column)");
+  if (!tile && getAxis())
+    return emitOpError("of a vector takes no axis");
+  return verifyArithmeticElement(*this, getType());
+}
 LogicalResult VecReduceOp::verify() {
   return verifyArithmeticElement(*this, getX().getType());
 }

@@ -312,6 +312,11 @@ def Tile_BoundMaskOp : Tile_Op<"bound_mask", [Pure,
 def Tile_VecReduceOp : Tile_Op<"vec_reduce", [Pure]> {
   let summary = "reduce a register vector to an f32 scalar held by every thread";
   let description = [{
+    Combines every element of the vector; every thread of the scope gets
+    the result. Where the vector's elements live in several warps the
+    lowering exchanges the warps' partial results through a small
+    shared-memory scratch (see `tile.cumsum`).
+
     ```mlir
     %total = tile.vec_reduce sum %a : !tile.rv<64xf32, warpgroup>
     ```
@@ -323,10 +328,32 @@ def Tile_VecReduceOp : Tile_Op<"vec_reduce", [Pure]> {
 }
 
 def Tile_CumsumOp : Tile_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
-  let summary = "inclusive prefix sum of a register vector";
-  let arguments = (ins Tile_RegVecType:$x);
-  let results = (outs Tile_RegVecType:$result);
-  let assemblyFormat = "$x attr-dict `:` qualified(type($x))";
+  let summary = "prefix sum of a register vector, or of each row or column of a tile";
+  let description = [{
+    Of a vector: element `i` of the result is the sum of elements `0 .. i`
+    (inclusive) or `0 .. i-1` (`exclusive`, 0 for the first). Of a tile the
+    axis is named as for the reductions: `row` sums along each row (element
+    `(r, c)` sums `(r, 0 .. c)`), `col` along each column (`(0 .. r, c)`).
+    Sums are formed in f32.
+
+    The lowering scans a thread's own registers, then the lanes of a warp
+    with shuffles, then the warps of the value's scope through a small
+    shared-memory scratch with one barrier of the scope on each side; the
+    scratch is part of the kernel's shared memory. A scan whose elements lie
+    in one warp uses no scratch.
+
+    ```mlir
+    %acum = tile.cumsum %a : !tile.rv<64xf32, warpgroup>
+    %before = tile.cumsum %a exclusive : !tile.rv<64xf32, warpgroup>
+    %rows = tile.cumsum row %t : !tile.rt<64x64xf32, warpgroup>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<Tile_Axis>:$axis, Tile_AnyRegister:$x,
+                       UnitAttr:$exclusive);
+  let results = (outs Tile_AnyRegister:$result);
+  let assemblyFormat = [{
+    ($axis^)? $x (`exclusive` $exclusive^)? attr-dict `:` qualified(type($x))
+  }];
   let hasVerifier = 1;
 }
 

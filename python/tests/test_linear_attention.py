@@ -1,0 +1,84 @@
+"""CPU tests of linear_attention()'s argument checks and program choice (no
+GPU, no torch)."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tk_mlir import ArgumentError  # noqa: E402
+from tk_mlir.linear_attention import (check_arguments, program_for,  # noqa: E402
+                                      variants)
+
+
+class T:
+    def __init__(self, shape, dtype="bfloat16", cuda=True, contiguous=True,
+                 device="cuda:0"):
+        self.shape = tuple(shape)
+        self.dtype = f"torch.{dtype}"
+        self.is_cuda = cuda
+        self.device = device
+        self._contiguous = contiguous
+
+    def is_contiguous(self):
+        return self._contiguous
+
+    def stride(self):
+        return (1,) * len(self.shape)
+
+
+def test_bhsd_and_bshd_shapes():
+    q = T((2, 8, 100, 64))
+    assert check_arguments(q, q, q, "bhsd") == (2, 8, 100, 64)
+    q = T((2, 100, 8, 64))
+    assert check_arguments(q, q, q, "bshd") == (2, 8, 100, 64)
+
+
+@pytest.mark.parametrize("q,k,v,match", [
+    (T((2, 8, 100)), T((2, 8, 100, 64)), T((2, 8, 100, 64)),
+     "argument 'q': expected a 4-D tensor"),
+    (T((2, 8, 100, 64), dtype="float16"), T((2, 8, 100, 64)),
+     T((2, 8, 100, 64)), "argument 'q': expected dtype torch.bfloat16"),
+    (T((2, 8, 100, 64)), T((2, 8, 100, 64), cuda=False),
+     T((2, 8, 100, 64)), "argument 'k': expected a CUDA tensor"),
+    (T((2, 8, 100, 64)), T((2, 8, 100, 64)),
+     T((2, 8, 100, 64), contiguous=False), "argument 'v': must be contiguous"),
+    (T((2, 8, 100, 64)), T((2, 8, 99, 64)), T((2, 8, 100, 64)),
+     "argument 'k': shape"),
+    (T((2, 8, 100, 64)), T((2, 8, 100, 64)), T((2, 4, 100, 64)),
+     "argument 'v': batch, heads and seq"),
+    (T((2, 8, 0, 64)), T((2, 8, 0, 64)), T((2, 8, 0, 64)),
+     "argument 'q': empty shape"),
+    (T((2, 8, 100, 64)), T((2, 8, 100, 64), device="cuda:1"),
+     T((2, 8, 100, 64)), "argument 'k'/'v': q, k and v must be on one"),
+])
+def test_bad_arguments_name_the_argument(q, k, v, match):
+    with pytest.raises(ArgumentError, match=match):
+        check_arguments(q, k, v, "bhsd")
+
+
+def test_bad_layout():
+    q = T((1, 1, 1, 64))
+    with pytest.raises(ValueError, match="layout must be one of"):
+        check_arguments(q, q, q, "sbhd")
+
+
+def test_program_choice():
+    assert program_for("elu1", True, None, 64, 64) == "linear_attention"
+    with pytest.raises(ValueError, match="feature_map must be one of"):
+        program_for("relu", True, None, 64, 64)
+    with pytest.raises(NotImplementedError, match="no program for "
+                       "feature_map='elu1', normalize=False, head dim 64"):
+        program_for("elu1", False, None, 64, 64)
+    with pytest.raises(NotImplementedError, match="head dim 96"):
+        program_for("elu1", True, None, 96, 96)
+    with pytest.raises(ArgumentError, match="argument 'v': value dim 32"):
+        program_for("elu1", True, None, 64, 32)
+
+
+def test_each_program_has_a_variant_per_layout():
+    assert variants() == {
+        "linear_attention_bhsd": ("linear_attention", "bind=6=false"),
+        "linear_attention_bshd": ("linear_attention", "bind=6=true"),
+    }

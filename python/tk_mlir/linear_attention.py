@@ -1,0 +1,168 @@
+"""linear_attention(q, k, v, ...): causal linear attention with the tile
+programs compiled by tk-opt (kernels/linear_attention*.mlir), forward only.
+
+    o_t = Σ_{s<=t} (φ(q_t)·φ(k_s)) v_s [/ Σ_{s<=t} φ(q_t)·φ(k_s)]
+
+with φ the feature map (`feature_map="elu1"`: elu(x) + 1). The compiled
+kernels are looked up like attention()'s ($TK_MLIR_ARTIFACTS, default
+build/artifacts): <dir>/<name>/<program>.json. Each program is compiled
+once per layout (tile-bind fixes its `bshd` parameter), so both layouts are
+read and written in place.
+"""
+import os
+
+from .attention import artifacts_dir
+from .runtime import ArgumentError
+
+LAYOUTS = ("bhsd", "bshd")
+FEATURE_MAPS = ("elu1",)
+# (feature map, normalize, head dim) -> program.
+PROGRAMS = {("elu1", True, 64): "linear_attention"}
+# The index of each program's `bshd` parameter (tile-bind binds it).
+BSHD_PARAM = {"linear_attention": 6}
+_ARGS = ["q", "k", "v", "o", "batch", "heads", "bshd"]
+
+
+def kernel_name(program, layout):
+    """The compiled variant of `program` for `layout`."""
+    return f"{program}_{layout}"
+
+
+def variants():
+    """name -> (program, tk-opt -tile-to-nvidia options) of every compiled
+    variant, as scripts/setup.sh builds them."""
+    return {kernel_name(p, layout): (p, f"bind={BSHD_PARAM[p]}="
+                                        f"{'true' if layout == 'bshd' else 'false'}")
+            for p in PROGRAMS.values() for layout in LAYOUTS}
+
+
+_loaded = {}
+
+
+def _kernel(name):
+    from .runtime import Kernel
+    if name not in _loaded:
+        program, options = variants()[name]
+        path = os.path.join(artifacts_dir(), name, program + ".json")
+        if not os.path.exists(path):
+            raise FileNotFoundError(
+                f"no compiled kernel at {path}; run scripts/setup.sh or "
+                f"tk-opt kernels/{program}.mlir -tile-to-nvidia=\"out="
+                f"{os.path.dirname(path)} {options}\"")
+        _loaded[name] = Kernel(path, names=_ARGS)
+    return _loaded[name]
+
+
+def _dims(layout):
+    return ("batch", "heads", "seq", "dim") if layout == "bhsd" else \
+        ("batch", "seq", "heads", "dim")
+
+
+def check_arguments(q, k, v, layout):
+    """Validates q, k, v; returns (batch, heads, seq, dim) in [batch, heads,
+    seq, dim] terms. Raises ArgumentError naming the argument, ValueError
+    for a bad layout."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    shapes = {}
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        shape = tuple(getattr(t, "shape", ()))
+        if len(shape) != 4:
+            raise ArgumentError(
+                f"argument '{name}': expected a 4-D tensor "
+                f"[{', '.join(_dims(layout))}], got shape {shape}")
+        if str(getattr(t, "dtype", "")) != "torch.bfloat16":
+            raise ArgumentError(f"argument '{name}': expected dtype "
+                                f"torch.bfloat16, got {t.dtype}")
+        if not getattr(t, "is_cuda", False):
+            raise ArgumentError(f"argument '{name}': expected a CUDA tensor")
+        if not t.is_contiguous():
+            raise ArgumentError(
+                f"argument '{name}': must be contiguous in the "
+                f"[{', '.join(_dims(layout))}] layout; strides "
+                f"{tuple(t.stride())} (call .contiguous())")
+        if 0 in shape:
+            raise ArgumentError(f"argument '{name}': empty shape {shape}")
+        b, x, y, d = shape
+        shapes[name] = (b, x, y, d) if layout == "bhsd" else (b, y, x, d)
+    if shapes["k"] != shapes["q"]:
+        raise ArgumentError(f"argument 'k': shape {shapes['k']} (in [batch, "
+                            f"heads, seq, dim] order) must match q's "
+                            f"{shapes['q']}")
+    if shapes["v"][:3] != shapes["q"][:3]:
+        raise ArgumentError(f"argument 'v': batch, heads and seq "
+                            f"{shapes['v'][:3]} must match q's "
+                            f"{shapes['q'][:3]}")
+    if q.device != k.device or q.device != v.device:
+        raise ArgumentError("argument 'k'/'v': q, k and v must be on one "
+                            "device")
+    return shapes["q"]
+
+
+class _ForwardOnly:
+    """Marks outputs of inputs that require grad: backward raises."""
+    function = None
+
+    @classmethod
+    def apply(cls, o, *inputs):
+        import torch
+        if cls.function is None:
+            class Function(torch.autograd.Function):
+                @staticmethod
+                def forward(ctx, o, *inputs):
+                    return o.clone()
+
+                @staticmethod
+                def backward(ctx, *grads):
+                    raise NotImplementedError(
+                        "tk_mlir.linear_attention is forward only: it has "
+                        "no backward; compute gradients with another "
+                        "implementation")
+            cls.function = Function
+        return cls.function.apply(o, *inputs)
+
+
+def program_for(feature_map, normalize, decay, dim, value_dim):
+    """The program computing this form of linear attention; raises
+    ValueError for an unknown feature map, ArgumentError for a value dim
+    the program cannot take, NotImplementedError for a form with no
+    program."""
+    if feature_map is not None and feature_map not in FEATURE_MAPS:
+        raise ValueError(f"feature_map must be one of {FEATURE_MAPS} or "
+                         f"None, got {feature_map!r}")
+    if decay is not None:
+        raise NotImplementedError("linear_attention: decay has no program "
+                                  "yet")
+    key = (feature_map, bool(normalize), dim)
+    if key not in PROGRAMS:
+        supported = ", ".join(f"feature_map={f!r} normalize={n} head dim {d}"
+                              for f, n, d in PROGRAMS)
+        raise NotImplementedError(
+            f"linear_attention: no program for feature_map={feature_map!r}, "
+            f"normalize={bool(normalize)}, head dim {dim}; there are: "
+            f"{supported}")
+    if value_dim != dim:
+        raise ArgumentError(f"argument 'v': value dim {value_dim} must be "
+                            f"q's head dim {dim} for this program")
+    return PROGRAMS[key]
+
+
+def linear_attention(q, k, v, feature_map="elu1", normalize=True,
+                     decay=None, layout="bhsd"):
+    """Causal linear attention of bf16 CUDA tensors in layout "bhsd"
+    ([batch, heads, seq, dim]) or "bshd" ([batch, seq, heads, dim]).
+    Returns o (bf16) in the same layout. Forward only: calling backward on
+    the result raises NotImplementedError."""
+    import torch
+    batch, heads, seq, dim = check_arguments(q, k, v, layout)
+    program = program_for(feature_map, normalize, decay, dim, v.shape[-1])
+    o = torch.empty_like(v)
+    if layout == "bhsd":
+        views = [t.view(batch * heads, seq, t.shape[-1]) for t in (q, k, v, o)]
+    else:
+        views = [t.view(batch, seq, heads * t.shape[-1]) for t in (q, k, v, o)]
+    _kernel(kernel_name(program, layout))(*views, batch, heads,
+                                          layout == "bshd")
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
+        return _ForwardOnly.apply(o, q, k, v)
+    return o

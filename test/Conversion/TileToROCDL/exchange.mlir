@@ -1,0 +1,44 @@
+// The AMD side of the exchanges between lanes and waves (Exchange.cpp):
+// ds_bpermute within a wave, an LDS scratch between workgroup barriers
+// across waves.
+// RUN: tk-opt %s -split-input-file -convert-tile-to-rocdl | FileCheck %s
+
+// A row maximum of a 2 x 2 wave grid combines the 2 waves holding other
+// columns of each row through 64 x 2 f32 of LDS.
+// CHECK-LABEL: llvm.func @across_waves
+// CHECK: rocdl.ds_bpermute
+// CHECK: rocdl.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: rocdl.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.intr.maxnum
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @across_waves(%L: !tile.gl<?xf32>) launch(warpgroups = 1) {
+    %s = tile.fill 1.0 : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    %m = tile.row_max %s : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>> -> !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>
+    %c0 = arith.constant 0 : index
+    tile.store %m, %L[%c0] : !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>, !tile.gl<?xf32>
+  }
+}
+
+// -----
+
+// A row vector used as a column vector, and its running sum (the waves'
+// block totals through the scratch).
+// CHECK-LABEL: llvm.func @vectors
+// CHECK: rocdl.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: rocdl.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: rocdl.ds_bpermute
+// CHECK: rocdl.barrier
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @vectors(%L: !tile.gl<?xf32>) launch(warpgroups = 1) {
+    %v = tile.fill 1.0 : !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>
+    %w = tile.convert_layout %v : !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>> to !tile.rv<64xf32, block, #tile.vec<col, #tile.mfma<32x32x8, acc, waves = 2x2>>>
+    %p = tile.cumsum %w : !tile.rv<64xf32, block, #tile.vec<col, #tile.mfma<32x32x8, acc, waves = 2x2>>>
+    %c0 = arith.constant 0 : index
+    tile.store %p, %L[%c0] : !tile.rv<64xf32, block, #tile.vec<col, #tile.mfma<32x32x8, acc, waves = 2x2>>>, !tile.gl<?xf32>
+  }
+}
