@@ -2,10 +2,15 @@
 """Times tk_mlir.linear_attention against FLA (fla-core) in the same run.
 
 usage: linear_attention.py [--out DIR] [--shapes T,...] [--dims D,...]
+                           [--families elu1,decay]
 
-elu + 1, normalised, B = 16, H = 16: ours (layout "bshd", FLA's) against
-`chunk_linear_attn(elu(q) + 1, elu(k) + 1, v, scale=1.0, normalize=True)`
-with the feature map in torch, as a user would write it. Each pair is timed
+B = 16, H = 16, ours in layout "bshd" (FLA's), against FLA:
+- elu1 (head dims --dims, default 64): elu + 1, normalised, against
+  `chunk_linear_attn(elu(q) + 1, elu(k) + 1, v, scale=1.0, normalize=True)`
+  with the feature map in torch, as a user would write it;
+- decay (head dim 128): exp(-slope_h (t - s)) decay, slopes in [0.01, 0.5],
+  against `chunk_simple_gla(q, k, v, g_gamma=-slopes, scale=1.0)`.
+Each pair is timed
 head to head (timing.time_pairs: batches of back-to-back calls, the two in
 alternation, median per function), on random bf16 inputs. Prints ours /
 peer as a speed ratio (peer ms / our ms), our achieved memory bandwidth
@@ -39,42 +44,62 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--shapes", default="1024,4096,16384")
     parser.add_argument("--dims", default="64")
+    parser.add_argument("--families", default="elu1,decay")
     args = parser.parse_args()
+    families = args.families.split(",")
     from fla.ops.linear_attn import chunk_linear_attn
+    from fla.ops.simple_gla import chunk_simple_gla
     torch.manual_seed(0)
     copy = copy_bandwidth()
     print(f"{torch.cuda.get_device_name()}; device-to-device copy "
           f"{copy:.0f} GB/s", flush=True)
     rows = []
     batch, heads = 16, 16
-    for dim in (int(d) for d in args.dims.split(",")):
+    cases = []
+    if "elu1" in families:
+        cases += [("elu1", int(d)) for d in args.dims.split(",")]
+    if "decay" in families:
+        cases.append(("decay", 128))
+    for family, dim in cases:
         for seq in (int(t) for t in args.shapes.split(",")):
             q, k, v = (torch.randn(batch, seq, heads, dim, device="cuda",
                                    dtype=torch.bfloat16) for _ in range(3))
+            if family == "elu1":
+                def ours():
+                    return linear_attention(q, k, v, feature_map="elu1",
+                                            normalize=True, layout="bshd")
 
-            def ours():
-                return linear_attention(q, k, v, feature_map="elu1",
-                                        normalize=True, layout="bshd")
+                def peer():
+                    return chunk_linear_attn(F.elu(q) + 1, F.elu(k) + 1, v,
+                                             scale=1.0, normalize=True)[0]
+                peer_name = "FLA chunk_linear_attn"
+            else:
+                q, k = q * 0.25, k * 0.25
+                slopes = torch.rand(heads, device="cuda") * 0.49 + 0.01
 
-            def fla():
-                return chunk_linear_attn(F.elu(q) + 1, F.elu(k) + 1, v,
-                                         scale=1.0, normalize=True)[0]
+                def ours():
+                    return linear_attention(q, k, v, feature_map=None,
+                                            normalize=False, decay=slopes,
+                                            layout="bshd")
 
-            diff = (ours().float() - fla().float()).abs().max().item()
-            ms = time_pairs({"ours": ours, "fla": fla}, "ours")["fla"]
-            ratio = ms["fla"] / ms["ours"]
+                def peer():
+                    return chunk_simple_gla(q, k, v, g_gamma=-slopes,
+                                            scale=1.0)[0]
+                peer_name = "FLA chunk_simple_gla"
+            diff = (ours().float() - peer().float()).abs().max().item()
+            ms = time_pairs({"ours": ours, "peer": peer}, "ours")["peer"]
+            ratio = ms["peer"] / ms["ours"]
             moved = 4 * batch * seq * heads * dim * 2
             bandwidth = moved / ms["ours"] / 1e6
-            rows.append({"family": "elu1", "batch": batch, "heads": heads,
+            rows.append({"family": family, "batch": batch, "heads": heads,
                          "seq": seq, "dim": dim, "ours_ms": ms["ours"],
-                         "fla_ms": ms["fla"], "speedup": ratio,
-                         "ours_gbps": bandwidth, "copy_gbps": copy,
-                         "max_abs_diff": diff})
-            print(f"elu1 D={dim:>3} T={seq:>5}: ours {ms['ours']:.3f} ms, "
-                  f"FLA chunk_linear_attn {ms['fla']:.3f} ms: "
-                  f"{ratio:.2f}x; {bandwidth:.0f} GB/s "
-                  f"({100 * bandwidth / copy:.0f}% of copy); "
-                  f"max |ours - FLA| {diff:.3g}", flush=True)
+                         "peer": peer_name, "peer_ms": ms["peer"],
+                         "speedup": ratio, "ours_gbps": bandwidth,
+                         "copy_gbps": copy, "max_abs_diff": diff})
+            print(f"{family} D={dim:>3} T={seq:>5}: ours {ms['ours']:.3f} ms, "
+                  f"{peer_name} {ms['peer']:.3f} ms: {ratio:.2f}x; "
+                  f"{bandwidth:.0f} GB/s ({100 * bandwidth / copy:.0f}% of "
+                  f"copy); max |ours - peer| {diff:.3g}", flush=True)
     result = {"device": torch.cuda.get_device_name(), "copy_gbps": copy,
               "rows": rows}
     os.makedirs(args.out, exist_ok=True)

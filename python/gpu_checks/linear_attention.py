@@ -2,14 +2,17 @@
 """Checks tk_mlir.linear_attention on the GPU against a float64 torch
 reference of the recurrence itself, one position at a time:
 
-    S_t = S_{t-1} + φ(k_t)ᵀ v_t,  z_t = z_{t-1} + φ(k_t),
-    o_t = φ(q_t) S_t / (φ(q_t) · z_t)
+    elu1:  S_t = S_{t-1} + φ(k_t)ᵀ v_t,  z_t = z_{t-1} + φ(k_t),
+           o_t = φ(q_t) S_t / (φ(q_t) · z_t),  φ = elu + 1
+    decay: S_t = exp(-slope_h) S_{t-1} + k_tᵀ v_t,  o_t = q_t S_t
+           (and the final state S_T)
 
-on random inputs (normal, bf16) at awkward shapes: sequence lengths 1, 63,
-65, 1000, 4097 and 16384, odd batch × heads, both layouts. Tolerance: the
-largest error over the largest reference magnitude, at most 2e-2 (bf16
-inputs and output; the state enters its MMA as bf16). Also checks that
-backward raises.
+on random inputs (normal bf16; the decayed form's q and k scaled by 1/4 so
+|o| stays near 1; slopes in [0.01, 0.5]) at awkward shapes: sequence
+lengths 1, 63, 65, 1000, 4097 and 16384, odd batch × heads, both layouts.
+Tolerance: the largest error over the largest reference magnitude, at most
+2e-2 (bf16 inputs and output; the state enters its MMAs as bf16). Also
+checks that backward raises.
 
 usage: linear_attention.py [--out DIR]   (artifacts from scripts/setup.sh)
 """
@@ -25,7 +28,7 @@ from report import finish  # noqa: E402
 from tk_mlir.linear_attention import linear_attention  # noqa: E402
 
 TOLERANCE = 2e-2
-# (batch, heads, seq, dim, layout)
+# (batch, heads, seq, dim, layout); the decayed form runs them at dim 128.
 SHAPES = [
     (2, 3, 64, 64, "bhsd"), (1, 1, 1, 64, "bhsd"), (3, 5, 63, 64, "bshd"),
     (1, 3, 65, 64, "bhsd"), (2, 1, 1000, 64, "bshd"),
@@ -36,8 +39,9 @@ SHAPES = [
 ]
 
 
-def recurrence(q, k, v, feature_map, normalize):
-    """o for [batch, heads, seq, dim] tensors, in float64, step by step."""
+def recurrence(q, k, v, feature_map, normalize, slopes=None):
+    """o and the final state for [batch, heads, seq, dim] tensors, in
+    float64, step by step."""
     q, k, v = q.double(), k.double(), v.double()
     if feature_map == "elu1":
         q, k = F.elu(q) + 1, F.elu(k) + 1
@@ -45,16 +49,58 @@ def recurrence(q, k, v, feature_map, normalize):
     state = torch.zeros(b, h, d, v.shape[-1], dtype=torch.float64,
                         device=q.device)
     z = torch.zeros(b, h, d, dtype=torch.float64, device=q.device)
+    keep = None
+    if slopes is not None:
+        keep = torch.exp(-slopes.double())[None, :, None, None]
     out = torch.empty(b, h, n, v.shape[-1], dtype=torch.float64,
                       device=q.device)
     for t in range(n):
+        if keep is not None:
+            state *= keep
         state += k[:, :, t, :, None] * v[:, :, t, None, :]
         z += k[:, :, t]
         o = torch.einsum("bhd,bhde->bhe", q[:, :, t], state)
         if normalize:
             o = o / (q[:, :, t] * z).sum(-1, keepdim=True)
         out[:, :, t] = o
-    return out
+    return out, state
+
+
+def check(rows, form, batch, heads, seq, dim, layout, with_state=False):
+    q, k, v = (torch.randn(batch, heads, seq, dim, device="cuda",
+                           dtype=torch.bfloat16) for _ in range(3))
+    options = {"feature_map": "elu1", "normalize": True}
+    slopes = None
+    if form == "decay":
+        q, k = (t * 0.25 for t in (q, k))
+        slopes = torch.rand(heads, device="cuda") * 0.49 + 0.01
+        options = {"feature_map": None, "normalize": False, "decay": slopes,
+                   "return_state": with_state}
+    want, want_state = recurrence(q, k, v, options["feature_map"],
+                                  options["normalize"], slopes)
+    if layout == "bshd":
+        q, k, v = (t.transpose(1, 2).contiguous() for t in (q, k, v))
+    got = linear_attention(q, k, v, layout=layout, **options)
+    got_state = None
+    if with_state:
+        got, got_state = got
+    torch.cuda.synchronize()
+    if layout == "bshd":
+        got = got.transpose(1, 2)
+    results = [("o", got, want)]
+    if with_state:
+        results.append(("state", got_state, want_state))
+    for what, g, w in results:
+        err = (g.double() - w).abs().max().item()
+        scale = w.abs().max().item()
+        ok = err <= TOLERANCE * scale
+        rows.append({"program": form, "output": what, "batch": batch,
+                     "heads": heads, "seq": seq, "dim": dim,
+                     "layout": layout, "max_abs_error": err,
+                     "max_abs_reference": scale, "ok": ok})
+        print(f"linear_attention {form:>5} {what:>5} B={batch} H={heads} "
+              f"T={seq:>5} D={dim} {layout}: max |err| {err:.3g} of "
+              f"{scale:.3g} {'ok' if ok else 'FAIL'}", flush=True)
 
 
 def main():
@@ -64,26 +110,10 @@ def main():
     torch.manual_seed(0)
     rows = []
     for batch, heads, seq, dim, layout in SHAPES:
-        q, k, v = (torch.randn(batch, heads, seq, dim, device="cuda",
-                               dtype=torch.bfloat16) for _ in range(3))
-        want = recurrence(q, k, v, "elu1", True)
-        if layout == "bshd":
-            q, k, v = (t.transpose(1, 2).contiguous() for t in (q, k, v))
-        got = linear_attention(q, k, v, feature_map="elu1", normalize=True,
-                               layout=layout)
-        torch.cuda.synchronize()
-        if layout == "bshd":
-            got = got.transpose(1, 2)
-        err = (got.double() - want).abs().max().item()
-        scale = want.abs().max().item()
-        ok = err <= TOLERANCE * scale
-        rows.append({"program": "elu1", "batch": batch, "heads": heads,
-                     "seq": seq, "dim": dim, "layout": layout,
-                     "max_abs_error": err, "max_abs_reference": scale,
-                     "ok": ok})
-        print(f"linear_attention elu1 B={batch} H={heads} T={seq:>5} "
-              f"D={dim} {layout}: max |err| {err:.3g} of {scale:.3g} "
-              f"{'ok' if ok else 'FAIL'}", flush=True)
+        check(rows, "elu1", batch, heads, seq, dim, layout)
+    for i, (batch, heads, seq, _, layout) in enumerate(SHAPES):
+        check(rows, "decay", batch, heads, seq, 128, layout,
+              with_state=i % 2 == 0)
     # Forward only: backward raises.
     q, k, v = (torch.randn(1, 1, 64, 64, device="cuda", dtype=torch.bfloat16,
                            requires_grad=True) for _ in range(3))

@@ -8,8 +8,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from tk_mlir import ArgumentError  # noqa: E402
-from tk_mlir.linear_attention import (check_arguments, program_for,  # noqa: E402
-                                      variants)
+from tk_mlir.linear_attention import (check_arguments,  # noqa: E402
+                                      check_decay, program_for, variants)
 
 
 class T:
@@ -66,19 +66,48 @@ def test_bad_layout():
 
 def test_program_choice():
     assert program_for("elu1", True, None, 64, 64) == "linear_attention"
+    assert program_for(None, False, [0.5], 128, 128) == \
+        "linear_attention_decay"
     with pytest.raises(ValueError, match="feature_map must be one of"):
         program_for("relu", True, None, 64, 64)
     with pytest.raises(NotImplementedError, match="no program for "
-                       "feature_map='elu1', normalize=False, head dim 64"):
+                       "feature_map='elu1', normalize=False, decay=None, "
+                       "head dim 64"):
         program_for("elu1", False, None, 64, 64)
     with pytest.raises(NotImplementedError, match="head dim 96"):
         program_for("elu1", True, None, 96, 96)
+    with pytest.raises(NotImplementedError, match="decay=slopes, head dim 64"):
+        program_for(None, False, [0.5], 64, 64)
     with pytest.raises(ArgumentError, match="argument 'v': value dim 32"):
         program_for("elu1", True, None, 64, 32)
+
+
+class Slopes:
+    def __init__(self, shape, dtype="float32", device="cuda:0"):
+        self.shape = tuple(shape)
+        self.dtype = f"torch.{dtype}"
+        self.device = device
+
+
+def test_decay_checks_name_the_argument():
+    check_decay(Slopes((8,)), 8, "cuda:0")
+    with pytest.raises(ArgumentError, match=r"argument 'decay': expected a "
+                       r"tensor of one slope per head, shape \(8,\)"):
+        check_decay(Slopes((4,)), 8, "cuda:0")
+    with pytest.raises(ArgumentError, match="argument 'decay': expected a "
+                       "float tensor"):
+        check_decay(Slopes((8,), dtype="int64"), 8, "cuda:0")
+    with pytest.raises(ArgumentError, match="argument 'decay': expected a "
+                       "tensor on cuda:0"):
+        check_decay(Slopes((8,), device="cpu"), 8, "cuda:0")
 
 
 def test_each_program_has_a_variant_per_layout():
     assert variants() == {
         "linear_attention_bhsd": ("linear_attention", "bind=6=false"),
         "linear_attention_bshd": ("linear_attention", "bind=6=true"),
+        "linear_attention_decay_bhsd": ("linear_attention_decay",
+                                        "bind=8=false"),
+        "linear_attention_decay_bshd": ("linear_attention_decay",
+                                        "bind=8=true"),
     }

@@ -16,11 +16,19 @@ from .runtime import ArgumentError
 
 LAYOUTS = ("bhsd", "bshd")
 FEATURE_MAPS = ("elu1",)
-# (feature map, normalize, head dim) -> program.
-PROGRAMS = {("elu1", True, 64): "linear_attention"}
+# (feature map, normalize, decayed, head dim) -> program.
+PROGRAMS = {
+    ("elu1", True, False, 64): "linear_attention",
+    (None, False, True, 128): "linear_attention_decay",
+}
+# Each program's parameter names, in order (ArgumentError names them).
+ARGS = {
+    "linear_attention": ["q", "k", "v", "o", "batch", "heads", "bshd"],
+    "linear_attention_decay": ["q", "k", "v", "o", "decay", "state", "batch",
+                               "heads", "bshd", "store_state"],
+}
 # The index of each program's `bshd` parameter (tile-bind binds it).
-BSHD_PARAM = {"linear_attention": 6}
-_ARGS = ["q", "k", "v", "o", "batch", "heads", "bshd"]
+BSHD_PARAM = {name: args.index("bshd") for name, args in ARGS.items()}
 
 
 def kernel_name(program, layout):
@@ -49,7 +57,7 @@ def _kernel(name):
                 f"no compiled kernel at {path}; run scripts/setup.sh or "
                 f"tk-opt kernels/{program}.mlir -tile-to-nvidia=\"out="
                 f"{os.path.dirname(path)} {options}\"")
-        _loaded[name] = Kernel(path, names=_ARGS)
+        _loaded[name] = Kernel(path, names=ARGS[program])
     return _loaded[name]
 
 
@@ -130,39 +138,78 @@ def program_for(feature_map, normalize, decay, dim, value_dim):
     if feature_map is not None and feature_map not in FEATURE_MAPS:
         raise ValueError(f"feature_map must be one of {FEATURE_MAPS} or "
                          f"None, got {feature_map!r}")
-    if decay is not None:
-        raise NotImplementedError("linear_attention: decay has no program "
-                                  "yet")
-    key = (feature_map, bool(normalize), dim)
+    key = (feature_map, bool(normalize), decay is not None, dim)
     if key not in PROGRAMS:
-        supported = ", ".join(f"feature_map={f!r} normalize={n} head dim {d}"
-                              for f, n, d in PROGRAMS)
+        supported = "; ".join(
+            f"feature_map={f!r}, normalize={n}, "
+            f"decay={'slopes' if d else None}, head dim {h}"
+            for f, n, d, h in PROGRAMS)
         raise NotImplementedError(
             f"linear_attention: no program for feature_map={feature_map!r}, "
-            f"normalize={bool(normalize)}, head dim {dim}; there are: "
-            f"{supported}")
+            f"normalize={bool(normalize)}, "
+            f"decay={'slopes' if decay is not None else None}, head dim "
+            f"{dim}; there are: {supported}")
     if value_dim != dim:
         raise ArgumentError(f"argument 'v': value dim {value_dim} must be "
                             f"q's head dim {dim} for this program")
     return PROGRAMS[key]
 
 
+def check_decay(decay, heads, device):
+    """Validates per-head slopes: a float tensor [heads] on q's device."""
+    shape = tuple(getattr(decay, "shape", ()))
+    if shape != (heads,):
+        raise ArgumentError(f"argument 'decay': expected a tensor of one "
+                            f"slope per head, shape ({heads},), got {shape}")
+    if not str(getattr(decay, "dtype", "")).startswith("torch.float") and \
+            str(getattr(decay, "dtype", "")) != "torch.bfloat16":
+        raise ArgumentError(f"argument 'decay': expected a float tensor, got "
+                            f"{decay.dtype}")
+    if getattr(decay, "device", None) != device:
+        raise ArgumentError(f"argument 'decay': expected a tensor on "
+                            f"{device}, got one on "
+                            f"{getattr(decay, 'device', None)}")
+
+
 def linear_attention(q, k, v, feature_map="elu1", normalize=True,
-                     decay=None, layout="bhsd"):
+                     decay=None, layout="bhsd", return_state=False):
     """Causal linear attention of bf16 CUDA tensors in layout "bhsd"
     ([batch, heads, seq, dim]) or "bshd" ([batch, seq, heads, dim]).
-    Returns o (bf16) in the same layout. Forward only: calling backward on
-    the result raises NotImplementedError."""
+
+    feature_map="elu1", normalize=True: o_t = Σ_{s<=t} (φq_t·φk_s) v_s /
+    Σ_{s<=t} φq_t·φk_s with φ = elu + 1 (head dim 64).
+    feature_map=None, normalize=False, decay=slopes (a tensor [heads]):
+    o_t = Σ_{s<=t} exp(-slope_h (t - s)) (q_t·k_s) v_s (head dim 128); with
+    return_state=True also the f32 state after the last position,
+    [batch, heads, dim, dim] (Σ_s exp(-slope_h (T - 1 - s)) k_sᵀ v_s).
+
+    Returns o (bf16) in the input layout (and the state). Forward only:
+    calling backward on the result raises NotImplementedError."""
     import torch
     batch, heads, seq, dim = check_arguments(q, k, v, layout)
     program = program_for(feature_map, normalize, decay, dim, v.shape[-1])
+    if return_state and decay is None:
+        raise NotImplementedError("linear_attention: return_state is "
+                                  "supported with decay only")
     o = torch.empty_like(v)
     if layout == "bhsd":
         views = [t.view(batch * heads, seq, t.shape[-1]) for t in (q, k, v, o)]
     else:
         views = [t.view(batch, seq, heads * t.shape[-1]) for t in (q, k, v, o)]
-    _kernel(kernel_name(program, layout))(*views, batch, heads,
-                                          layout == "bshd")
+    state = None
+    if decay is not None:
+        check_decay(decay, heads, q.device)
+        # The per-step log decay of each head, read past the end as 0.
+        steps = decay.float()[:, None].expand(heads, seq).contiguous()
+        state = torch.empty(batch * heads if return_state else 1, dim,
+                            dim, device=q.device, dtype=torch.float32)
+        args = [*views, steps, state, batch, heads, layout == "bshd",
+                bool(return_state)]
+    else:
+        args = [*views, batch, heads, layout == "bshd"]
+    _kernel(kernel_name(program, layout))(*args)
     if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
-        return _ForwardOnly.apply(o, q, k, v)
+        o = _ForwardOnly.apply(o, q, k, v)
+    if return_state:
+        return o, state.view(batch, heads, dim, dim)
     return o

@@ -172,6 +172,25 @@ struct UnaryLowering : OpConversionPattern<TileOp> {
 /// around it (measured: a third of attention's softmax instructions).
 enum class Transcendental { exp2, exp, log };
 
+/// `Kind` of an f32 `x` on the special-function unit.
+Value transcendental(OpBuilder &b, Location loc, Transcendental kind, Value x) {
+  Type f32 = b.getF32Type();
+  auto constant = [&](double value) {
+    return LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(value));
+  };
+  switch (kind) {
+  case Transcendental::exp2:
+    return fastExp2(b, loc, x);
+  case Transcendental::exp:
+    return fastExp2(
+        b, loc, LLVM::FMulOp::create(b, loc, x, constant(1.4426950408889634)));
+  case Transcendental::log:
+    return LLVM::FMulOp::create(b, loc, fastLog2(b, loc, x),
+                                constant(0.6931471805599453));
+  }
+  llvm_unreachable("unknown transcendental");
+}
+
 template <typename TileOp, Transcendental Kind>
 struct ExpLogLowering : OpConversionPattern<TileOp> {
   using OpConversionPattern<TileOp>::OpConversionPattern;
@@ -181,32 +200,31 @@ struct ExpLogLowering : OpConversionPattern<TileOp> {
     Location loc = op.getLoc();
     Type structType = this->getTypeConverter()->convertType(op.getType());
     Type element = cast<RegisterType>(op.getType()).getElementType();
-    Type f32 = rewriter.getF32Type();
-    auto constant = [&](double value) {
-      return LLVM::ConstantOp::create(rewriter, loc, f32,
-                                      rewriter.getF32FloatAttr(value));
-    };
     rewriter.replaceOp(
         op, buildStruct(rewriter, loc, structType, [&](int64_t i) {
-          Value x = convertFloat(
-              rewriter, loc, extract(rewriter, loc, adaptor.getX(), i), f32);
-          Value y;
-          switch (Kind) {
-          case Transcendental::exp2:
-            y = fastExp2(rewriter, loc, x);
-            break;
-          case Transcendental::exp:
-            y = fastExp2(rewriter, loc,
-                         LLVM::FMulOp::create(rewriter, loc, x,
-                                              constant(1.4426950408889634)));
-            break;
-          case Transcendental::log:
-            y = LLVM::FMulOp::create(rewriter, loc, fastLog2(rewriter, loc, x),
-                                     constant(0.6931471805599453));
-            break;
-          }
-          return convertFloat(rewriter, loc, y, element);
+          Value x = convertFloat(rewriter, loc,
+                                 extract(rewriter, loc, adaptor.getX(), i),
+                                 rewriter.getF32Type());
+          return convertFloat(rewriter, loc,
+                              transcendental(rewriter, loc, Kind, x), element);
         }));
+    return success();
+  }
+};
+
+/// The same for f32 scalars of the math dialect in a kernel (a chunk's
+/// decay from its summed log decays), which the NVPTX and AMDGPU backends
+/// would otherwise have to turn into library calls.
+template <typename MathOp, Transcendental Kind>
+struct ScalarExpLogLowering : OpConversionPattern<MathOp> {
+  using OpConversionPattern<MathOp>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return rewriter.notifyMatchFailure(op, "f32 only");
+    rewriter.replaceOp(
+        op, transcendental(rewriter, op.getLoc(), Kind, adaptor.getOperand()));
     return success();
   }
 };
@@ -589,9 +607,12 @@ void tk::lower::populateComputePatterns(TypeConverter &converter,
       UnaryLowering<AbsOp, LLVM::FAbsOp>,
       ExpLogLowering<Exp2Op, Transcendental::exp2>,
       ExpLogLowering<ExpOp, Transcendental::exp>,
-      ExpLogLowering<LogOp, Transcendental::log>, MaskLowering<CausalMaskOp>,
-      MaskLowering<BoundMaskOp>, ConvertLayoutLowering, MulSkipOnesLowering>(
-      converter, ctx);
+      ExpLogLowering<LogOp, Transcendental::log>,
+      ScalarExpLogLowering<math::ExpOp, Transcendental::exp>,
+      ScalarExpLogLowering<math::Exp2Op, Transcendental::exp2>,
+      ScalarExpLogLowering<math::LogOp, Transcendental::log>,
+      MaskLowering<CausalMaskOp>, MaskLowering<BoundMaskOp>,
+      ConvertLayoutLowering, MulSkipOnesLowering>(converter, ctx);
   if (nvidia) {
     patterns.add<MmaLowering<MmaOp, true>, MmaLowering<MmaAsyncOp, false>>(
         converter, ctx);

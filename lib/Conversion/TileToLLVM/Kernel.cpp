@@ -993,6 +993,10 @@ LogicalResult tk::lower::convertTileOps(gpu::GPUModuleOp gpuModule,
   else
     target.addLegalDialect<ROCDL::ROCDLDialect>();
   target.addLegalOp<UnrealizedConversionCastOp>();
+  // f32 exponentials and logarithms of the math dialect go to the
+  // special-function unit like the tile ops' (Compute.cpp).
+  target.addDynamicallyLegalOp<math::ExpOp, math::Exp2Op, math::LogOp>(
+      [](Operation *op) { return !op->getResult(0).getType().isF32(); });
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   populateStructurePatterns(converter, patterns, nvidia);

@@ -19,6 +19,10 @@
 // RUN: %ptxas -arch=sm_90a %t.cw/cross_warp.ptx -o %t.cw/check.cubin
 // RUN: rm -rf %t.la && tk-opt %kernels/linear_attention.mlir -tile-to-nvidia="out=%t.la cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.la/linear_attention.ptx -o %t.la/check.cubin
+// RUN: rm -rf %t.ld && tk-opt %kernels/linear_attention_decay.mlir -tile-to-nvidia="out=%t.ld cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.ld/linear_attention_decay.ptx -o %t.ld/check.cubin
+// RUN: rm -rf %t.ms && tk-opt %kernels/mamba2_ssd.mlir -tile-to-nvidia="out=%t.ms cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.ms/mamba2_ssd.ptx -o %t.ms/check.cubin
 // RUN: rm -rf %t.tw && tk-opt %tk_src_root/python/gpu_checks/tile_walk.mlir -tile-to-nvidia="out=%t.tw cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.tw/walk.ptx -o %t.tw/check.cubin
 // RUN: rm -rf %t.at && tk-opt %kernels/attention_fwd.mlir -tile-to-nvidia="out=%t.at cubin=false" -o /dev/null
