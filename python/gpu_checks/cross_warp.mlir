@@ -15,6 +15,9 @@
 //                       along both axes: a row vector converted to a column
 //                       vector through the scratch)
 //   P         [n, 64]   X converted to #tile.col and back (in-warp shuffles)
+//   R         [n, 256]  the row-wise outer product of A ([n, 16]) held in
+//                       #tile.mma_acc and in #tile.col (`tile.outer`: both
+//                       operands gathered with in-warp shuffles)
 // With integer-valued X every result is exact in f32.
 !x = !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
 !xc = !tile.rt<64x64xf32, warpgroup, #tile.col>
@@ -25,7 +28,8 @@
 
 tile.kernel @cross_warp(%X: !view, %CS: !vecs, %CM: !vecs, %RC: !view,
                         %RR: !view, %VS: !vecs, %VE: !vecs, %TS: !vecs,
-                        %TM: !vecs, %D: !view, %P: !view)
+                        %TM: !vecs, %D: !view, %P: !view,
+                        %A: !tile.gl<?x16xf32>, %R: !tile.gl<?x256xf32>)
     launch(warpgroups = 2) {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
@@ -70,6 +74,10 @@ tile.kernel @cross_warp(%X: !view, %CS: !vecs, %CM: !vecs, %RC: !view,
       %xc = tile.convert_layout %x : !x to !xc
       %back = tile.convert_layout %xc : !xc to !x
       tile.store %back, %P[%t, %c0] : !x, !view
+      %a = tile.load %A[%t, %c0] : !tile.gl<?x16xf32> -> !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+      %ac = tile.load %A[%t, %c0] : !tile.gl<?x16xf32> -> !tile.rt<64x16xf32, warpgroup, #tile.col>
+      %r = tile.outer %a, %ac : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>, !tile.rt<64x16xf32, warpgroup, #tile.col> -> !tile.rt<64x256xf32, warpgroup, #tile.row>
+      tile.store %r, %R[%t, %c0] : !tile.rt<64x256xf32, warpgroup, #tile.row>, !tile.gl<?x256xf32>
     }
   }
 }

@@ -18,12 +18,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
 
-NAMES = ["X", "CS", "CM", "RC", "RR", "VS", "VE", "TS", "TM", "D", "P"]
+NAMES = ["X", "CS", "CM", "RC", "RR", "VS", "VE", "TS", "TM", "D", "P", "A",
+         "R"]
 TILE_OUTPUTS = {"RC", "RR", "D", "P"}
+INPUTS = {"X", "A"}
 
 
-def reference(x):
-    """The outputs of the check program, in float64, for x: [n, 64]."""
+def reference(x, a):
+    """The outputs of the check program, in float64, for x: [n, 64] and
+    a: [n, 16]."""
     n = x.shape[0]
     tiles = -(-n // 64)
     xp = torch.zeros(tiles * 64, 64, dtype=torch.float64, device=x.device)
@@ -42,8 +45,11 @@ def reference(x):
         "D": s.unsqueeze(1) - s.unsqueeze(2),
         "P": t,
     }
-    return {k: (v.reshape(tiles * 64, 64)[:n] if k in TILE_OUTPUTS
+    want = {k: (v.reshape(tiles * 64, 64)[:n] if k in TILE_OUTPUTS
                 else v.reshape(-1)) for k, v in want.items()}
+    a = a.double()
+    want["R"] = (a[:, :, None] * a[:, None, :]).reshape(n, 256)
+    return want
 
 
 def main():
@@ -57,14 +63,18 @@ def main():
         for values in ("integers", "normal"):
             if values == "integers":
                 x = torch.randint(-8, 9, (n, 64), device="cuda").float()
+                a = torch.randint(-8, 9, (n, 16), device="cuda").float()
             else:
                 x = torch.randn(n, 64, device="cuda")
-            want = reference(x)
+                a = torch.randn(n, 16, device="cuda")
+            want = reference(x, a)
             tiles = -(-n // 64)
-            outs = {k: torch.full(((n, 64) if k in TILE_OUTPUTS
-                                   else (tiles * 64,)), float("nan"),
-                                  device="cuda") for k in NAMES[1:]}
-            kernel(x, *outs.values())
+            shapes = {k: ((n, 64) if k in TILE_OUTPUTS else (tiles * 64,))
+                      for k in NAMES if k not in INPUTS}
+            shapes["R"] = (n, 256)
+            outs = {k: torch.full(shape, float("nan"), device="cuda")
+                    for k, shape in shapes.items()}
+            kernel(x, *[outs[k] for k in NAMES[1:11]], a, outs["R"])
             torch.cuda.synchronize()
             for name, got in outs.items():
                 ref = want[name]

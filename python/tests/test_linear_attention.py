@@ -74,6 +74,8 @@ def test_program_choice():
                        "feature_map='elu1', normalize=False, decay=None, "
                        "head dim 64"):
         program_for("elu1", False, None, 64, 64)
+    assert program_for("elu1", True, None, 128, 128) == \
+        "linear_attention_d128"
     with pytest.raises(NotImplementedError, match="head dim 96"):
         program_for("elu1", True, None, 96, 96)
     with pytest.raises(NotImplementedError, match="decay=slopes, head dim 64"):
@@ -106,6 +108,10 @@ def test_each_program_has_a_variant_per_layout():
     assert variants() == {
         "linear_attention_bhsd": ("linear_attention", "bind=6=false"),
         "linear_attention_bshd": ("linear_attention", "bind=6=true"),
+        "linear_attention_d128_bhsd": ("linear_attention_d128",
+                                       "bind=6=false"),
+        "linear_attention_d128_bshd": ("linear_attention_d128",
+                                       "bind=6=true"),
         "linear_attention_decay_bhsd": ("linear_attention_decay",
                                         "bind=8=false"),
         "linear_attention_decay_bshd": ("linear_attention_decay",

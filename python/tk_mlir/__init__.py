@@ -2,14 +2,14 @@
 manifest) and launch it on torch tensors."""
 
 from .attention import attention, check_attention_arguments
-from .linear_attention import linear_attention
+from .linear_attention import based, linear_attention
 from .runtime import (ArgumentError, Kernel, KernelSpec, ManifestError,
                       check_arguments, grid_size, kernarg_layout,
                       load_manifest, pack_kernargs, pack_parameters,
                       tensor_map_geometry, TileTable)
 
 __all__ = [
-    "attention", "check_attention_arguments", "linear_attention", "ArgumentError", "Kernel", "KernelSpec", "ManifestError",
+    "attention", "check_attention_arguments", "linear_attention", "based", "ArgumentError", "Kernel", "KernelSpec", "ManifestError",
     "check_arguments", "grid_size", "kernarg_layout", "load_manifest",
     "pack_kernargs", "pack_parameters", "tensor_map_geometry", "TileTable",
 ]

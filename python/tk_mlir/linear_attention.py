@@ -19,14 +19,19 @@ FEATURE_MAPS = ("elu1",)
 # (feature map, normalize, decayed, head dim) -> program.
 PROGRAMS = {
     ("elu1", True, False, 64): "linear_attention",
+    ("elu1", True, False, 128): "linear_attention_d128",
     (None, False, True, 128): "linear_attention_decay",
 }
 # Each program's parameter names, in order (ArgumentError names them).
 ARGS = {
     "linear_attention": ["q", "k", "v", "o", "batch", "heads", "bshd"],
+    "linear_attention_d128": ["q", "k", "v", "o", "batch", "heads", "bshd"],
     "linear_attention_decay": ["q", "k", "v", "o", "decay", "state", "batch",
                                "heads", "bshd", "store_state"],
+    "based": ["q", "k", "v", "o", "batch", "heads", "bshd", "normalize"],
 }
+# Based's feature dim (q, k) and value dim (v).
+BASED_DIMS = (16, 64)
 # The index of each program's `bshd` parameter (tile-bind binds it).
 BSHD_PARAM = {name: args.index("bshd") for name, args in ARGS.items()}
 
@@ -39,9 +44,10 @@ def kernel_name(program, layout):
 def variants():
     """name -> (program, tk-opt -tile-to-nvidia options) of every compiled
     variant, as scripts/setup.sh builds them."""
+    programs = [*PROGRAMS.values(), "based"]
     return {kernel_name(p, layout): (p, f"bind={BSHD_PARAM[p]}="
                                         f"{'true' if layout == 'bshd' else 'false'}")
-            for p in PROGRAMS.values() for layout in LAYOUTS}
+            for p in programs for layout in LAYOUTS}
 
 
 _loaded = {}
@@ -67,9 +73,9 @@ def _dims(layout):
 
 
 def check_arguments(q, k, v, layout):
-    """Validates q, k, v; returns (batch, heads, seq, dim) in [batch, heads,
-    seq, dim] terms. Raises ArgumentError naming the argument, ValueError
-    for a bad layout."""
+    """Validates q, k, v (v's last dimension may differ from q's); returns
+    (batch, heads, seq, dim) in [batch, heads, seq, dim] terms. Raises
+    ArgumentError naming the argument, ValueError for a bad layout."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
     shapes = {}
@@ -123,9 +129,9 @@ class _ForwardOnly:
                 @staticmethod
                 def backward(ctx, *grads):
                     raise NotImplementedError(
-                        "tk_mlir.linear_attention is forward only: it has "
-                        "no backward; compute gradients with another "
-                        "implementation")
+                        "tk_mlir.linear_attention and tk_mlir.based are "
+                        "forward only: they have no backward; compute "
+                        "gradients with another implementation")
             cls.function = Function
         return cls.function.apply(o, *inputs)
 
@@ -177,7 +183,7 @@ def linear_attention(q, k, v, feature_map="elu1", normalize=True,
     ([batch, heads, seq, dim]) or "bshd" ([batch, seq, heads, dim]).
 
     feature_map="elu1", normalize=True: o_t = Σ_{s<=t} (φq_t·φk_s) v_s /
-    Σ_{s<=t} φq_t·φk_s with φ = elu + 1 (head dim 64).
+    Σ_{s<=t} φq_t·φk_s with φ = elu + 1 (head dims 64 and 128).
     feature_map=None, normalize=False, decay=slopes (a tensor [heads]):
     o_t = Σ_{s<=t} exp(-slope_h (t - s)) (q_t·k_s) v_s (head dim 128); with
     return_state=True also the f32 state after the last position,
@@ -212,4 +218,30 @@ def linear_attention(q, k, v, feature_map="elu1", normalize=True,
         o = _ForwardOnly.apply(o, q, k, v)
     if return_state:
         return o, state.view(batch, heads, dim, dim)
+    return o
+
+
+def based(q, k, v, normalize=True, layout="bhsd"):
+    """Based linear attention of bf16 CUDA tensors (q, k: feature dim 16;
+    v: value dim 64) in layout "bhsd" or "bshd", as FLA's parallel_based
+    defines it: with s = (q_t / 4)·k_s and a = 1 + s + s² / 2,
+    o_t = Σ_{s<=t} a v_s, divided by Σ_{s<=t} a + 1e-6 when `normalize`.
+    Returns o (bf16) in the input layout. Forward only: calling backward on
+    the result raises NotImplementedError."""
+    import torch
+    batch, heads, seq, dim = check_arguments(q, k, v, layout)
+    if (dim, v.shape[-1]) != BASED_DIMS:
+        raise ArgumentError(
+            f"argument 'q': based takes feature dim {BASED_DIMS[0]} (q, k) "
+            f"and value dim {BASED_DIMS[1]} (v), got {dim} and "
+            f"{v.shape[-1]}")
+    o = torch.empty_like(v)
+    if layout == "bhsd":
+        views = [t.view(batch * heads, seq, t.shape[-1]) for t in (q, k, v, o)]
+    else:
+        views = [t.view(batch, seq, heads * t.shape[-1]) for t in (q, k, v, o)]
+    _kernel(kernel_name("based", layout))(*views, batch, heads,
+                                          layout == "bshd", bool(normalize))
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
+        o = _ForwardOnly.apply(o, q, k, v)
     return o

@@ -316,10 +316,7 @@ void scopeBarrier(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
 /// (shfl.sync.idx on NVIDIA, ds_bpermute on AMD).
 mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value value, mlir::Value lane);
-/// Whether a layout conversion moves elements between warps (through a
-/// scratch); others move within warps or not at all.
-bool movesBetweenWarps(tile::ConvertLayoutOp op);
-/// Layout conversions that move data, both targets.
+/// Layout conversions that move data and `tile.outer`, both targets.
 void populateExchangePatterns(mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns);
 

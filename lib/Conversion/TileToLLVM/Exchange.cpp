@@ -22,12 +22,16 @@
 //     scratch[col][warp]; bar.sync; ld.shared scratch[col][0..3], added in
 //     warp order (so every copy of the result is bit-identical)
 //
-// A conversion that keeps every element in its warp gathers each
-// destination register with one indexed shuffle per source register it
-// draws from; any other goes through the scratch.
+// Layout conversions and `tile.outer` are gathers: a destination register
+// takes a source element in its row (the same one, or column col / B or
+// col % B of `tile.outer`'s operands). A gather that keeps every element
+// in its warp takes each register with one indexed shuffle per source
+// register it draws from; any other goes through the scratch.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace tk::tile;
@@ -88,18 +92,36 @@ struct LaneLinear {
   }
 };
 
-/// For each destination register of a warp-local conversion: where its
-/// element comes from, as linear functions of the lane (source lane and
-/// source register).
+/// Which source element a gathered element takes: the one in the same row,
+/// at the column `col` itself (a layout conversion), `col / divisor` or
+/// `col % modulus` (the two operands of `tile.outer`).
+struct Source {
+  int64_t divisor = 1, modulus = 0;
+  std::pair<int64_t, int64_t> of(std::pair<int64_t, int64_t> element) const {
+    auto [row, col] = element;
+    return {row, modulus ? col % modulus : col / divisor};
+  }
+  Value column(OpBuilder &b, Location loc, Value col) const {
+    if (modulus)
+      return arith::RemUIOp::create(b, loc, col, idx(b, loc, modulus));
+    if (divisor != 1)
+      return arith::DivUIOp::create(b, loc, col, idx(b, loc, divisor));
+    return col;
+  }
+};
+
+/// For each register of a warp-local gather: where its element comes from,
+/// as linear functions of the lane (source lane and source register).
 struct InWarpPlan {
   SmallVector<LaneLinear> srcLane, srcReg;
   SmallVector<SmallVector<int64_t, 4>> regs; // the source registers used
 };
 
-/// The plan when every element stays in its warp and the movement is
-/// lane-linear (every warp the same), else nullopt.
-std::optional<InWarpPlan> planInWarp(const FragmentMap &src,
-                                     const FragmentMap &dst) {
+/// The plan when every element `dst` needs (through `source`) is held in
+/// the needing lane's warp and the movement is lane-linear (every warp the
+/// same), else nullopt.
+std::optional<InWarpPlan>
+planInWarp(const FragmentMap &src, const FragmentMap &dst, Source source = {}) {
   int64_t lanes = dst.numLanes(), warps = dst.numWarps();
   if (src.numLanes() != lanes || src.numWarps() != warps ||
       !llvm::isPowerOf2_64(uint64_t(lanes)))
@@ -117,7 +139,7 @@ std::optional<InWarpPlan> planInWarp(const FragmentMap &src,
     SmallVector<int64_t> fromLane(lanes), fromReg(lanes);
     for (int64_t w = 0; w < warps; ++w)
       for (int64_t l = 0; l < lanes; ++l) {
-        auto it = held[w].find(dst.elementAt({r, l, w}));
+        auto it = held[w].find(source.of(dst.elementAt({r, l, w})));
         if (it == held[w].end())
           return std::nullopt;
         if (w == 0) {
@@ -142,126 +164,185 @@ std::optional<InWarpPlan> planInWarp(const FragmentMap &src,
   return plan;
 }
 
-struct ConversionMaps {
-  FragmentMap src, dst;
-};
-
-std::optional<ConversionMaps> conversionMaps(ConvertLayoutOp op) {
-  FailureOr<FragmentMap> src =
-      getScopeFragmentMap(cast<RegisterType>(op.getX().getType()));
-  FailureOr<FragmentMap> dst =
-      getScopeFragmentMap(cast<RegisterType>(op.getType()));
-  if (failed(src) || failed(dst))
-    return std::nullopt;
-  return ConversionMaps{*src, *dst};
+/// The registers of a warp-local gather from `x` (a struct of the source's
+/// registers): each by one indexed shuffle per source register it draws
+/// from, and a select by lane. Registers that draw alike share their
+/// shuffles (`tile.outer`'s 64 x 256 result takes 128 registers from the
+/// 16 elements of each row), and a register taken from the lane itself
+/// needs none.
+SmallVector<Value> gatherInWarp(OpBuilder &b, Location loc,
+                                const InWarpPlan &plan, Value x,
+                                int64_t lanes) {
+  Value lane =
+      arith::RemUIOp::create(b, loc, threadIndex(b, loc), idx(b, loc, lanes));
+  using Key = std::tuple<int64_t, SmallVector<int64_t, 6>, int64_t,
+                         SmallVector<int64_t, 6>, SmallVector<int64_t, 4>>;
+  std::map<Key, Value> done;
+  SmallVector<Value> result;
+  for (auto [srcLane, srcReg, regs] :
+       llvm::zip(plan.srcLane, plan.srcReg, plan.regs)) {
+    Key key{srcLane.c, srcLane.cols, srcReg.c, srcReg.cols, regs};
+    if (Value known = done[key]) {
+      result.push_back(known);
+      continue;
+    }
+    bool own = srcLane.c == 0 &&
+               llvm::all_of(llvm::enumerate(srcLane.cols), [](auto bit) {
+                 return bit.value() == int64_t(1) << bit.index();
+               });
+    Value from = own ? Value() : srcLane.emit(b, loc, lane);
+    Value which = regs.size() > 1 ? srcReg.emit(b, loc, lane) : Value();
+    Value gathered;
+    for (int64_t s : regs) {
+      Value v = LLVM::ExtractValueOp::create(b, loc, x, s);
+      if (!own)
+        v = shuffleIdx(b, loc, v, from);
+      gathered =
+          gathered ? arith::SelectOp::create(
+                         b, loc,
+                         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                               which, idx(b, loc, s)),
+                         v, gathered)
+                         .getResult()
+                   : v;
+    }
+    done[key] = gathered;
+    result.push_back(gathered);
+  }
+  return result;
 }
 
-/// A layout conversion that keeps every element in its warp: each
-/// destination register is gathered by one indexed shuffle per source
-/// register it draws from, and a select by lane.
-struct ConvertInWarp : OpConversionPattern<ConvertLayoutOp> {
+/// The registers of `dst` gathered from `x` (of map `src`) through the
+/// scratch at `scratch`: every thread writes the elements it holds at their
+/// (row, col), the scope synchronizes, every thread reads the ones its
+/// registers take.
+SmallVector<Value> gatherThroughScratch(OpBuilder &b, Location loc,
+                                        Operation *op, Scope scope,
+                                        Value scratch, const FragmentMap &src,
+                                        Value x, const FragmentMap &dst,
+                                        Source source, Type element) {
+  int64_t eb = elementBytes(element), cols = src.getCols();
+  auto at = [&](Value row, Value col) {
+    Value i = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row, idx(b, loc, cols)), col);
+    return offsetPtr(b, loc, scratch,
+                     arith::MulIOp::create(b, loc, i, idx(b, loc, eb)));
+  };
+  auto plus = [&](Value v, int64_t c) {
+    return arith::AddIOp::create(b, loc, v, idx(b, loc, c));
+  };
+  scopeBarrier(b, loc, op, scope);
+  Value zero = idx(b, loc, 0);
+  auto [srcRow, srcCol] = threadOrigin(b, loc, src, zero, zero);
+  for (int64_t reg = 0; reg < src.numRegs(); ++reg) {
+    auto [dr, dc] = src.elementAt({reg, 0, 0});
+    LLVM::StoreOp::create(b, loc, LLVM::ExtractValueOp::create(b, loc, x, reg),
+                          at(plus(srcRow, dr), plus(srcCol, dc)));
+  }
+  scopeBarrier(b, loc, op, scope);
+  auto [dstRow, dstCol] = threadOrigin(b, loc, dst, zero, zero);
+  SmallVector<Value> result;
+  for (int64_t reg = 0; reg < dst.numRegs(); ++reg) {
+    auto [dr, dc] = dst.elementAt({reg, 0, 0});
+    Value col = source.column(b, loc, plus(dstCol, dc));
+    result.push_back(
+        LLVM::LoadOp::create(b, loc, element, at(plus(dstRow, dr), col)));
+  }
+  return result;
+}
+
+std::optional<FragmentMap> mapOf(Type type) {
+  FailureOr<FragmentMap> map = getScopeFragmentMap(cast<RegisterType>(type));
+  if (failed(map))
+    return std::nullopt;
+  return *map;
+}
+
+/// Bytes of scratch a gather of `dst` from `src` needs: none when it stays
+/// in its warps, else the whole source.
+int64_t gatherBytes(const FragmentMap &src, const FragmentMap &dst,
+                    Source source, Type element) {
+  if (planInWarp(src, dst, source))
+    return 0;
+  return src.getRows() * src.getCols() * elementBytes(element);
+}
+
+/// A gather's registers from `x`: in-warp shuffles when planned, else
+/// through `op`'s scratch from byte `offset` on.
+SmallVector<Value> gather(OpBuilder &b, Location loc, Operation *op,
+                          const FragmentMap &src, Value x,
+                          const FragmentMap &dst, Source source, Type element,
+                          Scope scope, int64_t offset) {
+  if (std::optional<InWarpPlan> plan = planInWarp(src, dst, source))
+    return gatherInWarp(b, loc, *plan, x, dst.numLanes());
+  Value scratch = offsetPtr(b, loc, exchangeScratch(b, loc, op, scope),
+                            idx(b, loc, offset));
+  return gatherThroughScratch(b, loc, op, scope, scratch, src, x, dst, source,
+                              element);
+}
+
+Value buildStruct(OpBuilder &b, Location loc, Type type, ValueRange fields) {
+  Value result = LLVM::UndefOp::create(b, loc, type);
+  for (auto [i, v] : llvm::enumerate(fields))
+    result = LLVM::InsertValueOp::create(b, loc, result, v, i);
+  return result;
+}
+
+/// A layout conversion that moves data: a gather of every element from
+/// where the source layout holds it.
+struct ConvertLayoutMove : OpConversionPattern<ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    std::optional<ConversionMaps> maps = conversionMaps(op);
-    if (!maps || sameFragments(op))
+    std::optional<FragmentMap> src = mapOf(op.getX().getType());
+    std::optional<FragmentMap> dst = mapOf(op.getType());
+    if (!src || !dst || sameFragments(op))
       return rewriter.notifyMatchFailure(op, "nothing to move");
-    std::optional<InWarpPlan> plan = planInWarp(maps->src, maps->dst);
-    if (!plan)
-      return rewriter.notifyMatchFailure(op, "not warp-local");
-    OpBuilder &b = rewriter;
-    Location loc = op.getLoc();
-    Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
-                                        idx(b, loc, maps->dst.numLanes()));
-    Type structType = getTypeConverter()->convertType(op.getType());
-    Value result = LLVM::UndefOp::create(b, loc, structType);
-    for (int64_t r = 0; r < maps->dst.numRegs(); ++r) {
-      Value from = plan->srcLane[r].emit(b, loc, lane);
-      Value which = plan->regs[r].size() > 1
-                        ? plan->srcReg[r].emit(b, loc, lane)
-                        : Value();
-      Value gathered;
-      for (int64_t s : plan->regs[r]) {
-        Value v = shuffleIdx(
-            b, loc, LLVM::ExtractValueOp::create(b, loc, adaptor.getX(), s),
-            from);
-        gathered =
-            gathered
-                ? arith::SelectOp::create(
-                      b, loc,
-                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            which, idx(b, loc, s)),
-                      v, gathered)
-                      .getResult()
-                : v;
-      }
-      result = LLVM::InsertValueOp::create(b, loc, result, gathered, r);
-    }
-    rewriter.replaceOp(op, result);
+    auto type = cast<RegisterType>(op.getType());
+    SmallVector<Value> fields =
+        gather(rewriter, op.getLoc(), op, *src, adaptor.getX(), *dst, {},
+               type.getElementType(), type.getScope(), 0);
+    rewriter.replaceOp(op, buildStruct(rewriter, op.getLoc(),
+                                       getTypeConverter()->convertType(type),
+                                       fields));
     return success();
   }
 };
 
-/// A layout conversion that moves elements between warps, through the op's
-/// scratch: every thread writes the elements it holds at their (row, col),
-/// the scope synchronizes, every thread reads the elements its new layout
-/// gives it.
-struct ConvertThroughScratch : OpConversionPattern<ConvertLayoutOp> {
+/// `tile.outer`: each result register gathers its lhs element (column
+/// col / B) and its rhs element (column col % B), then multiplies them.
+struct OuterLowering : OpConversionPattern<OuterOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+  matchAndRewrite(OuterOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    std::optional<ConversionMaps> maps = conversionMaps(op);
-    if (!maps || !op->hasAttr(kScratchOffset))
-      return rewriter.notifyMatchFailure(op, "no scratch");
-    auto from = cast<RegisterType>(op.getX().getType());
-    OpBuilder &b = rewriter;
+    std::optional<FragmentMap> lhs = mapOf(op.getLhs().getType());
+    std::optional<FragmentMap> rhs = mapOf(op.getRhs().getType());
+    std::optional<FragmentMap> dst = mapOf(op.getType());
+    if (!lhs || !rhs || !dst)
+      return rewriter.notifyMatchFailure(op, "no fragment maps");
+    RegTileType type = op.getType();
+    Type element = type.getElementType();
     Location loc = op.getLoc();
-    Type element = from.getElementType();
-    int64_t eb = elementBytes(element), cols = maps->src.getCols();
-    Value scratch = exchangeScratch(b, loc, op, from.getScope());
-    auto at = [&](Value row, Value col) {
-      Value i = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, row, idx(b, loc, cols)), col);
-      return offsetPtr(b, loc, scratch,
-                       arith::MulIOp::create(b, loc, i, idx(b, loc, eb)));
-    };
-    auto plus = [&](Value v, int64_t c) {
-      return arith::AddIOp::create(b, loc, v, idx(b, loc, c));
-    };
-    scopeBarrier(b, loc, op, from.getScope());
-    Value zero = idx(b, loc, 0);
-    auto [srcRow, srcCol] = threadOrigin(b, loc, maps->src, zero, zero);
-    for (int64_t reg = 0; reg < maps->src.numRegs(); ++reg) {
-      auto [dr, dc] = maps->src.elementAt({reg, 0, 0});
-      LLVM::StoreOp::create(
-          b, loc, LLVM::ExtractValueOp::create(b, loc, adaptor.getX(), reg),
-          at(plus(srcRow, dr), plus(srcCol, dc)));
-    }
-    scopeBarrier(b, loc, op, from.getScope());
-    auto [dstRow, dstCol] = threadOrigin(b, loc, maps->dst, zero, zero);
-    Type structType = getTypeConverter()->convertType(op.getType());
-    Value result = LLVM::UndefOp::create(b, loc, structType);
-    for (int64_t reg = 0; reg < maps->dst.numRegs(); ++reg) {
-      auto [dr, dc] = maps->dst.elementAt({reg, 0, 0});
-      Value v = LLVM::LoadOp::create(b, loc, element,
-                                     at(plus(dstRow, dr), plus(dstCol, dc)));
-      result = LLVM::InsertValueOp::create(b, loc, result, v, reg);
-    }
-    rewriter.replaceOp(op, result);
+    Source ofLhs{rhs->getCols(), 0}, ofRhs{1, rhs->getCols()};
+    SmallVector<Value> a = gather(rewriter, loc, op, *lhs, adaptor.getLhs(),
+                                  *dst, ofLhs, element, type.getScope(), 0);
+    SmallVector<Value> c =
+        gather(rewriter, loc, op, *rhs, adaptor.getRhs(), *dst, ofRhs, element,
+               type.getScope(), gatherBytes(*lhs, *dst, ofLhs, element));
+    SmallVector<Value> fields;
+    for (auto [x, y] : llvm::zip(a, c))
+      fields.push_back(LLVM::FMulOp::create(rewriter, loc, x, y));
+    rewriter.replaceOp(op, buildStruct(rewriter, loc,
+                                       getTypeConverter()->convertType(type),
+                                       fields));
     return success();
   }
 };
 
 /// Elements (of `bytes` each) of one instance's scratch for `op`, or 0.
 int64_t scratchBytes(Operation *op) {
-  auto mapOf = [](Type type) -> std::optional<FragmentMap> {
-    FailureOr<FragmentMap> map = getScopeFragmentMap(cast<RegisterType>(type));
-    if (failed(map))
-      return std::nullopt;
-    return *map;
-  };
   if (isa<RowMaxOp, RowSumOp, ColMaxOp, ColSumOp, VecReduceOp>(op)) {
     Type in = op->getOperand(0).getType();
     std::optional<FragmentMap> map = mapOf(in);
@@ -293,12 +374,22 @@ int64_t scratchBytes(Operation *op) {
     return smallest ? map->getRows() * map->getCols() / smallest * 4 : 0;
   }
   if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
-    std::optional<ConversionMaps> maps = conversionMaps(convert);
-    if (!maps || maps->src.samePlacement(maps->dst) ||
-        planInWarp(maps->src, maps->dst))
+    std::optional<FragmentMap> src = mapOf(convert.getX().getType());
+    std::optional<FragmentMap> dst = mapOf(convert.getType());
+    if (!src || !dst || src->samePlacement(*dst))
       return 0;
-    return maps->src.getRows() * maps->src.getCols() *
-           elementBytes(cast<RegisterType>(convert.getType()).getElementType());
+    return gatherBytes(*src, *dst, {},
+                       cast<RegisterType>(convert.getType()).getElementType());
+  }
+  if (auto outer = dyn_cast<OuterOp>(op)) {
+    std::optional<FragmentMap> lhs = mapOf(outer.getLhs().getType());
+    std::optional<FragmentMap> rhs = mapOf(outer.getRhs().getType());
+    std::optional<FragmentMap> dst = mapOf(outer.getType());
+    if (!lhs || !rhs || !dst)
+      return 0;
+    Type element = outer.getType().getElementType();
+    return gatherBytes(*lhs, *dst, {rhs->getCols(), 0}, element) +
+           gatherBytes(*rhs, *dst, {1, rhs->getCols()}, element);
   }
   return 0;
 }
@@ -399,13 +490,8 @@ void tk::lower::scopeBarrier(OpBuilder &b, Location loc, Operation *op,
     blockBarrier(b, loc, op);
 }
 
-bool tk::lower::movesBetweenWarps(ConvertLayoutOp op) {
-  return scratchBytes(op) != 0;
-}
-
 void tk::lower::populateExchangePatterns(TypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  // Never both apply: only conversions that leave a warp get a scratch.
-  patterns.add<ConvertInWarp, ConvertThroughScratch>(converter,
-                                                     patterns.getContext());
+  patterns.add<ConvertLayoutMove, OuterLowering>(converter,
+                                                 patterns.getContext());
 }

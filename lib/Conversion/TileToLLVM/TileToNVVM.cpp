@@ -35,6 +35,14 @@ template <typename OpTy> std::string mmaUnsupportedReason(OpTy mma) {
             !(a.getElementType().isBF16() || a.getElementType().isF16())))
     return "with a register A operand is lowered for bf16/f16 warpgroup "
            "tiles in #tile.row layout only";
+  for (Value operand : {mma.getA(), mma.getB()})
+    if (auto tile = dyn_cast<SharedTileType>(operand.getType());
+        tile && (!tile.getSwizzle() || !tile.getSwizzle().getBytes()))
+      return "reads an unswizzled shared tile (" +
+             std::to_string(tile.getRows()) + "x" +
+             std::to_string(tile.getCols()) +
+             "); wgmma's descriptors are built for 32-, 64- or 128-byte "
+             "swizzles, so its rows must hold at least 32 bytes";
   if (mma.getType().getScope() == Scope::block)
     return "at block scope is split over warpgroups by tile-warp-specialize; "
            "run it (or write warpgroup tiles) before lowering";
@@ -75,10 +83,10 @@ std::string unsupportedReason(Operation *op) {
           WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp, AllocOp, SlotOp,
           PrefixSumOp, PartRowsOp, SubtileOp, LoadOp, LoadAsyncOp, StoreAsyncOp,
           StoreAsyncWaitOp, SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp,
-          BarrierOp, MmaTurnOp, FenceOp, FillOp, CastOp, ConvertLayoutOp, AddOp,
-          SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
-          BroadcastOp, MmaWaitOp, CausalMaskOp, BoundMaskOp, SignalAddOp,
-          SignalWaitOp>(op))
+          BarrierOp, MmaTurnOp, FenceOp, FillOp, CastOp, ConvertLayoutOp,
+          OuterOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp,
+          Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp, CausalMaskOp,
+          BoundMaskOp, SignalAddOp, SignalWaitOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";

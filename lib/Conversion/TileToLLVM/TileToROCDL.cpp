@@ -105,7 +105,8 @@ std::string amdUnsupportedReason(Operation *op) {
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpgroupIdOp, DimOp,
           PrefixSumOp, PartRowsOp, AllocOp, SlotOp, SubtileOp, FillOp, CastOp,
           AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp,
-          LogOp, BroadcastOp, CausalMaskOp, BoundMaskOp, ConvertLayoutOp>(op))
+          LogOp, BroadcastOp, CausalMaskOp, BoundMaskOp, ConvertLayoutOp,
+          OuterOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to ROCDL yet";

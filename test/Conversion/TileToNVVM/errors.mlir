@@ -149,3 +149,13 @@ tile.kernel @k(%O: !tile.gl<?xf32>) launch(warpgroups = 1) {
   %c0 = arith.constant 0 : index
   tile.store %s, %O[%c0] : !tile.rv<256xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>, !tile.gl<?xf32>
 }
+
+// -----
+
+// A shared operand whose rows are too short for a swizzle (16 bytes).
+tile.kernel @k() launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+  %b = tile.alloc : !tile.st<64x8xbf16, #tile.swizzle<0>>
+  // expected-error @+1 {{'tile.mma' op reads an unswizzled shared tile (64x8); wgmma's descriptors are built for 32-, 64- or 128-byte swizzles, so its rows must hold at least 32 bytes}}
+  %d = tile.mma AB %a, %b : !tile.st<64x64xbf16, #tile.swizzle<128>>, !tile.st<64x8xbf16, #tile.swizzle<0>> -> !tile.rt<64x8xf32, warpgroup, #tile.mma_acc>
+}

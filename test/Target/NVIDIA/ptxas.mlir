@@ -21,6 +21,10 @@
 // RUN: %ptxas -arch=sm_90a %t.la/linear_attention.ptx -o %t.la/check.cubin
 // RUN: rm -rf %t.ld && tk-opt %kernels/linear_attention_decay.mlir -tile-to-nvidia="out=%t.ld cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.ld/linear_attention_decay.ptx -o %t.ld/check.cubin
+// RUN: rm -rf %t.l128 && tk-opt %kernels/linear_attention_d128.mlir -tile-to-nvidia="out=%t.l128 cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.l128/linear_attention_d128.ptx -o %t.l128/check.cubin
+// RUN: rm -rf %t.bs && tk-opt %kernels/based.mlir -tile-to-nvidia="out=%t.bs cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.bs/based.ptx -o %t.bs/check.cubin
 // RUN: rm -rf %t.ms && tk-opt %kernels/mamba2_ssd.mlir -tile-to-nvidia="out=%t.ms cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.ms/mamba2_ssd.ptx -o %t.ms/check.cubin
 // RUN: rm -rf %t.tw && tk-opt %tk_src_root/python/gpu_checks/tile_walk.mlir -tile-to-nvidia="out=%t.tw cubin=false" -o /dev/null

@@ -107,6 +107,27 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult OuterOp::verify() {
+  RegTileType lhs = getLhs().getType(), rhs = getRhs().getType(),
+              result = getType();
+  for (RegTileType operand : {rhs, result})
+    if (operand.getElementType() != lhs.getElementType() ||
+        operand.getScope() != lhs.getScope())
+      return emitOpError("operands and result must share the element type "
+                         "and scope, got ")
+             << lhs << ", " << rhs << " -> " << result;
+  if (rhs.getShape()[0] != lhs.getShape()[0])
+    return emitOpError("operands must have the same rows, got ")
+           << lhs.getShape()[0] << " and " << rhs.getShape()[0];
+  int64_t cols = lhs.getShape()[1] * rhs.getShape()[1];
+  if (result.getShape()[0] != lhs.getShape()[0] || result.getShape()[1] != cols)
+    return emitOpError("result shape must be ")
+           << lhs.getShape()[0] << "x" << cols
+           << " (the operands' rows, the product of their columns), got "
+           << result.getShape()[0] << "x" << result.getShape()[1];
+  return verifyArithmeticElement(*this, lhs);
+}
+
 LogicalResult TransposeOp::verify() {
   RegTileType x = getX().getType(), result = getType();
   if (failed(verifyKeeps(*this, x, result, kElement | kScope,

@@ -168,6 +168,33 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
   let hasFolder = 1;
 }
 
+def Tile_OuterOp : Tile_Op<"outer", [Pure]> {
+  let summary = "outer product of each row of two register tiles";
+  let description = [{
+    For `lhs` of R x A and `rhs` of R x B elements, the R x (A·B) tile whose
+    row r holds the outer product of the two rows, flattened row-major:
+    `result(r, i·B + j) = lhs(r, i) · rhs(r, j)`. Second-order feature maps
+    are made of it: with q' = q ⊗ q and k' = k ⊗ k, q'·k' = (q·k)² (Based's
+    Taylor feature map).
+
+    Each result element needs elements of both rows that other lanes hold:
+    the lowering gathers them with indexed shuffles when the rows stay in
+    their warps (as for the `#tile.row` / `#tile.mma_acc` layouts of equal
+    row counts), else through a shared-memory scratch (see `tile.cumsum`).
+
+    ```mlir
+    %q2 = tile.outer %q, %q : !tile.rt<64x16xf32, warpgroup>, !tile.rt<64x16xf32, warpgroup> -> !tile.rt<64x256xf32, warpgroup>
+    ```
+  }];
+  let arguments = (ins Tile_RegTileType:$lhs, Tile_RegTileType:$rhs);
+  let results = (outs Tile_RegTileType:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` qualified(type($lhs)) `,` qualified(type($rhs))
+    `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let summary = "transpose a register tile";
   let arguments = (ins Tile_RegTileType:$x);

@@ -1,0 +1,11 @@
+// RUN: tk-opt %kernels/linear_attention_d128.mlir | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/linear_attention_d128.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/linear_attention_d128.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
+
+// CHECK-LABEL: tile.kernel @linear_attention_d128
+// CHECK: tile.warpgroup_id
+// CHECK: scf.for
+// CHECK: tile.copy
+// CHECK: tile.col_sum {{.*}} -> !tile.rv<128xf32, warpgroup>
+// CHECK: tile.mma ABt
+// CHECK: tile.mma AtB
