@@ -116,4 +116,6 @@ def test_each_program_has_a_variant_per_layout():
                                         "bind=8=false"),
         "linear_attention_decay_bshd": ("linear_attention_decay",
                                         "bind=8=true"),
+        "based_bhsd": ("based", "bind=6=false"),
+        "based_bshd": ("based", "bind=6=true"),
     }
