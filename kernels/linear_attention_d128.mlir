@@ -6,9 +6,13 @@
 // does: warpgroup w computes o's columns 64w .. 64w+63 and keeps S's
 // columns 64w .. 64w+63 (two 64 x 64 f32 accumulators for its row halves,
 // a bf16 copy in shared memory for the MMAs). Both compute φQ φKᵀ and the
-// normaliser (z = Σ φ(k_s): column sums across the warpgroup's warps), each
-// into its own φK buffer, so neither waits for the other. Views and
-// layouts as kernels/linear_attention.mlir (`bshd`, tile-bind).
+// normaliser, each into its own φK buffer, so neither waits for the other.
+// The normaliser's earlier chunks come out of the tensor cores:
+// Z = Σ φ(k_s)ᵀ 1 (16 equal columns, MMAs against ones) and φQ Z, whose
+// columns all hold φ(q_t)·z_t; kept as a vector of column sums (128
+// registers' worth of f32 per thread for φQ ∘ z and 32 for z) the step
+// spilled 0.8 KiB per thread. Views and layouts as
+// kernels/linear_attention.mlir (`bshd`, tile-bind).
 !view = !tile.gl<?x?x?xbf16>
 !st = !tile.st<64x128xbf16>
 !half = !tile.st<64x64xbf16>
@@ -18,7 +22,9 @@
 !rt16 = !tile.rt<64x64xbf16, warpgroup>
 !rt = !tile.rt<64x64xf32, warpgroup>
 !rows = !tile.rv<64xf32, warpgroup>
-!cols = !tile.rv<128xf32, warpgroup>
+!z = !tile.rt<64x16xf32, warpgroup>
+!z16 = !tile.rt<64x16xbf16, warpgroup>
+!zq = !tile.st<64x16xbf16>
 
 tile.kernel @linear_attention_d128(%Q: !view, %K: !view, %V: !view,
                                    %O: !view, %batch: index, %heads: index,
@@ -29,6 +35,8 @@ tile.kernel @linear_attention_d128(%Q: !view, %K: !view, %V: !view,
   %v = tile.alloc : !st
   %phi_ks = tile.alloc : !tile.st<2x64x128xbf16>
   %states = tile.alloc : !tile.st<2x128x64xbf16>
+  %zs = tile.alloc : !tile.st<2x128x16xbf16>
+  %ones = tile.alloc : !zq
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
@@ -49,21 +57,29 @@ tile.kernel @linear_attention_d128(%Q: !view, %K: !view, %V: !view,
     %state = tile.slot %states[%wg] : !tile.st<2x128x64xbf16>
     %s_top_st = tile.subtile %state[%c0, %c0] : !state to !half
     %s_bot_st = tile.subtile %state[%c1, %c0] : !state to !half
+    %zst = tile.slot %zs[%wg] : !tile.st<2x128x16xbf16>
+    %z_top_st = tile.subtile %zst[%c0, %c0] : !tile.st<128x16xbf16> to !zq
+    %z_bot_st = tile.subtile %zst[%c1, %c0] : !tile.st<128x16xbf16> to !zq
+    %z0 = tile.fill 0.0 : !z
+    %z0_16 = tile.cast %z0 : !z to !z16
+    tile.store %z0_16, %z_top_st : !z16, !zq
+    tile.store %z0_16, %z_bot_st : !z16, !zq
+    %ones_r = tile.fill 1.0 : !z16
+    tile.store %ones_r, %ones : !z16, !zq
     %s0 = tile.fill 0.0 : !rt
     %s0_16 = tile.cast %s0 : !rt to !rt16
     tile.store %s0_16, %s_top_st : !rt16, !half
     tile.store %s0_16, %s_bot_st : !rt16, !half
     tile.fence async_proxy
     tile.barrier warpgroup
-    %z0 = tile.fill 0.0 : !cols
-    %top, %bot, %z_last = scf.for %ch = %c0 to %chunks step %c1
-        iter_args(%s_top = %s0, %s_bot = %s0, %z = %z0) -> (!rt, !rt, !cols) {
+    %top, %bot, %zt_last, %zb_last = scf.for %ch = %c0 to %chunks step %c1
+        iter_args(%s_top = %s0, %s_bot = %s0, %z_top = %z0, %z_bot = %z0)
+        -> (!rt, !rt, !z, !z) {
       tile.copy %Q[%x, %ch, %y] -> %q : !view, !st
       tile.copy %K[%x, %ch, %y] -> %k : !view, !st
       tile.copy %V[%x, %ch, %y] -> %v : !view, !st
-      // φ(x) = max(x, 0) + exp(min(x, 0)); φK into this warpgroup's buffer
-      // and its column sums into z (after the chunk: they are for later
-      // chunks).
+      // φ(x) = max(x, 0) + exp(min(x, 0)); φK into this warpgroup's
+      // buffer.
       %k_r = tile.load %k : !st -> !wide16
       %k_f = tile.cast %k_r : !wide16 to !wide
       %k_pos = tile.max %k_f, %zero : !wide, f32
@@ -72,7 +88,6 @@ tile.kernel @linear_attention_d128(%Q: !view, %K: !view, %V: !view,
       %phi_k_f = tile.add %k_pos, %k_exp : !wide
       %phi_k16 = tile.cast %phi_k_f : !wide to !wide16
       tile.store %phi_k16, %phi_k : !wide16, !st
-      %z_new = tile.col_sum %phi_k_f, %z : !wide -> !cols
       tile.fence async_proxy
       tile.barrier warpgroup
       %q_r = tile.load %q : !st -> !wide16
@@ -81,10 +96,9 @@ tile.kernel @linear_attention_d128(%Q: !view, %K: !view, %V: !view,
       %q_neg = tile.min %q_f, %zero : !wide, f32
       %q_exp = tile.exp %q_neg : !wide
       %phi_q = tile.add %q_pos, %q_exp : !wide
-      %z_b = tile.broadcast col %z : !cols to !wide
-      %qz = tile.mul %phi_q, %z_b : !wide
-      %den_off = tile.row_sum %qz : !wide -> !rows
       %phi_q16 = tile.cast %phi_q : !wide to !wide16
+      %qz = tile.mma AB %phi_q16, %zst : !wide16, !tile.st<128x16xbf16> -> !z
+      %den_off = tile.row_max %qz : !z -> !rows
 
       // Within the chunk: causal φQ φKᵀ, applied to V and summed for the
       // normaliser; earlier chunks: φQ S and φQ · z.
@@ -100,18 +114,24 @@ tile.kernel @linear_attention_d128(%Q: !view, %K: !view, %V: !view,
       %o16 = tile.cast %o : !rt to !rt16
       tile.store %o16, %O[%x, %ch, %yw] : !rt16, !view
 
-      // S += φKᵀ V, this warpgroup's columns, by row halves.
+      // S += φKᵀ V, this warpgroup's columns, by row halves; Z += φKᵀ 1.
       %k_top = tile.subtile %phi_k[%c0, %c0] : !st to !half
       %k_bot = tile.subtile %phi_k[%c0, %c1] : !st to !half
       %top_new = tile.mma AtB %k_top, %v_w, %s_top : !half, !half -> !rt
       %bot_new = tile.mma AtB %k_bot, %v_w, %s_bot : !half, !half -> !rt
+      %zt_new = tile.mma AtB %k_top, %ones, %z_top : !half, !zq -> !z
+      %zb_new = tile.mma AtB %k_bot, %ones, %z_bot : !half, !zq -> !z
+      %zt16 = tile.cast %zt_new : !z to !z16
+      %zb16 = tile.cast %zb_new : !z to !z16
+      tile.store %zt16, %z_top_st : !z16, !zq
+      tile.store %zb16, %z_bot_st : !z16, !zq
       %top16 = tile.cast %top_new : !rt to !rt16
       %bot16 = tile.cast %bot_new : !rt to !rt16
       tile.store %top16, %s_top_st : !rt16, !half
       tile.store %bot16, %s_bot_st : !rt16, !half
       tile.fence async_proxy
       tile.barrier warpgroup
-      scf.yield %top_new, %bot_new, %z_new : !rt, !rt, !cols
+      scf.yield %top_new, %bot_new, %zt_new, %zb_new : !rt, !rt, !z, !z
     }
   }
 }
