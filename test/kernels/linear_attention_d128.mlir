@@ -6,6 +6,7 @@
 // CHECK: tile.warpgroup_id
 // CHECK: scf.for
 // CHECK: tile.copy
-// CHECK: tile.col_sum {{.*}} -> !tile.rv<128xf32, warpgroup>
+// CHECK: tile.mma ABt
+// CHECK: tile.row_max
 // CHECK: tile.mma ABt
 // CHECK: tile.mma AtB
