@@ -6,7 +6,7 @@
 // CHECK: tile.warpgroup_id
 // CHECK: scf.for
 // CHECK: tile.copy
-// CHECK: tile.mma ABt
+// CHECK: tile.mma AB {{.*}} -> !tile.rt<64x16xf32, warpgroup>
 // CHECK: tile.row_max
 // CHECK: tile.mma ABt
 // CHECK: tile.mma AtB
