@@ -124,20 +124,8 @@ def check_attention_arguments(q, k, v, layout):
     the argument, ValueError for a bad layout."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
-    shapes = {}
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        shape = tuple(getattr(t, "shape", ()))
-        if len(shape) != 4:
-            raise ArgumentError(
-                f"argument '{name}': expected a 4-D tensor "
-                f"[{', '.join(_dims(layout))}], got shape {shape}")
-        if str(getattr(t, "dtype", "")) != "torch.bfloat16":
-            raise ArgumentError(f"argument '{name}': expected dtype "
-                                f"torch.bfloat16, got {t.dtype}")
-        if not getattr(t, "is_cuda", False):
-            raise ArgumentError(f"argument '{name}': expected a CUDA tensor")
-        b, x, y, d = shape
-        shapes[name] = (b, x, y, d) if layout == "bhsd" else (b, y, x, d)
+    shapes = {name: bhsd_shape(name, t, layout)
+              for name, t in (("q", q), ("k", k), ("v", v))}
     batch, heads, seq, dim = shapes["q"]
     if dim not in KERNELS:
         raise ArgumentError(f"argument 'q': head dim {dim} is not supported; "
@@ -158,6 +146,24 @@ def check_attention_arguments(q, k, v, layout):
         raise ArgumentError(f"argument 'k': {kv_heads} heads do not divide "
                             f"q's {heads} (GQA needs kv heads | q heads)")
     return batch, heads, kv_heads, seq, dim
+
+
+def bhsd_shape(name, t, layout):
+    """The [batch, heads, seq, dim] shape of argument `name`, a 4-D bf16
+    CUDA tensor in `layout` ("bhsd" or "bshd"); ArgumentError naming it
+    otherwise."""
+    shape = tuple(getattr(t, "shape", ()))
+    if len(shape) != 4:
+        raise ArgumentError(
+            f"argument '{name}': expected a 4-D tensor "
+            f"[{', '.join(_dims(layout))}], got shape {shape}")
+    if str(getattr(t, "dtype", "")) != "torch.bfloat16":
+        raise ArgumentError(f"argument '{name}': expected dtype "
+                            f"torch.bfloat16, got {t.dtype}")
+    if not getattr(t, "is_cuda", False):
+        raise ArgumentError(f"argument '{name}': expected a CUDA tensor")
+    b, x, y, d = shape
+    return (b, x, y, d) if layout == "bhsd" else (b, y, x, d)
 
 
 def _dims(layout):

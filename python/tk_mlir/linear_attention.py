@@ -11,7 +11,7 @@ read and written in place.
 """
 import os
 
-from .attention import artifacts_dir
+from .attention import _dims, artifacts_dir, bhsd_shape
 from .runtime import ArgumentError
 
 LAYOUTS = ("bhsd", "bshd")
@@ -67,11 +67,6 @@ def _kernel(name):
     return _loaded[name]
 
 
-def _dims(layout):
-    return ("batch", "heads", "seq", "dim") if layout == "bhsd" else \
-        ("batch", "seq", "heads", "dim")
-
-
 def check_arguments(q, k, v, layout):
     """Validates q, k, v (v's last dimension may differ from q's); returns
     (batch, heads, seq, dim) in [batch, heads, seq, dim] terms. Raises
@@ -80,25 +75,15 @@ def check_arguments(q, k, v, layout):
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
     shapes = {}
     for name, t in (("q", q), ("k", k), ("v", v)):
-        shape = tuple(getattr(t, "shape", ()))
-        if len(shape) != 4:
-            raise ArgumentError(
-                f"argument '{name}': expected a 4-D tensor "
-                f"[{', '.join(_dims(layout))}], got shape {shape}")
-        if str(getattr(t, "dtype", "")) != "torch.bfloat16":
-            raise ArgumentError(f"argument '{name}': expected dtype "
-                                f"torch.bfloat16, got {t.dtype}")
-        if not getattr(t, "is_cuda", False):
-            raise ArgumentError(f"argument '{name}': expected a CUDA tensor")
+        shapes[name] = bhsd_shape(name, t, layout)
         if not t.is_contiguous():
             raise ArgumentError(
                 f"argument '{name}': must be contiguous in the "
                 f"[{', '.join(_dims(layout))}] layout; strides "
                 f"{tuple(t.stride())} (call .contiguous())")
-        if 0 in shape:
-            raise ArgumentError(f"argument '{name}': empty shape {shape}")
-        b, x, y, d = shape
-        shapes[name] = (b, x, y, d) if layout == "bhsd" else (b, y, x, d)
+        if 0 in t.shape:
+            raise ArgumentError(f"argument '{name}': empty shape "
+                                f"{tuple(t.shape)}")
     if shapes["k"] != shapes["q"]:
         raise ArgumentError(f"argument 'k': shape {shapes['k']} (in [batch, "
                             f"heads, seq, dim] order) must match q's "
