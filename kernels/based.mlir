@@ -16,7 +16,12 @@
 // Two consumer warpgroups split the value columns: warpgroup w computes o's
 // columns 32w .. 32w+31 and keeps those columns of S1 and S2 (S2: four
 // 64 x 32 f32 accumulators), each with its own bf16 copies in shared
-// memory for the MMAs; both compute a, k ⊗ k and the normaliser. S1's MMAs
+// memory for the MMAs; both compute a and the normaliser. Both also form
+// q ⊗ q / 2 and k ⊗ k and store them, the same values, to one shared
+// buffer each, which the MMAs of both read: the consumers meet at a block
+// barrier after those stores and again at the end of the chunk, before the
+// next chunk's. (As a register operand q ⊗ q took 64 registers per thread,
+// with a k ⊗ k buffer per warpgroup: the step spilled 0.8 KiB per thread.) S1's MMAs
 // take q and k zero-padded to 64 features (the k16 operands in the first
 // 16 columns of 64 x 64 tiles whose other columns stay zero), as wgmma
 // needs 64 rows. Views and layouts as kernels/linear_attention.mlir
@@ -55,7 +60,8 @@ tile.kernel @based(%Q: !view, %K: !view, %V: !view, %O: !view,
   %v = tile.alloc : !vt
   %qpads = tile.alloc : !tile.st<2x64x64xbf16>
   %kpads = tile.alloc : !tile.st<2x64x64xbf16>
-  %k2s = tile.alloc : !tile.st<2x64x256xbf16>
+  %k2 = tile.alloc : !k2
+  %q2 = tile.alloc : !k2
   %s1s = tile.alloc : !tile.st<2x64x32xbf16>
   %s2s = tile.alloc : !tile.st<2x256x32xbf16>
   %z2s = tile.alloc : !tile.st<2x256x16xbf16>
@@ -82,7 +88,6 @@ tile.kernel @based(%Q: !view, %K: !view, %V: !view, %O: !view,
     %yw = arith.addi %y2, %wg : index
     %qpad = tile.slot %qpads[%wg] : !tile.st<2x64x64xbf16>
     %kpad = tile.slot %kpads[%wg] : !tile.st<2x64x64xbf16>
-    %k2 = tile.slot %k2s[%wg] : !tile.st<2x64x256xbf16>
     %s1 = tile.slot %s1s[%wg] : !tile.st<2x64x32xbf16>
     %s2 = tile.slot %s2s[%wg] : !tile.st<2x256x32xbf16>
     %z2 = tile.slot %z2s[%wg] : !tile.st<2x256x16xbf16>
@@ -142,6 +147,7 @@ tile.kernel @based(%Q: !view, %K: !view, %V: !view, %O: !view,
       %qq = tile.outer %qs, %qs : !f16x, !f16x -> !wide
       %qq_h = tile.mul %qq, %half : !wide, f32
       %qq16 = tile.cast %qq_h : !wide to !wide16
+      tile.store %qq16, %q2 : !wide16, !k2
       %k_r = tile.load %k : !qk -> !b16x
       tile.store %k_r, %k16 : !b16x, !qk
       %k_f = tile.cast %k_r : !b16x to !f16x
@@ -149,7 +155,7 @@ tile.kernel @based(%Q: !view, %K: !view, %V: !view, %O: !view,
       %kk16 = tile.cast %kk : !wide to !wide16
       tile.store %kk16, %k2 : !wide16, !k2
       tile.fence async_proxy
-      tile.barrier warpgroup
+      tile.barrier block
 
       // Within the chunk: a = 1 + s + s² / 2, causal, times V.
       %qk = tile.mma ABt %q, %k : !qk, !qk -> !sq
@@ -163,13 +169,13 @@ tile.kernel @based(%Q: !view, %K: !view, %V: !view, %O: !view,
       %o_in = tile.mma AB %a16, %v_w : !sq16, !vw -> !o
       // Earlier chunks: Σv + (q/4) S1 + ½ (q/4 ⊗ q/4) S2.
       %o_1 = tile.mma AB %qpad, %s1, %o_in : !pad, !vw -> !o
-      %o_2 = tile.mma AB %qq16, %s2, %o_1 : !wide16, !s2 -> !o
+      %o_2 = tile.mma AB %q2, %s2, %o_1 : !k2, !s2 -> !o
       %sv_b = tile.broadcast col %sv : !cols32 to !o
       %o_3 = tile.add %o_2, %sv_b : !o
       %o_out = scf.if %normalize -> (!o) {
         // Σ a + positions before the chunk + (q/4)·Σk + ½ (q/4 ⊗ q/4)·Σ k⊗k.
         %den_in = tile.row_sum %a_c : !sq -> !rows
-        %zq = tile.mma AB %qq16, %z2 : !wide16, !z2 -> !z
+        %zq = tile.mma AB %q2, %z2 : !k2, !z2 -> !z
         %den2 = tile.row_max %zq : !z -> !rows
         %sk_b = tile.broadcast col %sk : !cols16 to !f16x
         %qsk = tile.mul %qs, %sk_b : !f16x
@@ -222,7 +228,7 @@ tile.kernel @based(%Q: !view, %K: !view, %V: !view, %O: !view,
       %y3_16 = tile.cast %y3_new : !z to !z16
       tile.store %y3_16, %z2_3 : !z16, !z2q
       tile.fence async_proxy
-      tile.barrier warpgroup
+      tile.barrier block
       scf.yield %a1_new, %b0_new, %b1_new, %b2_new, %b3_new, %y0_new,
           %y1_new, %y2_new, %y3_new, %sv_new, %sk_new
           : !o, !o, !o, !o, !o, !z, !z, !z, !z, !cols32, !cols16
