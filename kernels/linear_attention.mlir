@@ -3,8 +3,9 @@
 //   o_t = Σ_{s<=t} (φ(q_t)·φ(k_s)) v_s / Σ_{s<=t} φ(q_t)·φ(k_s)
 // over chunks of 64 positions: within a chunk as a causal-masked φQ φKᵀ;
 // earlier chunks through the state S = Σ φ(k_s)ᵀ v_s (64 x 64, f32 in
-// registers, a bf16 copy in shared memory for the MMA) and z = Σ φ(k_s)
-// (the column sums of φK: a reduction across the warpgroup's warps).
+// registers, a bf16 copy in shared memory for the MMA) and, for the
+// normaliser, Z = Σ φ(k_s)ᵀ 1 (16 equal columns from an MMA against ones)
+// and φQ Z, whose columns all hold φ(q_t)·z_t.
 //
 // One block per (batch, head) walks the chunks in order. Q, K, V and O are
 // [batch·heads, seq, 64] views (`bshd` false: the [batch, heads, seq, 64]
@@ -22,6 +23,9 @@
 !rt16 = !tile.rt<64x64xbf16, warpgroup>
 !rt = !tile.rt<64x64xf32, warpgroup>
 !vec = !tile.rv<64xf32, warpgroup>
+!z = !tile.rt<64x16xf32, warpgroup>
+!z16 = !tile.rt<64x16xbf16, warpgroup>
+!zq = !tile.st<64x16xbf16>
 
 tile.kernel @linear_attention(%Q: !view, %K: !view, %V: !view, %O: !view,
                               %batch: index, %heads: index, %bshd: i1)
@@ -31,6 +35,8 @@ tile.kernel @linear_attention(%Q: !view, %K: !view, %V: !view, %O: !view,
   %v = tile.alloc : !st
   %phi_k = tile.alloc : !st
   %state = tile.alloc : !st
+  %zst = tile.alloc : !zq
+  %ones = tile.alloc : !zq
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
@@ -47,9 +53,13 @@ tile.kernel @linear_attention(%Q: !view, %K: !view, %V: !view, %O: !view,
     %s0 = tile.fill 0.0 : !rt
     %s0_16 = tile.cast %s0 : !rt to !rt16
     tile.store %s0_16, %state : !rt16, !st
-    %z0 = tile.fill 0.0 : !vec
+    %z0 = tile.fill 0.0 : !z
+    %z0_16 = tile.cast %z0 : !z to !z16
+    tile.store %z0_16, %zst : !z16, !zq
+    %ones_r = tile.fill 1.0 : !z16
+    tile.store %ones_r, %ones : !z16, !zq
     %s_last, %z_last = scf.for %ch = %c0 to %chunks step %c1
-        iter_args(%s = %s0, %z = %z0) -> (!rt, !vec) {
+        iter_args(%s = %s0, %z = %z0) -> (!rt, !z) {
       tile.copy %Q[%x, %ch, %y] -> %q : !view, !st
       tile.copy %K[%x, %ch, %y] -> %k : !view, !st
       tile.copy %V[%x, %ch, %y] -> %v : !view, !st
@@ -79,23 +89,24 @@ tile.kernel @linear_attention(%Q: !view, %K: !view, %V: !view, %O: !view,
       %att16 = tile.cast %att_c : !rt to !rt16
       %num_in = tile.mma AB %att16, %v : !rt16, !st -> !rt
       %num = tile.mma AB %phi_q16, %state, %num_in : !rt16, !st -> !rt
-      %den_in = tile.row_sum %att_c : !rt -> !vec
-      %z_b = tile.broadcast col %z : !vec to !rt
-      %qz = tile.mul %phi_q, %z_b : !rt
-      %den = tile.row_sum %qz, %den_in : !rt -> !vec
+      %qz = tile.mma AB %phi_q16, %zst : !rt16, !zq -> !z
+      %den_off = tile.row_max %qz : !z -> !vec
+      %den = tile.row_sum %att_c, %den_off : !rt -> !vec
       %den_b = tile.broadcast row %den : !vec to !rt
       %o = tile.div %num, %den_b : !rt
       %o16 = tile.cast %o : !rt to !rt16
       tile.store %o16, %O[%x, %ch, %y] : !rt16, !view
 
-      // S += φKᵀ V; z += the column sums of φK.
+      // S += φKᵀ V; Z += φKᵀ 1.
       %s_new = tile.mma AtB %phi_k, %v, %s : !st, !st -> !rt
-      %z_new = tile.col_sum %phi_k_f, %z : !rt -> !vec
+      %z_new = tile.mma AtB %phi_k, %ones, %z : !st, !zq -> !z
       %s16 = tile.cast %s_new : !rt to !rt16
       tile.store %s16, %state : !rt16, !st
+      %z16 = tile.cast %z_new : !z to !z16
+      tile.store %z16, %zst : !z16, !zq
       tile.fence async_proxy
       tile.barrier warpgroup
-      scf.yield %s_new, %z_new : !rt, !vec
+      scf.yield %s_new, %z_new : !rt, !z
     }
   }
 }

@@ -11,7 +11,9 @@
 // CHECK: tile.exp
 // CHECK: tile.mma ABt {{.*}} : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16>
 // CHECK: tile.causal_mask {{.*}} fill zero
+// CHECK: tile.mma AB {{.*}} -> !tile.rt<64x16xf32, warpgroup>
+// CHECK: tile.row_max
 // CHECK: tile.row_sum
 // CHECK: tile.div
 // CHECK: tile.mma AtB
-// CHECK: tile.col_sum
+// CHECK: tile.mma AtB {{.*}} -> !tile.rt<64x16xf32, warpgroup>
