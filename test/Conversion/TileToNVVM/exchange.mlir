@@ -147,3 +147,41 @@ tile.kernel @row_to_col(%O: !tile.gl<?xf32>) launch(warpgroups = 1) {
   %c0 = arith.constant 0 : index
   tile.store %w, %O[%c0] : !tile.rv<64xf32, warpgroup, #tile.vec<col, #tile.mma_acc>>, !tile.gl<?xf32>
 }
+
+// -----
+
+// tile.outer of two 64 x 16 tiles: every operand row stays in its warp, so
+// both gathers are indexed shuffles (one per source element a register
+// needs, shared by the registers that need the same one), then multiplies;
+// no barrier, no scratch.
+// CHECK: tile.abi = {outer = {{.*}}shared_memory_bytes = 0 : i64
+// CHECK-LABEL: llvm.func @outer
+// CHECK-NOT: nvvm.barrier
+// CHECK: nvvm.shfl.sync idx
+// CHECK: llvm.fmul
+// CHECK-NOT: nvvm.barrier
+// CHECK: llvm.return
+tile.kernel @outer(%O: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
+  %a = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %b = tile.fill 2.0 : !tile.rt<64x16xf32, warpgroup, #tile.col>
+  %c = tile.outer %a, %b : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>, !tile.rt<64x16xf32, warpgroup, #tile.col> -> !tile.rt<64x256xf32, warpgroup, #tile.row>
+  %c0 = arith.constant 0 : index
+  tile.store %c, %O[%c0, %c0] : !tile.rt<64x256xf32, warpgroup, #tile.row>, !tile.gl<?x?xf32>
+}
+
+// -----
+
+// f32 exponentials and logarithms of the math dialect in a kernel go to the
+// special-function unit like tile.exp's (ex2.approx after a multiply by
+// log2 e).
+// CHECK-LABEL: llvm.func @scalar_exp
+// CHECK: llvm.fmul %{{.*}}, %{{.*}} : f32
+// CHECK: nvvm.ex2.approx.ftz.f
+// CHECK-NOT: math.exp
+tile.kernel @scalar_exp(%O: !tile.gl<?xf32>, %x: f32) launch(warpgroups = 1) {
+  %e = math.exp %x : f32
+  %v = tile.fill 0.0 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+  %w = tile.add %v, %e : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>, f32
+  %c0 = arith.constant 0 : index
+  tile.store %w, %O[%c0] : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>, !tile.gl<?xf32>
+}

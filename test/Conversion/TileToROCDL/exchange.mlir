@@ -42,3 +42,28 @@ module attributes {tile.target = "gfx942"} {
     tile.store %p, %L[%c0] : !tile.rv<64xf32, block, #tile.vec<col, #tile.mfma<32x32x8, acc, waves = 2x2>>>, !tile.gl<?xf32>
   }
 }
+
+// -----
+
+// tile.outer whose lhs rows lie in other waves than the result's (a 2 x 2
+// wave grid against row bands): the lhs gather goes through LDS between
+// workgroup barriers; the rhs (row bands like the result) is held by the
+// very lane that needs it (MFMA fragments put column j of a row in lane
+// j % 16), so it takes no exchange at all.
+// CHECK-LABEL: llvm.func @outer_across_waves
+// CHECK: rocdl.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: rocdl.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT: rocdl.ds_bpermute
+// CHECK-NOT: rocdl.barrier
+// CHECK: llvm.fmul
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @outer_across_waves(%O: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
+    %a = tile.fill 1.0 : !tile.rt<64x32xf32, block, #tile.mfma<16x16x16, acc, waves = 2x2>>
+    %b = tile.fill 2.0 : !tile.rt<64x16xf32, block, #tile.mfma<16x16x16, acc, waves = 4x1>>
+    %c = tile.outer %a, %b : !tile.rt<64x32xf32, block, #tile.mfma<16x16x16, acc, waves = 2x2>>, !tile.rt<64x16xf32, block, #tile.mfma<16x16x16, acc, waves = 4x1>> -> !tile.rt<64x512xf32, block, #tile.mfma<16x16x16, acc, waves = 4x1>>
+    %c0 = arith.constant 0 : index
+    tile.store %c, %O[%c0, %c0] : !tile.rt<64x512xf32, block, #tile.mfma<16x16x16, acc, waves = 4x1>>, !tile.gl<?x?xf32>
+  }
+}

@@ -223,3 +223,46 @@ tile.kernel @k(%i: index) {
   // expected-error @+1 {{'tile.bound_mask' op arithmetic needs f32, f16 or bf16 elements, got 'f8E5M2'}}
   %y = tile.bound_mask %x[%i, %i] within [%i, %i] fill zero : !tile.rt<64x64xf8E5M2, warpgroup>
 }
+
+// -----
+
+tile.kernel @k() {
+  %a = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup>
+  %b = tile.fill 1.0 : !tile.rt<64x16xbf16, warpgroup>
+  // expected-error @+1 {{'tile.outer' op operands and result must share the element type and scope}}
+  %c = tile.outer %a, %b : !tile.rt<64x16xf32, warpgroup>, !tile.rt<64x16xbf16, warpgroup> -> !tile.rt<64x256xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  %a = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup>
+  %b = tile.fill 1.0 : !tile.rt<64x16xf32, block>
+  // expected-error @+1 {{'tile.outer' op operands and result must share the element type and scope}}
+  %c = tile.outer %a, %b : !tile.rt<64x16xf32, warpgroup>, !tile.rt<64x16xf32, block> -> !tile.rt<64x256xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  %a = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup>
+  %b = tile.fill 1.0 : !tile.rt<128x16xf32, warpgroup>
+  // expected-error @+1 {{'tile.outer' op operands must have the same rows, got 64 and 128}}
+  %c = tile.outer %a, %b : !tile.rt<64x16xf32, warpgroup>, !tile.rt<128x16xf32, warpgroup> -> !tile.rt<64x256xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  %a = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup>
+  // expected-error @+1 {{'tile.outer' op result shape must be 64x256 (the operands' rows, the product of their columns), got 64x128}}
+  %c = tile.outer %a, %a : !tile.rt<64x16xf32, warpgroup>, !tile.rt<64x16xf32, warpgroup> -> !tile.rt<64x128xf32, warpgroup>
+}
+
+// -----
+
+tile.kernel @k() {
+  %a = "test.source"() : () -> !tile.rt<64x16xf8E4M3FN, warpgroup>
+  // expected-error @+1 {{'tile.outer' op arithmetic needs f32, f16 or bf16 elements}}
+  %c = tile.outer %a, %a : !tile.rt<64x16xf8E4M3FN, warpgroup>, !tile.rt<64x16xf8E4M3FN, warpgroup> -> !tile.rt<64x256xf8E4M3FN, warpgroup>
+}

@@ -149,6 +149,8 @@ tile.kernel @lazy_rescale(%t: f32) {
 // CHECK: tile.causal_mask %{{.*}}[%[[C]], %[[R]]] transposed fill zero : !tile.rt<64x128xf32, warpgroup, #tile.mma_acc>
 // CHECK: tile.transpose %{{.*}} : !tile.rt<64x128xf32, warpgroup> to !tile.rt<128x64xf32, warpgroup>
 // CHECK: tile.convert_layout %{{.*}} : !tile.rt<64x128xbf16, warpgroup, #tile.mma_acc> to !tile.rt<64x128xbf16, warpgroup, #tile.row>
+// CHECK: tile.outer %[[F:.*]], %[[F]] : !tile.rt<64x16xf32, warpgroup>, !tile.rt<64x16xf32, warpgroup> -> !tile.rt<64x256xf32, warpgroup>
+// CHECK: tile.outer %{{.*}}, %{{.*}} : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>, !tile.rt<64x4xbf16, warpgroup> -> !tile.rt<64x64xbf16, warpgroup, #tile.row>
 tile.kernel @shapes_and_masks(%r: index, %c: index, %n: index) {
   %x = tile.fill 0xFFF0000000000000 : !acc
   %m = tile.causal_mask %x[%r, %c] fill neg_inf : !acc
@@ -159,4 +161,9 @@ tile.kernel @shapes_and_masks(%r: index, %c: index, %n: index) {
   %p = tile.fill 0.0 : !tile.rt<64x128xbf16, warpgroup, #tile.mma_acc>
   %q = tile.convert_layout %p : !tile.rt<64x128xbf16, warpgroup, #tile.mma_acc> to !tile.rt<64x128xbf16, warpgroup, #tile.row>
   "test.use"(%q) : (!tile.rt<64x128xbf16, warpgroup, #tile.row>) -> ()
+  %f = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup>
+  %ff = tile.outer %f, %f : !tile.rt<64x16xf32, warpgroup>, !tile.rt<64x16xf32, warpgroup> -> !tile.rt<64x256xf32, warpgroup>
+  %g = tile.fill 1.0 : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>
+  %h = tile.fill 1.0 : !tile.rt<64x4xbf16, warpgroup>
+  %gh = tile.outer %g, %h : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>, !tile.rt<64x4xbf16, warpgroup> -> !tile.rt<64x64xbf16, warpgroup, #tile.row>
 }
