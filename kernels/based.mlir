@@ -16,12 +16,12 @@
 // Two consumer warpgroups split the value columns: warpgroup w computes o's
 // columns 32w .. 32w+31 and keeps those columns of S1 and S2 (S2: four
 // 64 x 32 f32 accumulators), each with its own bf16 copies in shared
-// memory for the MMAs; both compute a and the normaliser. Both also form
-// q ⊗ q / 2 and k ⊗ k and store them, the same values, to one shared
-// buffer each, which the MMAs of both read: the consumers meet at a block
-// barrier after those stores and again at the end of the chunk, before the
-// next chunk's. (As a register operand q ⊗ q took 64 registers per thread,
-// with a k ⊗ k buffer per warpgroup: the step spilled 0.8 KiB per thread.) S1's MMAs
+// memory for the MMAs; both compute a and the normaliser. Warpgroup 0
+// forms q ⊗ q / 2 and warpgroup 1 k ⊗ k, each into one shared buffer that
+// the MMAs of both read: the consumers meet at a block barrier after those
+// stores and again at the end of the chunk, before the next chunk's. (As a
+// register operand q ⊗ q took 64 registers per thread, with a k ⊗ k buffer
+// per warpgroup: the step spilled 0.8 KiB per thread.) S1's MMAs
 // take q and k zero-padded to 64 features (the k16 operands in the first
 // 16 columns of 64 x 64 tiles whose other columns stay zero), as wgmma
 // needs 64 rows. Views and layouts as kernels/linear_attention.mlir
@@ -40,7 +40,6 @@
 !z2q = !tile.st<64x16xbf16>
 !f16x = !tile.rt<64x16xf32, warpgroup>
 !b16x = !tile.rt<64x16xbf16, warpgroup>
-!wide = !tile.rt<64x256xf32, warpgroup>
 !wide16 = !tile.rt<64x256xbf16, warpgroup>
 !sq = !tile.rt<64x64xf32, warpgroup>
 !sq16 = !tile.rt<64x64xbf16, warpgroup>
@@ -137,23 +136,27 @@ tile.kernel @based(%Q: !view, %K: !view, %V: !view, %O: !view,
       tile.copy %K[%x, %ch, %y] -> %k : !view, !qk
       tile.copy %V[%x, %ch, %y] -> %v : !view, !vt
       %v_w = tile.subtile %v[%c0, %wg] : !vt to !vw
-      // q / 4 and k, padded; q ⊗ q / 2 in registers, k ⊗ k in shared
-      // memory.
+      // q / 4 and k, padded; warpgroup 0 forms q ⊗ q / 2, warpgroup 1
+      // k ⊗ k, into the shared buffers both read. In bf16: a product of two
+      // bf16 values is exact in f32, so rounding it once gives what the f32
+      // product cast to bf16 would.
       %q_r = tile.load %q : !qk -> !b16x
       %q_f = tile.cast %q_r : !b16x to !f16x
       %qs = tile.mul %q_f, %quarter : !f16x, f32
       %qs16 = tile.cast %qs : !f16x to !b16x
       tile.store %qs16, %q16 : !b16x, !qk
-      %qq = tile.outer %qs, %qs : !f16x, !f16x -> !wide
-      %qq_h = tile.mul %qq, %half : !wide, f32
-      %qq16 = tile.cast %qq_h : !wide to !wide16
-      tile.store %qq16, %q2 : !wide16, !k2
       %k_r = tile.load %k : !qk -> !b16x
       tile.store %k_r, %k16 : !b16x, !qk
       %k_f = tile.cast %k_r : !b16x to !f16x
-      %kk = tile.outer %k_f, %k_f : !f16x, !f16x -> !wide
-      %kk16 = tile.cast %kk : !wide to !wide16
-      tile.store %kk16, %k2 : !wide16, !k2
+      %first = arith.cmpi eq, %wg, %c0 : index
+      scf.if %first {
+        %qq = tile.outer %qs16, %qs16 : !b16x, !b16x -> !wide16
+        %qq16 = tile.mul %qq, %half : !wide16, f32
+        tile.store %qq16, %q2 : !wide16, !k2
+      } else {
+        %kk16 = tile.outer %k_r, %k_r : !b16x, !b16x -> !wide16
+        tile.store %kk16, %k2 : !wide16, !k2
+      }
       tile.fence async_proxy
       tile.barrier block
 
