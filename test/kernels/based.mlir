@@ -6,7 +6,7 @@
 // CHECK: tile.warpgroup_id
 // CHECK: scf.for
 // CHECK: tile.copy
-// CHECK: tile.outer {{.*}} -> !tile.rt<64x256xf32, warpgroup>
+// CHECK: tile.outer {{.*}} -> !tile.rt<64x256xbf16, warpgroup>
 // CHECK: tile.mma ABt
 // CHECK: tile.causal_mask {{.*}} fill zero
 // CHECK: tile.col_sum
