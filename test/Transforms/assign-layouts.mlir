@@ -203,6 +203,21 @@ module attributes {tile.target = "gfx942"} {
 
 // -----
 
+// A warpgroup-scope mma on AMD splits its rows into one band per wave:
+// 64 rows over 4 waves is 16 per wave, which the 32-row shapes do not fit,
+// so the first 16-row shape is taken (gfx942: 16x16x16).
+// CHECK-LABEL: tile.kernel @amd_warpgroup_bands
+// CHECK: tile.mma ABt {{.*}} -> !tile.rt<64x64xf32, warpgroup, #tile.mfma<16x16x16, acc>>
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @amd_warpgroup_bands(%i: index) launch(warpgroups = 1) {
+    %q = tile.alloc : !tile.st<64x64xbf16>
+    %k = tile.alloc : !tile.st<64x64xbf16>
+    %s = tile.mma ABt %q, %k : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+  }
+}
+
+// -----
+
 // A block-scope mma on AMD spreads over the kernel's waves as the grid with
 // the smallest per-wave rows + columns: 128x256 over 8 waves is 2x4 (64x64
 // per wave), the 32x32x8 shape tiles it.

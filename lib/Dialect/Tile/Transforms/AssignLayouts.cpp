@@ -207,7 +207,8 @@ MmaLayouts nvidiaLayouts(MLIRContext *ctx) {
   return layouts;
 }
 
-/// AMD: the first of the target's MFMA shapes that tiles the mma (M, N, K),
+/// AMD: the first of the target's MFMA shapes that tiles the mma (M, N, K)
+/// (at warp and warpgroup scope, the rows of each wave's band: M / waves),
 /// its `acc` / `a` / `b` fragments (operands in form AB; A also in ABt), and
 /// the first mma's accumulator for tiles nothing fixes (wave64 has no other
 /// register layout), or none without an mma. Block-scope mmas spread over
@@ -238,8 +239,13 @@ MmaLayouts amdLayouts(KernelOp kernel, const tk::TargetInfo &target) {
     for (const tk::MmaShape &shape : target.matrixShapes) {
       if (m % shape.m || n % shape.n || k % shape.k)
         continue;
-      if (d.getScope() != Scope::block)
-        return Choice{shape};
+      // A warp or warpgroup splits rows into bands, one per wave: each
+      // band must hold whole atoms.
+      if (d.getScope() != Scope::block) {
+        if (m % (shape.m * getScopeWarps(d.getScope())) == 0)
+          return Choice{shape};
+        continue;
+      }
       std::optional<Choice> best;
       for (int64_t r = 1; r <= waves; ++r) {
         int64_t c = waves / r;
