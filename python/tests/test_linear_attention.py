@@ -9,7 +9,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from tk_mlir import ArgumentError  # noqa: E402
 from tk_mlir.linear_attention import (check_arguments,  # noqa: E402
-                                      check_decay, program_for, variants)
+                                      check_based_arguments, check_decay,
+                                      program_for, variants)
 
 
 class T:
@@ -119,3 +120,15 @@ def test_each_program_has_a_variant_per_layout():
         "based_bhsd": ("based", "bind=6=false"),
         "based_bshd": ("based", "bind=6=true"),
     }
+
+
+def test_based_dims():
+    q, v = T((2, 8, 100, 16)), T((2, 8, 100, 64))
+    assert check_based_arguments(q, q, v, "bhsd") == (2, 8, 100, 16)
+    with pytest.raises(ArgumentError, match="argument 'q': based takes "
+                       "feature dim 16"):
+        check_based_arguments(T((2, 8, 100, 32)), T((2, 8, 100, 32)), v,
+                              "bhsd")
+    with pytest.raises(ArgumentError, match="argument 'v': based takes "
+                       "value dim 64"):
+        check_based_arguments(q, q, T((2, 8, 100, 128)), "bhsd")

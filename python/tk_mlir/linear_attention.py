@@ -206,6 +206,19 @@ def linear_attention(q, k, v, feature_map="elu1", normalize=True,
     return o
 
 
+def check_based_arguments(q, k, v, layout):
+    """check_arguments, and Based's dims: feature dim 16 (q, k), value dim
+    64 (v)."""
+    batch, heads, seq, dim = check_arguments(q, k, v, layout)
+    if dim != BASED_DIMS[0]:
+        raise ArgumentError(f"argument 'q': based takes feature dim "
+                            f"{BASED_DIMS[0]} (q, k), got {dim}")
+    if v.shape[-1] != BASED_DIMS[1]:
+        raise ArgumentError(f"argument 'v': based takes value dim "
+                            f"{BASED_DIMS[1]}, got {v.shape[-1]}")
+    return batch, heads, seq, dim
+
+
 def based(q, k, v, normalize=True, layout="bhsd"):
     """Based linear attention of bf16 CUDA tensors (q, k: feature dim 16;
     v: value dim 64) in layout "bhsd" or "bshd", as FLA's parallel_based
@@ -214,12 +227,7 @@ def based(q, k, v, normalize=True, layout="bhsd"):
     Returns o (bf16) in the input layout. Forward only: calling backward on
     the result raises NotImplementedError."""
     import torch
-    batch, heads, seq, dim = check_arguments(q, k, v, layout)
-    if (dim, v.shape[-1]) != BASED_DIMS:
-        raise ArgumentError(
-            f"argument 'q': based takes feature dim {BASED_DIMS[0]} (q, k) "
-            f"and value dim {BASED_DIMS[1]} (v), got {dim} and "
-            f"{v.shape[-1]}")
+    batch, heads, seq, dim = check_based_arguments(q, k, v, layout)
     o = torch.empty_like(v)
     if layout == "bhsd":
         views = [t.view(batch * heads, seq, t.shape[-1]) for t in (q, k, v, o)]
