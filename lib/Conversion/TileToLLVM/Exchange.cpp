@@ -45,7 +45,8 @@ Value idx(OpBuilder &b, Location loc, int64_t v) {
   return constIndex(b, loc, v);
 }
 
-/// Threads of the executing scope instance: a warpgroup or the block.
+/// Copies of an op's scratch a kernel holds: one per warpgroup for
+/// warpgroup-scope values (the warpgroups run them independently), else one.
 int64_t scratchInstances(KernelOp kernel, Scope scope) {
   return scope == Scope::warpgroup ? kernel.getWarpgroups().value_or(1) : 1;
 }
@@ -341,7 +342,8 @@ struct OuterLowering : OpConversionPattern<OuterOp> {
   }
 };
 
-/// Elements (of `bytes` each) of one instance's scratch for `op`, or 0.
+/// Bytes of one copy of `op`'s scratch, or 0 when its data stays in
+/// registers and lanes.
 int64_t scratchBytes(Operation *op) {
   if (isa<RowMaxOp, RowSumOp, ColMaxOp, ColSumOp, VecReduceOp>(op)) {
     Type in = op->getOperand(0).getType();
