@@ -53,8 +53,9 @@ FailureOr<Operation *> createMfma(OpBuilder &b, Location loc, MfmaLayoutAttr f,
 /// Operand fragments of one wave, as MFMA input vectors.
 class OperandReader {
 public:
-  /// `transposed`: B is given as Bᵀ (form ABt); `storedTransposed`: B of
-  /// form AB whose LDS copy the pass stored as Bᵀ.
+  /// `transposed`: the operand is given transposed (B as Bᵀ in forms ABt
+  /// and AtBt, A as Aᵀ in AtB and AtBt); `storedTransposed`: B of form AB
+  /// whose LDS copy the pass stored as Bᵀ.
   OperandReader(OpBuilder &b, Location loc, Value tile, Value lowered,
                 MfmaLayoutAttr frag, bool isA, bool transposed,
                 bool storedTransposed = false)
@@ -98,8 +99,9 @@ public:
         shared = transposedStorage(shared);
         rows = shared.getRows();
       }
-      // A (M x K) and Bᵀ (N x K) hold a lane's k run contiguously.
-      if (isA || transposed || storedTransposed) {
+      // A (M x K) and Bᵀ (N x K) hold a lane's k run contiguously; Aᵀ
+      // (K x M) and B (K x N) one element per k.
+      if (isA != (transposed || storedTransposed)) {
         int64_t bytes = perLane * elementBytes(shared.getElementType());
         ++ldsReads;
         if (bytes == 16)
@@ -108,7 +110,7 @@ public:
                              swizzledOffset(b, loc, shared, rows, o, k));
         return LLVM::LoadOp::create(b, loc, vectorType, at, bytes).getResult();
       }
-      // B (K x N): one element per k.
+      // Aᵀ (K x M), B (K x N): one element per k.
       Value v = LLVM::UndefOp::create(b, loc, vectorType);
       for (int64_t j = 0; j < perLane; ++j) {
         Value at =
@@ -162,11 +164,15 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
     FailureOr<FragmentMap> map = getScopeFragmentMap(d);
     if (!frag || failed(map))
       return rewriter.notifyMatchFailure(op, "no MFMA accumulator");
-    bool transposed = op.getForm() == MmaForm::ABt;
+    MmaForm form = op.getForm();
+    bool aTransposed = form == MmaForm::AtB || form == MmaForm::AtBt;
+    bool transposed = form == MmaForm::ABt || form == MmaForm::AtBt;
     Type input = OperandReader::elementOf(op.getA());
-    int64_t kTotal = isa<SharedTileType>(op.getA().getType())
-                         ? cast<SharedTileType>(op.getA().getType()).getCols()
-                         : cast<RegTileType>(op.getA().getType()).getShape()[1];
+    ArrayRef<int64_t> aShape =
+        isa<SharedTileType>(op.getA().getType())
+            ? cast<SharedTileType>(op.getA().getType()).getShape().take_back(2)
+            : cast<RegTileType>(op.getA().getType()).getShape();
+    int64_t kTotal = aTransposed ? aShape[0] : aShape[1];
     int64_t m = frag.getM(), n = frag.getN(), k = frag.getK();
     int64_t perAtom = m * n / 64;
 
@@ -196,7 +202,7 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
                                  frag.getWaveRows(), frag.getWaveCols());
     };
     OperandReader readA(b, loc, op.getA(), adaptor.getA(),
-                        frag2(MfmaOperand::a), /*isA=*/true, false);
+                        frag2(MfmaOperand::a), /*isA=*/true, aTransposed);
     OperandReader readB(b, loc, op.getB(), adaptor.getB(),
                         frag2(MfmaOperand::b), /*isA=*/false, transposed,
                         op->hasAttr(kLdsTransposed));

@@ -25,8 +25,9 @@ namespace {
 std::string amdUnsupportedReason(Operation *op) {
   if (auto mma = dyn_cast<MmaOp>(op)) {
     MmaForm form = mma.getForm();
-    if (form != MmaForm::AB && form != MmaForm::ABt)
-      return "is lowered on AMD in forms AB and ABt only";
+    if ((form == MmaForm::AtB || form == MmaForm::AtBt) &&
+        !isa<SharedTileType>(mma.getA().getType()))
+      return "takes a transposed A (forms AtB, AtBt) from LDS only on AMD";
     auto frag = dyn_cast_or_null<MfmaLayoutAttr>(mma.getType().getLayout());
     if (!frag)
       return "needs an MFMA accumulator layout on AMD";

@@ -12,9 +12,10 @@ module attributes {tile.target = "sm_90a"} {
 
 module attributes {tile.target = "gfx942"} {
   tile.kernel @form(%C: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
-    %a = tile.alloc : !tile.st<32x64xbf16, #tile.swizzle<64>>
-    // expected-error @+1 {{'tile.mma' op is lowered on AMD in forms AB and ABt only}}
-    %d = tile.mma AtB %a, %a : !tile.st<32x64xbf16, #tile.swizzle<64>>, !tile.st<32x64xbf16, #tile.swizzle<64>> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    %a = tile.fill 0.0 : !tile.rt<32x32xbf16, warp, #tile.mfma<32x32x8, a>>
+    %b = tile.alloc : !tile.st<32x32xbf16, #tile.swizzle<64>>
+    // expected-error @+1 {{'tile.mma' op takes a transposed A (forms AtB, AtBt) from LDS only on AMD}}
+    %d = tile.mma AtB %a, %b : !tile.rt<32x32xbf16, warp, #tile.mfma<32x32x8, a>>, !tile.st<32x32xbf16, #tile.swizzle<64>> -> !tile.rt<32x32xf32, warp, #tile.mfma<32x32x8, acc>>
   }
 }
 

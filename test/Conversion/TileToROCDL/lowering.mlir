@@ -206,3 +206,21 @@ module attributes {tile.target = "gfx942"} {
     tile.store %acc, %C[%c0, %c0] : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.gl<?x?xf32>
   }
 }
+
+// -----
+
+// A transposed A (form AtB, Aᵀ stored K x M in LDS) is read one element per
+// k, as a B of form AB is: 4 k-steps of 32x32x8, 16 two-byte LDS reads for
+// each operand.
+// CHECK-LABEL: llvm.func @atb
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr<3> -> i16
+// CHECK: rocdl.mfma.f32.32x32x8bf16.1k
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @atb(%C: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<32x32xbf16, #tile.swizzle<64>>
+    %b = tile.alloc : !tile.st<32x32xbf16, #tile.swizzle<64>>
+    %d = tile.mma AtB %a, %b : !tile.st<32x32xbf16, #tile.swizzle<64>>, !tile.st<32x32xbf16, #tile.swizzle<64>> -> !tile.rt<32x32xf32, warp, #tile.mfma<32x32x8, acc>>
+    %c0 = arith.constant 0 : index
+    tile.store %d, %C[%c0, %c0] : !tile.rt<32x32xf32, warp, #tile.mfma<32x32x8, acc>>, !tile.gl<?x?xf32>
+  }
+}

@@ -209,7 +209,8 @@ MmaLayouts nvidiaLayouts(MLIRContext *ctx) {
 
 /// AMD: the first of the target's MFMA shapes that tiles the mma (M, N, K)
 /// (at warp and warpgroup scope, the rows of each wave's band: M / waves),
-/// its `acc` / `a` / `b` fragments (operands in form AB; A also in ABt), and
+/// its `acc` / `a` / `b` fragments (operands in form AB; A also in ABt; a
+/// transposed A, forms AtB and AtBt, only from LDS), and
 /// the first mma's accumulator for tiles nothing fixes (wave64 has no other
 /// register layout), or none without an mma. Block-scope mmas spread over
 /// the kernel's waves as a grid: R x 1 (row bands) when the kernel reduces
@@ -231,11 +232,13 @@ MmaLayouts amdLayouts(KernelOp kernel, const tk::TargetInfo &target) {
     auto d = cast<RegTileType>(op->getResult(0).getType());
     Type a = op->getOperand(0).getType();
     MmaForm form = formOf(op);
-    if (form != MmaForm::AB && form != MmaForm::ABt)
+    bool aTransposed = form == MmaForm::AtB || form == MmaForm::AtBt;
+    if (aTransposed && !isa<SharedTileType>(a))
       return std::nullopt;
     int64_t m = d.getShape()[0], n = d.getShape()[1];
-    int64_t k = isa<SharedTileType>(a) ? cast<SharedTileType>(a).getCols()
-                                       : cast<RegisterType>(a).getShape()[1];
+    int64_t k = !isa<SharedTileType>(a) ? cast<RegisterType>(a).getShape()[1]
+                : aTransposed           ? cast<SharedTileType>(a).getRows()
+                                        : cast<SharedTileType>(a).getCols();
     for (const tk::MmaShape &shape : target.matrixShapes) {
       if (m % shape.m || n % shape.n || k % shape.k)
         continue;
