@@ -420,13 +420,31 @@ struct LoadSharedLowering : OpConversionPattern<LoadOp> {
   }
 };
 
+/// `tile.fence async_proxy` orders generic writes to shared memory before
+/// the async proxy's (TMA, wgmma) reads on NVIDIA. CDNA has no async proxy:
+/// MFMA operands are read from LDS by the waves' own loads, which the
+/// workgroup barrier that follows such a fence orders. Nothing to emit.
+struct AsyncProxyFenceLowering : OpConversionPattern<FenceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FenceOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getKind() != FenceKind::async_proxy)
+      return rewriter.notifyMatchFailure(op, "async_proxy only");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct BarrierLowering : OpConversionPattern<BarrierOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getScope() != Scope::block)
-      return rewriter.notifyMatchFailure(op, "block scope only");
+    // Warpgroup scope reaches here only in kernels of one warpgroup
+    // (amdUnsupportedReason), where it is the workgroup.
+    if (op.getScope() == Scope::warp)
+      return rewriter.notifyMatchFailure(op, "block or warpgroup scope");
     blockBarrier(rewriter, op.getLoc(), op);
     rewriter.eraseOp(op);
     return success();
@@ -437,6 +455,6 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
 void tk::lower::amd::populateMemoryPatterns(TypeConverter &converter,
                                             RewritePatternSet &patterns) {
   patterns.add<CopyLowering, LoadChunksLowering, StoreChunksLowering,
-               LoadSharedLowering, BarrierLowering, StoreGlobalBuffered>(
-      converter, patterns.getContext());
+               LoadSharedLowering, BarrierLowering, AsyncProxyFenceLowering,
+               StoreGlobalBuffered>(converter, patterns.getContext());
 }

@@ -1086,12 +1086,13 @@ private:
 };
 
 /// Register tile → shared tile: stmatrix where the layout is the m8n8
-/// fragment; otherwise each thread writes its elements at their swizzled
-/// addresses, two at a time where a layout keeps two consecutive columns in
-/// consecutive registers (conflict-free for 2-byte elements under the
-/// 128-byte swizzle; 4-byte pairs of the accumulator fragment take twice the
-/// wavefronts, which a rotated order would avoid at the cost of selects that
-/// measured slower: docs/performance.md, "The dQ product first").
+/// fragment (NVIDIA); otherwise (and on AMD, where the swizzle also flips
+/// 8-byte halves: FragmentOffsets) each thread writes its elements at their
+/// swizzled addresses, two at a time where a layout keeps two consecutive
+/// columns in consecutive registers (conflict-free for 2-byte elements under
+/// the 128-byte swizzle; 4-byte pairs of the accumulator fragment take twice
+/// the wavefronts, which a rotated order would avoid at the cost of selects
+/// that measured slower: docs/performance.md, "The dQ product first").
 struct StoreSharedLowering : OpConversionPattern<StoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -1101,12 +1102,15 @@ struct StoreSharedLowering : OpConversionPattern<StoreOp> {
     auto tile = dyn_cast<RegTileType>(op.getValue().getType());
     if (!shared || !tile)
       return rewriter.notifyMatchFailure(op, "only register tile to shared");
+    // AMD's copy staging runs have their own pattern (AMDMemory.cpp).
+    if (isa_and_nonnull<ChunksLayoutAttr>(tile.getLayout()))
+      return rewriter.notifyMatchFailure(op, "chunks");
     Location loc = op.getLoc();
     FailureOr<FragmentMap> fragments = getScopeFragmentMap(tile);
     if (failed(fragments))
       return rewriter.notifyMatchFailure(op, "no fragment map");
     const FragmentMap &map = *fragments;
-    if (fitsStmatrix(map, tile.getElementType())) {
+    if (!targetsAMD(rewriter) && fitsStmatrix(map, tile.getElementType())) {
       storeWithStmatrix(rewriter, loc, map, shared, allocationRows(op.getDst()),
                         adaptor.getDst(), adaptor.getValue(),
                         tile.getElementType());
@@ -1397,13 +1401,14 @@ struct StoreAsyncWaitLowering : OpConversionPattern<StoreAsyncWaitOp> {
 void tk::lower::populateMemoryPatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns,
                                        bool nvidia) {
-  patterns.add<AllocLowering, SlotLowering, SubtileLowering,
-               StoreGlobalLowering, StoreGlobalVectorLowering,
-               LoadGlobalVectorLowering, LoadGlobalLowering>(
-      converter, patterns.getContext());
+  patterns
+      .add<AllocLowering, SlotLowering, SubtileLowering, StoreGlobalLowering,
+           StoreGlobalVectorLowering, LoadGlobalVectorLowering,
+           LoadGlobalLowering, StoreSharedLowering>(converter,
+                                                    patterns.getContext());
   if (nvidia)
-    patterns.add<LoadAsyncLowering, StoreSharedLowering,
-                 StoreSharedFragmentsLowering, LoadSharedLowering,
-                 LoadSharedVectorLowering, StoreAsyncLowering,
-                 StoreAsyncWaitLowering>(converter, patterns.getContext());
+    patterns.add<LoadAsyncLowering, StoreSharedFragmentsLowering,
+                 LoadSharedLowering, LoadSharedVectorLowering,
+                 StoreAsyncLowering, StoreAsyncWaitLowering>(
+        converter, patterns.getContext());
 }

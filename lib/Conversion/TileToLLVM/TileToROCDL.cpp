@@ -51,11 +51,22 @@ std::string amdUnsupportedReason(Operation *op) {
       return "needs rows of a multiple of 16 bytes on AMD";
     return "";
   }
-  if (auto barrier = dyn_cast<BarrierOp>(op))
-    return barrier.getScope() == Scope::block
+  if (auto fence = dyn_cast<FenceOp>(op))
+    return fence.getKind() == FenceKind::async_proxy
                ? ""
-               : "is lowered on AMD at block scope only (CDNA has no "
-                 "barriers for part of a workgroup)";
+               : "is lowered on AMD for kind async_proxy only (a no-op: "
+                 "CDNA has no async proxy)";
+  if (auto barrier = dyn_cast<BarrierOp>(op)) {
+    // A kernel of one warpgroup: its warpgroup is the workgroup.
+    auto kernel = op->getParentOfType<KernelOp>();
+    bool whole = barrier.getScope() == Scope::block ||
+                 (barrier.getScope() == Scope::warpgroup && kernel &&
+                  kernel.getWarpgroups().value_or(1) == 1);
+    return whole ? ""
+                 : "is lowered on AMD at block scope only, or warpgroup "
+                   "scope in kernels of one warpgroup (CDNA has no barriers "
+                   "for part of a workgroup)";
+  }
   if (isa<RowMaxOp, RowSumOp>(op))
     return reductionUnsupportedReason(
         cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/true);
@@ -77,14 +88,14 @@ std::string amdUnsupportedReason(Operation *op) {
     if (isa<RegTileType>(store.getValue().getType()) &&
         isa<GlobalType>(store.getDst().getType()))
       return "";
-    if (chunked(store.getValue().getType()) &&
+    if (isa<RegTileType>(store.getValue().getType()) &&
         isa<SharedTileType>(store.getDst().getType()))
       return "";
     if (isa<RegVecType>(store.getValue().getType()) &&
         isa<GlobalType>(store.getDst().getType()))
       return "";
     return "is lowered on AMD for register values to global memory and "
-           "16-byte #tile.chunks runs to shared memory only";
+           "register tiles to shared memory only";
   }
   if (auto load = dyn_cast<LoadOp>(op)) {
     Type src = load.getSrc().getType(), value = load.getType();

@@ -73,7 +73,7 @@ module attributes {tile.target = "gfx942"} {
 
 module attributes {tile.target = "gfx942"} {
   tile.kernel @wg_barrier() launch(warpgroups = 2) {
-    // expected-error @+1 {{'tile.barrier' op is lowered on AMD at block scope only (CDNA has no barriers for part of a workgroup)}}
+    // expected-error @+1 {{'tile.barrier' op is lowered on AMD at block scope only, or warpgroup scope in kernels of one warpgroup (CDNA has no barriers for part of a workgroup)}}
     tile.barrier warpgroup
   }
 }
@@ -82,10 +82,10 @@ module attributes {tile.target = "gfx942"} {
 
 module attributes {tile.target = "gfx942"} {
   tile.kernel @to_shared() launch(warpgroups = 1) {
-    %a = tile.alloc : !tile.st<64x64xf32, #tile.swizzle<0>>
-    %s = tile.fill 1.0 : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
-    // expected-error @+1 {{'tile.store' op is lowered on AMD for register values to global memory and 16-byte #tile.chunks runs to shared memory only}}
-    tile.store %s, %a : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.st<64x64xf32, #tile.swizzle<0>>
+    %a = tile.alloc : !tile.sv<64xf32>
+    %s = tile.fill 1.0 : !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>
+    // expected-error @+1 {{'tile.store' op is lowered on AMD for register values to global memory and register tiles to shared memory only}}
+    tile.store %s, %a : !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>, !tile.sv<64xf32>
   }
 }
 
@@ -162,5 +162,14 @@ module attributes {tile.target = "gfx942"} {
     %m = tile.row_max %s : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>> -> !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>
     %c0 = arith.constant 0 : index
     tile.store %m, %L[%c0] : !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>, !tile.gl<?xf32>
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @fence_block() launch(warpgroups = 1) {
+    // expected-error @+1 {{'tile.fence' op is lowered on AMD for kind async_proxy only (a no-op: CDNA has no async proxy)}}
+    tile.fence block
   }
 }

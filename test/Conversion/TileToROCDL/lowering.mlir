@@ -224,3 +224,33 @@ module attributes {tile.target = "gfx942"} {
     tile.store %d, %C[%c0, %c0] : !tile.rt<32x32xf32, warp, #tile.mfma<32x32x8, acc>>, !tile.gl<?x?xf32>
   }
 }
+
+// -----
+
+// A register tile stored to LDS: each lane writes its elements at their
+// swizzled offsets, two columns at a time where its registers hold pairs
+// (an MFMA accumulator holds one column per lane: single stores).
+// CHECK-LABEL: llvm.func @to_lds
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr<3>
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @to_lds() launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+    %s = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup, #tile.mfma<16x16x16, acc>>
+    tile.store %s, %a : !tile.rt<64x64xbf16, warpgroup, #tile.mfma<16x16x16, acc>>, !tile.st<64x64xbf16, #tile.swizzle<128>>
+  }
+}
+
+// -----
+
+// In a kernel of one warpgroup a warpgroup barrier is the workgroup's
+// (s_barrier); `fence async_proxy` emits nothing (CDNA has no async proxy:
+// the barrier orders the LDS writes for the waves' own reads).
+// CHECK-LABEL: llvm.func @one_warpgroup
+// CHECK-NEXT: rocdl.barrier
+// CHECK-NEXT: llvm.return
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @one_warpgroup() launch(warpgroups = 1) {
+    tile.fence async_proxy
+    tile.barrier warpgroup
+  }
+}
