@@ -441,8 +441,8 @@ struct BarrierLowering : OpConversionPattern<BarrierOp> {
   LogicalResult
   matchAndRewrite(BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    // Warpgroup scope reaches here only in kernels of one warpgroup
-    // (amdUnsupportedReason), where it is the workgroup.
+    // Warpgroup scope reaches here only where every warpgroup runs the
+    // barrier alike (amdUnsupportedReason): the workgroup barrier serves.
     if (op.getScope() == Scope::warp)
       return rewriter.notifyMatchFailure(op, "block or warpgroup scope");
     blockBarrier(rewriter, op.getLoc(), op);

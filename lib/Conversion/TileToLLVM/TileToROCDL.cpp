@@ -21,6 +21,38 @@ using namespace tk::lower;
 
 namespace {
 
+/// Whether `v` is computed from a `tile.warpgroup_id` (warpgroups may
+/// differ in it).
+bool fromWarpgroupId(Value v, int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 64)
+    return false;
+  if (isa<WarpgroupIdOp>(def))
+    return true;
+  return llvm::any_of(def->getOperands(), [&](Value operand) {
+    return fromWarpgroupId(operand, depth + 1);
+  });
+}
+
+/// Whether every warpgroup of the kernel reaches `op` as often as the
+/// others: no enclosing branch or loop bound depends on the warpgroup.
+bool uniformAcrossWarpgroups(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent && !isa<KernelOp>(parent);
+       parent = parent->getParentOp()) {
+    if (auto branch = dyn_cast<scf::IfOp>(parent);
+        branch && fromWarpgroupId(branch.getCondition()))
+      return false;
+    if (auto loop = dyn_cast<scf::ForOp>(parent);
+        loop && (fromWarpgroupId(loop.getLowerBound()) ||
+                 fromWarpgroupId(loop.getUpperBound()) ||
+                 fromWarpgroupId(loop.getStep())))
+      return false;
+    if (isa<scf::WhileOp>(parent))
+      return false;
+  }
+  return true;
+}
+
 /// Why the AMD lowering cannot handle `op`, or "" when it can.
 std::string amdUnsupportedReason(Operation *op) {
   if (auto mma = dyn_cast<MmaOp>(op)) {
@@ -57,15 +89,17 @@ std::string amdUnsupportedReason(Operation *op) {
                : "is lowered on AMD for kind async_proxy only (a no-op: "
                  "CDNA has no async proxy)";
   if (auto barrier = dyn_cast<BarrierOp>(op)) {
-    // A kernel of one warpgroup: its warpgroup is the workgroup.
-    auto kernel = op->getParentOfType<KernelOp>();
-    bool whole = barrier.getScope() == Scope::block ||
-                 (barrier.getScope() == Scope::warpgroup && kernel &&
-                  kernel.getWarpgroups().value_or(1) == 1);
+    // A warpgroup barrier that every warpgroup reaches alike (AMD kernels
+    // have no warp roles) is the workgroup barrier, which waits for the
+    // same warps and a few more.
+    bool whole =
+        barrier.getScope() == Scope::block ||
+        (barrier.getScope() == Scope::warpgroup && uniformAcrossWarpgroups(op));
     return whole ? ""
-                 : "is lowered on AMD at block scope only, or warpgroup "
-                   "scope in kernels of one warpgroup (CDNA has no barriers "
-                   "for part of a workgroup)";
+                 : "is lowered on AMD at block scope, or at warpgroup scope "
+                   "where no branch or loop bound around it depends on the "
+                   "warpgroup (CDNA has no barriers for part of a "
+                   "workgroup)";
   }
   if (isa<RowMaxOp, RowSumOp>(op))
     return reductionUnsupportedReason(

@@ -242,14 +242,15 @@ module attributes {tile.target = "gfx942"} {
 
 // -----
 
-// In a kernel of one warpgroup a warpgroup barrier is the workgroup's
+// A warpgroup barrier that every warpgroup reaches alike (no branch or
+// loop bound around it depends on the warpgroup) is the workgroup's
 // (s_barrier); `fence async_proxy` emits nothing (CDNA has no async proxy:
 // the barrier orders the LDS writes for the waves' own reads).
-// CHECK-LABEL: llvm.func @one_warpgroup
+// CHECK-LABEL: llvm.func @uniform_barrier
 // CHECK-NEXT: rocdl.barrier
 // CHECK-NEXT: llvm.return
 module attributes {tile.target = "gfx942"} {
-  tile.kernel @one_warpgroup() launch(warpgroups = 1) {
+  tile.kernel @uniform_barrier() launch(warpgroups = 2) {
     tile.fence async_proxy
     tile.barrier warpgroup
   }

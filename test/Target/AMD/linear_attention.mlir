@@ -30,3 +30,16 @@
 
 // RUN: not tk-opt %kernels/linear_attention.mlir -tile-to-amdgpu="chip=gfx950 out=%t/950b bind=6=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SGPRS
 // SGPRS: error: kernel 'linear_attention' exceeds gfx950's limits: {{.*}} SGPRs (at most 102)
+
+// Head dim 128 (two warpgroups splitting the value columns; their
+// warpgroup barriers are the workgroup's, as every warpgroup runs them
+// alike): gfx950 only, its 122 KiB of LDS exceed gfx942's 64 KiB.
+// RUN: tk-opt %kernels/linear_attention_d128.mlir -tile-to-amdgpu="chip=gfx950 out=%t/d128" -o /dev/null 2>/dev/null
+// RUN: FileCheck %s --check-prefix=ISA128 < %t/d128/linear_attention_d128.s
+// RUN: %python %S/check_code_object.py %t/d128 linear_attention_d128 gfx950 | FileCheck %s --check-prefix=OBJ128
+// RUN: not tk-opt %kernels/linear_attention_d128.mlir -tile-to-amdgpu="chip=gfx942 out=%t/d128_942" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LDS942
+// ISA128-LABEL: linear_attention_d128:
+// ISA128-DAG: v_mfma_f32_16x16x32_bf16
+// ISA128-DAG: s_barrier
+// OBJ128: OK linear_attention_d128 gfx950: {{[0-9]+}} VGPRs, {{[0-9]+}} AGPRs, {{[0-9]+}} SGPRs, 124928 LDS bytes, 64 MFMAs, {{[0-9]+}} scratch bytes
+// LDS942: error: 'tile.kernel' op needs 124928 bytes of LDS; gfx942 has 65536
