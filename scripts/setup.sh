@@ -76,6 +76,8 @@ done
 echo
 echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv176, attention_naive_d64_q128, attention_bwd_q80 (an alternative head-dim-128 fused backward), attention_bwd_dq_convert (the fused backward's dQ to bf16), attention_naive_d64_ring4 (attention_naive_d64 with a four-stage ring, for short causal calls)"
 echo
+echo "== linear-attention kernels for tk_mlir.linear_attention() and based(): build/artifacts/{linear_attention,linear_attention_d128,linear_attention_decay,based}_{bhsd,bshd} (one per layout)"
+echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd
 for chip in gfx942 gfx950; do
