@@ -143,6 +143,9 @@ mlir::Value threadIndex(mlir::OpBuilder &b, mlir::Location loc);
 /// blockIdx.x and gridDim.x as indices.
 mlir::Value blockIndex(mlir::OpBuilder &b, mlir::Location loc);
 mlir::Value gridSize(mlir::OpBuilder &b, mlir::Location loc);
+/// The register struct `type` whose field i is `fields[i]`.
+mlir::Value packStruct(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                       mlir::ValueRange fields);
 /// Converts one float to another float type (bf16 <-> f16 through f32).
 mlir::Value convertFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          mlir::Type to);

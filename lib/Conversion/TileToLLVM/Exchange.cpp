@@ -282,13 +282,6 @@ SmallVector<Value> gather(OpBuilder &b, Location loc, Operation *op,
                               element);
 }
 
-Value buildStruct(OpBuilder &b, Location loc, Type type, ValueRange fields) {
-  Value result = LLVM::UndefOp::create(b, loc, type);
-  for (auto [i, v] : llvm::enumerate(fields))
-    result = LLVM::InsertValueOp::create(b, loc, result, v, i);
-  return result;
-}
-
 /// A layout conversion that moves data: a gather of every element from
 /// where the source layout holds it.
 struct ConvertLayoutMove : OpConversionPattern<ConvertLayoutOp> {
@@ -304,9 +297,9 @@ struct ConvertLayoutMove : OpConversionPattern<ConvertLayoutOp> {
     SmallVector<Value> fields =
         gather(rewriter, op.getLoc(), op, *src, adaptor.getX(), *dst, {},
                type.getElementType(), type.getScope(), 0);
-    rewriter.replaceOp(op, buildStruct(rewriter, op.getLoc(),
-                                       getTypeConverter()->convertType(type),
-                                       fields));
+    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
+                                      getTypeConverter()->convertType(type),
+                                      fields));
     return success();
   }
 };
@@ -335,9 +328,9 @@ struct OuterLowering : OpConversionPattern<OuterOp> {
     SmallVector<Value> fields;
     for (auto [x, y] : llvm::zip(a, c))
       fields.push_back(LLVM::FMulOp::create(rewriter, loc, x, y));
-    rewriter.replaceOp(op, buildStruct(rewriter, loc,
-                                       getTypeConverter()->convertType(type),
-                                       fields));
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(type),
+                                      fields));
     return success();
   }
 };

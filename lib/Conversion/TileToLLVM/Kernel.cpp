@@ -199,6 +199,13 @@ Value tk::lower::gridSize(OpBuilder &b, Location loc) {
   }
   return toIndex(b, loc, NVVM::GridDimXOp::create(b, loc, i32));
 }
+Value tk::lower::packStruct(OpBuilder &b, Location loc, Type type,
+                            ValueRange fields) {
+  Value result = LLVM::UndefOp::create(b, loc, type);
+  for (auto [i, v] : llvm::enumerate(fields))
+    result = LLVM::InsertValueOp::create(b, loc, result, v, i);
+  return result;
+}
 /// Runs `shuffle` (a 32-bit lane exchange) on `value`: narrower values
 /// (bf16, f16) travel in the low bits of an i32, floats as their bits.
 static Value through32Bits(OpBuilder &b, Location loc, Value value,

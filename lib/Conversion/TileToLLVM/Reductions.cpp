@@ -180,11 +180,10 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
         }
         p = combined;
       }
-    Type structType = this->getTypeConverter()->convertType(op.getType());
-    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
-    for (auto [i, p] : llvm::enumerate(partial))
-      result = LLVM::InsertValueOp::create(rewriter, loc, result, p, i);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(
+        op, packStruct(rewriter, loc,
+                       this->getTypeConverter()->convertType(op.getType()),
+                       partial));
     return success();
   }
 };
@@ -398,13 +397,11 @@ struct CumsumLowering : OpConversionPattern<CumsumOp> {
       }
       scanned.push_back(m);
     }
-    Type structType = getTypeConverter()->convertType(op.getType());
-    Value result = LLVM::UndefOp::create(b, loc, structType);
-    for (int64_t reg = 0; reg < n; ++reg)
-      result = LLVM::InsertValueOp::create(
-          b, loc, result,
-          convertFloat(b, loc, prefix[reg], type.getElementType()), reg);
-    rewriter.replaceOp(op, result);
+    for (Value &p : prefix)
+      p = convertFloat(b, loc, p, type.getElementType());
+    rewriter.replaceOp(
+        op, packStruct(b, loc, getTypeConverter()->convertType(op.getType()),
+                       prefix));
     return success();
   }
 };
