@@ -182,27 +182,36 @@ def linear_attention(q, k, v, feature_map="elu1", normalize=True,
     if return_state and decay is None:
         raise NotImplementedError("linear_attention: return_state is "
                                   "supported with decay only")
-    o = torch.empty_like(v)
-    if layout == "bhsd":
-        views = [t.view(batch * heads, seq, t.shape[-1]) for t in (q, k, v, o)]
-    else:
-        views = [t.view(batch, seq, heads * t.shape[-1]) for t in (q, k, v, o)]
-    state = None
-    if decay is not None:
-        check_decay(decay, heads, q.device)
-        # The per-step log decay of each head, read past the end as 0.
-        steps = decay.float()[:, None].expand(heads, seq).contiguous()
-        state = torch.empty(batch * heads if return_state else 1, dim,
-                            dim, device=q.device, dtype=torch.float32)
-        args = [*views, steps, state, batch, heads, layout == "bshd",
-                bool(return_state)]
-    else:
-        args = [*views, batch, heads, layout == "bshd"]
-    _kernel(kernel_name(program, layout))(*args)
-    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
-        o = _ForwardOnly.apply(o, q, k, v)
+    if decay is None:
+        return _run(program, layout, q, k, v, (batch, heads, seq))
+    check_decay(decay, heads, q.device)
+    # The per-step log decay of each head, read past the end as 0.
+    steps = decay.float()[:, None].expand(heads, seq).contiguous()
+    state = torch.empty(batch * heads if return_state else 1, dim, dim,
+                        device=q.device, dtype=torch.float32)
+    o = _run(program, layout, q, k, v, (batch, heads, seq),
+             views=(steps, state), scalars=(bool(return_state),))
     if return_state:
         return o, state.view(batch, heads, dim, dim)
+    return o
+
+
+def _run(program, layout, q, k, v, shape, views=(), scalars=()):
+    """Launches `program`'s variant for `layout` on q, k, v and a new o
+    (then the program's other `views`, its batch, heads and bshd
+    parameters, then its other `scalars`); returns o, marked forward-only
+    where an input requires grad."""
+    import torch
+    batch, heads, seq = shape
+    o = torch.empty_like(v)
+    if layout == "bhsd":
+        qkvo = [t.view(batch * heads, seq, t.shape[-1]) for t in (q, k, v, o)]
+    else:
+        qkvo = [t.view(batch, seq, heads * t.shape[-1]) for t in (q, k, v, o)]
+    _kernel(kernel_name(program, layout))(*qkvo, *views, batch, heads,
+                                          layout == "bshd", *scalars)
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
+        o = _ForwardOnly.apply(o, q, k, v)
     return o
 
 
@@ -226,15 +235,6 @@ def based(q, k, v, normalize=True, layout="bhsd"):
     o_t = Σ_{s<=t} a v_s, divided by Σ_{s<=t} a + 1e-6 when `normalize`.
     Returns o (bf16) in the input layout. Forward only: calling backward on
     the result raises NotImplementedError."""
-    import torch
-    batch, heads, seq, dim = check_based_arguments(q, k, v, layout)
-    o = torch.empty_like(v)
-    if layout == "bhsd":
-        views = [t.view(batch * heads, seq, t.shape[-1]) for t in (q, k, v, o)]
-    else:
-        views = [t.view(batch, seq, heads * t.shape[-1]) for t in (q, k, v, o)]
-    _kernel(kernel_name("based", layout))(*views, batch, heads,
-                                          layout == "bshd", bool(normalize))
-    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
-        o = _ForwardOnly.apply(o, q, k, v)
-    return o
+    batch, heads, seq, _ = check_based_arguments(q, k, v, layout)
+    return _run("based", layout, q, k, v, (batch, heads, seq),
+                scalars=(bool(normalize),))
