@@ -1,99 +1,158 @@
-// Mamba2 SSD, chunked scan. Per (batch, head), over chunks of 64 positions:
-//   acum = cumsum(dA)                       (dA = dt · A, log decay)
-//   Y    = ((C Bᵀ) ∘ exp(acum_i - acum_j) ∘ dt_j, causal) X   within the chunk
-//        + exp(acum_i) · (C S)                                from earlier chunks
-//   S'   = exp(Σ dA) S + Bᵀ (exp(Σ dA - acum_t) dt_t X_t)      carried state (N x P)
-// X, Y: [batch, heads, seq, 64] bf16 (P = 64); B, C: [batch, heads, seq, 64]
-// bf16 (N = 64); dA, dt: [batch, heads, seq] f32; S_out: final states.
-// Register layouts and shared swizzles are left to tile-assign-layouts.
-// Positions past the end load as zeros (dt = 0), so they change nothing.
-tile.kernel @mamba2_ssd(%X: !tile.gl<?x?x?x64xbf16>, %B: !tile.gl<?x?x?x64xbf16>,
-                        %C: !tile.gl<?x?x?x64xbf16>, %dA: !tile.gl<?x?x?xf32>,
-                        %dt: !tile.gl<?x?x?xf32>, %Y: !tile.gl<?x?x?x64xbf16>,
-                        %S_out: !tile.gl<?x?x64x64xf32>)
-    launch(warpgroups = 1, grid = tiles) {
-  %x = tile.alloc : !tile.st<64x64xbf16>
-  %b = tile.alloc : !tile.st<64x64xbf16>
-  %c = tile.alloc : !tile.st<64x64xbf16>
-  %xw = tile.alloc : !tile.st<64x64xbf16>
-  %state = tile.alloc : !tile.st<64x64xbf16>
-  %ready = tile.alloc : !tile.sem
-  tile.sem_init %ready, 1 : !tile.sem
-  tile.fence sem_init
-  tile.barrier block
+// Mamba2's SSD forward (the chunked scan of mamba_ssm's
+// mamba_chunk_scan_combined) in one kernel, state dim N = 64:
+//   h_t = exp(dA_t) h_{t-1} + dt_t B_tᵀ x_t,   y_t = C_t h_t [+ D x_t]
+//   [y_t = y_t · silu(z_t)]
+// with dA_t = dt_t · A_h. One block per (batch, 64 columns of a head) walks
+// chunks of 64 positions in order and keeps the state on chip: Sᵀ, the
+// block's 64 rows of the head's P x N state, f32 in registers and a bf16
+// copy in shared memory for the MMAs. With a = cumsum(dA) over the chunk,
+//   Y  = (C Bᵀ ∘ exp(a_i - a_j) ∘ dt_j, causal) X + exp(a_i) · C S
+//   Sᵀ = exp(a_63) Sᵀ + (w ∘ X)ᵀ B,   w_t = exp(a_63 - a_t) dt_t.
+// The decay matrix takes a along rows and along columns (a row vector
+// converted to a column vector).
+//
+// Views (all contiguous): X, Z, Y [batch, seq, heads·P] bf16 (mamba's
+// [batch, seq, heads, P]; P = 64 or 128 is heads·P / heads, a head is
+// P / 64 column tiles); B, C [batch, seq, groups·64] bf16 (groups of heads
+// share them: head h reads group h / (heads / groups)); DT, DA
+// [batch·heads, seq] f32 (dt after bias, softplus and limits, and dt · A;
+// read past the end as 0, so a stops there and the state is exactly the
+// one after the last position); D [1, heads·P] f32 (the skip, used when
+// `skip`); S_in, S_out [batch·heads·P / 64, 64, 64] f32 (mamba's
+// [batch, heads, P, N] initial and final states, read when `load_state`,
+// written when `store_state`). Z is read when `gate`. The chunk copies are
+// plain `tile.copy`s that tile-pipeline turns into a ring of TMA loads
+// with a producer warpgroup (tile-warp-specialize); tile-assign-layouts
+// picks the layouts.
+!view = !tile.gl<?x?x?xbf16>
+!steps = !tile.gl<?x?xf32>
+!states = !tile.gl<?x?x?xf32>
+!st = !tile.st<64x64xbf16>
+!stn = !tile.st<64x64xbf16>
+!rt16 = !tile.rt<64x64xbf16, warpgroup>
+!rt = !tile.rt<64x64xf32, warpgroup>
+!rtn16 = !tile.rt<64x64xbf16, warpgroup>
+!rtn = !tile.rt<64x64xf32, warpgroup>
+!vec = !tile.rv<64xf32, warpgroup>
 
+tile.kernel @mamba2_ssd(%X: !view, %B: !view, %C: !view, %Z: !view,
+                        %Y: !view, %DT: !steps, %DA: !steps, %D: !steps,
+                        %S_in: !states, %S_out: !states, %heads: index,
+                        %groups: index, %gate: i1, %skip: i1,
+                        %load_state: i1, %store_state: i1)
+    launch(warpgroups = 1, grid = tiles) {
+  %x = tile.alloc : !st
+  %b = tile.alloc : !stn
+  %c = tile.alloc : !stn
+  %xw = tile.alloc : !st
+  %state = tile.alloc : !stn
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
-  %batch = tile.dim %X[0] : !tile.gl<?x?x?x64xbf16>
-  %heads = tile.dim %X[1] : !tile.gl<?x?x?x64xbf16>
-  %seq = tile.dim %X[2] : !tile.gl<?x?x?x64xbf16>
+  %one = arith.constant 1.0 : f32
+  %batch = tile.dim %X[0] : !view
+  %seq = tile.dim %X[1] : !view
+  %width = tile.dim %X[2] : !view
+  %cols = arith.ceildivui %width, %c64 : index
+  %parts = arith.divui %cols, %heads : index
+  %per_group = arith.divui %heads, %groups : index
   %chunks = arith.ceildivui %seq, %c64 : index
 
-  tile.foreach_tile (%h, %n) in (%heads, %batch) {
-    %s0 = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup>
-    %s0_16 = tile.cast %s0 : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-    tile.store %s0_16, %state : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16>
-    %s_final = scf.for %ch = %c0 to %chunks step %c1 iter_args(%s = %s0)
-        -> (!tile.rt<64x64xf32, warpgroup>) {
-      // Everyone is done with the last chunk's buffers before TMA refills them.
-      tile.fence async_proxy
-      tile.barrier warpgroup
-      tile.sem_expect %ready, %x, %b, %c : !tile.st<64x64xbf16>, !tile.st<64x64xbf16>, !tile.st<64x64xbf16>
-      tile.load_async %X[%n, %h, %ch, %c0] -> %x, %ready : !tile.gl<?x?x?x64xbf16>, !tile.st<64x64xbf16>
-      tile.load_async %B[%n, %h, %ch, %c0] -> %b, %ready : !tile.gl<?x?x?x64xbf16>, !tile.st<64x64xbf16>
-      tile.load_async %C[%n, %h, %ch, %c0] -> %c, %ready : !tile.gl<?x?x?x64xbf16>, !tile.st<64x64xbf16>
-      %a = tile.load %dA[%n, %h, %ch] : !tile.gl<?x?x?xf32> -> !tile.rv<64xf32, warpgroup>
-      %dtv = tile.load %dt[%n, %h, %ch] : !tile.gl<?x?x?xf32> -> !tile.rv<64xf32, warpgroup>
-      %phase = arith.index_cast %ch : index to i32
-      tile.sem_wait %ready, %phase
-
-      // Decay between positions i >= j of the chunk: exp(acum_i - acum_j).
-      %acum = tile.cumsum %a : !tile.rv<64xf32, warpgroup>
-      %acum_i = tile.broadcast row %acum : !tile.rv<64xf32, warpgroup> to !tile.rt<64x64xf32, warpgroup>
-      %acum_j = tile.broadcast col %acum : !tile.rv<64xf32, warpgroup> to !tile.rt<64x64xf32, warpgroup>
-      %gap = tile.sub %acum_i, %acum_j : !tile.rt<64x64xf32, warpgroup>
-      %decay = tile.exp %gap : !tile.rt<64x64xf32, warpgroup>
-
-      // Within the chunk: Y_diag = (C Bᵀ ∘ decay ∘ dt_j, causal) X.
-      %cb = tile.mma ABt %c, %b : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
-      %g = tile.mul %cb, %decay : !tile.rt<64x64xf32, warpgroup>
-      %dt_j = tile.broadcast col %dtv : !tile.rv<64xf32, warpgroup> to !tile.rt<64x64xf32, warpgroup>
-      %g_dt = tile.mul %g, %dt_j : !tile.rt<64x64xf32, warpgroup>
-      %g_causal = tile.causal_mask %g_dt[%c0, %c0] fill zero : !tile.rt<64x64xf32, warpgroup>
-      %g16 = tile.cast %g_causal : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-      %y_diag = tile.mma AB %g16, %x : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
-
-      // From earlier chunks: Y_off = exp(acum_i) · (C S).
-      %cs = tile.mma AB %c, %state : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
-      %grow = tile.exp %acum : !tile.rv<64xf32, warpgroup>
-      %grow_i = tile.broadcast row %grow : !tile.rv<64xf32, warpgroup> to !tile.rt<64x64xf32, warpgroup>
-      %y_off = tile.mul %cs, %grow_i : !tile.rt<64x64xf32, warpgroup>
-      %y = tile.add %y_diag, %y_off : !tile.rt<64x64xf32, warpgroup>
-      %y16 = tile.cast %y : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-      tile.store %y16, %Y[%n, %h, %ch, %c0] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?x?x64xbf16>
-
-      // State: S' = exp(total) S + Bᵀ (w ∘ X) with w_t = exp(total - acum_t) dt_t.
-      %total = tile.vec_reduce sum %a : !tile.rv<64xf32, warpgroup>
-      %behind = tile.sub %acum, %total : !tile.rv<64xf32, warpgroup>, f32
-      %ahead = tile.neg %behind : !tile.rv<64xf32, warpgroup>
-      %w_decay = tile.exp %ahead : !tile.rv<64xf32, warpgroup>
-      %w = tile.mul %w_decay, %dtv : !tile.rv<64xf32, warpgroup>
-      %x_r = tile.load %x : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
-      %x_f = tile.cast %x_r : !tile.rt<64x64xbf16, warpgroup> to !tile.rt<64x64xf32, warpgroup>
-      %w_t = tile.broadcast row %w : !tile.rv<64xf32, warpgroup> to !tile.rt<64x64xf32, warpgroup>
-      %xw_f = tile.mul %x_f, %w_t : !tile.rt<64x64xf32, warpgroup>
-      %xw16 = tile.cast %xw_f : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-      tile.store %xw16, %xw : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16>
-      tile.fence async_proxy
-      tile.barrier warpgroup
-      %chunk_decay = math.exp %total : f32
-      %s_decayed = tile.mul %s, %chunk_decay : !tile.rt<64x64xf32, warpgroup>, f32
-      %s_new = tile.mma AtB %b, %xw, %s_decayed : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
-      %s16 = tile.cast %s_new : !tile.rt<64x64xf32, warpgroup> to !tile.rt<64x64xbf16, warpgroup>
-      tile.store %s16, %state : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16>
-      scf.yield %s_new : !tile.rt<64x64xf32, warpgroup>
+  tile.foreach_tile (%j, %n) in (%cols, %batch) {
+    %h = arith.divui %j, %parts : index
+    %g = arith.divui %h, %per_group : index
+    %nh = arith.muli %n, %heads : index
+    %bh = arith.addi %nh, %h : index
+    %ncols = arith.muli %n, %cols : index
+    %rows = arith.addi %ncols, %j : index
+    %s0 = scf.if %load_state -> !rtn {
+      %s = tile.load %S_in[%rows, %c0, %c0] : !states -> !rtn
+      scf.yield %s : !rtn
+    } else {
+      %s = tile.fill 0.0 : !rtn
+      scf.yield %s : !rtn
     }
-    tile.store %s_final, %S_out[%n, %h, %c0, %c0] : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x?x64x64xf32>
+    %s0_16 = tile.cast %s0 : !rtn to !rtn16
+    tile.store %s0_16, %state : !rtn16, !stn
+    tile.fence async_proxy
+    tile.barrier warpgroup
+    %s_last = scf.for %ch = %c0 to %chunks step %c1
+        iter_args(%s = %s0) -> (!rtn) {
+      tile.copy %X[%n, %ch, %j] -> %x : !view, !st
+      tile.copy %B[%n, %ch, %g] -> %b : !view, !stn
+      tile.copy %C[%n, %ch, %g] -> %c : !view, !stn
+      %dt = tile.load %DT[%bh, %ch] : !steps -> !vec
+      %da = tile.load %DA[%bh, %ch] : !steps -> !vec
+      %a = tile.cumsum %da : !vec
+      %a_i = tile.broadcast row %a : !vec to !rt
+      %a_j = tile.broadcast col %a : !vec to !rt
+      %gap = tile.sub %a_i, %a_j : !rt
+      %decay = tile.exp %gap : !rt
+
+      // Within the chunk: (C Bᵀ ∘ decay ∘ dt_j, causal) X; earlier chunks:
+      // exp(a_i) · C S.
+      %cb = tile.mma ABt %c, %b : !stn, !stn -> !rt
+      %cb_d = tile.mul %cb, %decay : !rt
+      %dt_j = tile.broadcast col %dt : !vec to !rt
+      %att = tile.mul %cb_d, %dt_j : !rt
+      %att_c = tile.causal_mask %att[%c0, %c0] fill zero : !rt
+      %att16 = tile.cast %att_c : !rt to !rt16
+      %y_in = tile.mma AB %att16, %x : !rt16, !st -> !rt
+      %cs = tile.mma ABt %c, %state : !stn, !stn -> !rt
+      %grow = tile.exp %a : !vec
+      %grow_i = tile.broadcast row %grow : !vec to !rt
+      %y_off = tile.mul %cs, %grow_i : !rt
+      %y_ssm = tile.add %y_in, %y_off : !rt
+      %x_r = tile.load %x : !st -> !rt16
+      %x_f = tile.cast %x_r : !rt16 to !rt
+      %y_skip = scf.if %skip -> !rt {
+        %d = tile.load %D[%c0, %j] : !steps -> !vec
+        %d_j = tile.broadcast col %d : !vec to !rt
+        %xd = tile.mul %x_f, %d_j : !rt
+        %sum = tile.add %y_ssm, %xd : !rt
+        scf.yield %sum : !rt
+      } else {
+        scf.yield %y_ssm : !rt
+      }
+      // y · silu(z) = y · z / (1 + exp(-z)).
+      %y = scf.if %gate -> !rt {
+        %z16 = tile.load %Z[%n, %ch, %j] : !view -> !rt16
+        %z = tile.cast %z16 : !rt16 to !rt
+        %neg_z = tile.neg %z : !rt
+        %e = tile.exp %neg_z : !rt
+        %den = tile.add %e, %one : !rt, f32
+        %silu = tile.div %z, %den : !rt
+        %yz = tile.mul %y_skip, %silu : !rt
+        scf.yield %yz : !rt
+      } else {
+        scf.yield %y_skip : !rt
+      }
+      %y16 = tile.cast %y : !rt to !rt16
+      tile.store %y16, %Y[%n, %ch, %j] : !rt16, !view
+
+      // Sᵀ = exp(a_63) Sᵀ + (w ∘ X)ᵀ B, w_t = exp(a_63 - a_t) dt_t.
+      %total = tile.vec_reduce sum %da : !vec
+      %behind = tile.sub %a, %total : !vec, f32
+      %ahead = tile.neg %behind : !vec
+      %w_decay = tile.exp %ahead : !vec
+      %w = tile.mul %w_decay, %dt : !vec
+      %w_t = tile.broadcast row %w : !vec to !rt
+      %xw_f = tile.mul %x_f, %w_t : !rt
+      %xw16 = tile.cast %xw_f : !rt to !rt16
+      tile.store %xw16, %xw : !rt16, !st
+      tile.fence async_proxy
+      tile.barrier warpgroup
+      %keep = math.exp %total : f32
+      %s_d = tile.mul %s, %keep : !rtn, f32
+      %s_new = tile.mma AtB %xw, %b, %s_d : !st, !stn -> !rtn
+      %s16 = tile.cast %s_new : !rtn to !rtn16
+      tile.store %s16, %state : !rtn16, !stn
+      tile.fence async_proxy
+      tile.barrier warpgroup
+      scf.yield %s_new : !rtn
+    }
+    scf.if %store_state {
+      tile.store %s_last, %S_out[%rows, %c0, %c0] : !rtn, !states
+    }
   }
 }

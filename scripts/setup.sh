@@ -56,11 +56,13 @@ done
 # (tk_mlir.linear_attention.variants()).
 PYTHONPATH=python python3 -c '
 from tk_mlir.attention import VARIANTS
-from tk_mlir.linear_attention import variants
+from importlib import import_module
 for name, (program, options) in VARIANTS.items():
     print(name, program, "producer-registers=24", options)
-for name, (program, options) in variants().items():
-    print(name, program, options)' |
+for module in ("linear_attention", "ssd"):
+    variants = import_module("tk_mlir." + module).variants
+    for name, (program, options) in variants().items():
+        print(name, program, options)' |
 while read -r name program options; do
   rm -rf "build/artifacts/$name"
   build/bin/tk-opt "kernels/$program.mlir" \
@@ -70,6 +72,8 @@ echo
 echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv176, attention_naive_d64_q128, attention_bwd_q80 (an alternative head-dim-128 fused backward), attention_bwd_dq_convert (the fused backward's dQ to bf16), attention_naive_d64_ring4 (attention_naive_d64 with a four-stage ring, for short causal calls)"
 echo
 echo "== linear-attention kernels for tk_mlir.linear_attention() and based(): build/artifacts/{linear_attention,linear_attention_d128,linear_attention_decay,based}_{bhsd,bshd} (one per layout)"
+echo
+echo "== Mamba2 SSD kernels for tk_mlir.ssd_chunk_scan(): build/artifacts/mamba2_ssd{,_n128} (state dim 64, 128)"
 echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd

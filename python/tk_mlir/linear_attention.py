@@ -12,6 +12,7 @@ read and written in place.
 import os
 
 from .attention import _dims, artifacts_dir, bhsd_shape
+from .forward_only import forward_only
 from .runtime import ArgumentError
 
 LAYOUTS = ("bhsd", "bshd")
@@ -96,29 +97,6 @@ def check_arguments(q, k, v, layout):
         raise ArgumentError("argument 'k'/'v': q, k and v must be on one "
                             "device")
     return shapes["q"]
-
-
-class _ForwardOnly:
-    """Marks outputs of inputs that require grad: backward raises."""
-    function = None
-
-    @classmethod
-    def apply(cls, o, *inputs):
-        import torch
-        if cls.function is None:
-            class Function(torch.autograd.Function):
-                @staticmethod
-                def forward(ctx, o, *inputs):
-                    return o.clone()
-
-                @staticmethod
-                def backward(ctx, *grads):
-                    raise NotImplementedError(
-                        "tk_mlir.linear_attention and tk_mlir.based are "
-                        "forward only: they have no backward; compute "
-                        "gradients with another implementation")
-            cls.function = Function
-        return cls.function.apply(o, *inputs)
 
 
 def program_for(feature_map, normalize, decay, dim, value_dim):
@@ -210,9 +188,8 @@ def _run(program, layout, q, k, v, shape, views=(), scalars=()):
         qkvo = [t.view(batch, seq, heads * t.shape[-1]) for t in (q, k, v, o)]
     _kernel(kernel_name(program, layout))(*qkvo, *views, batch, heads,
                                           layout == "bshd", *scalars)
-    if torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v)):
-        o = _ForwardOnly.apply(o, q, k, v)
-    return o
+    return forward_only(o, (q, k, v), "tk_mlir.linear_attention and "
+                        "tk_mlir.based")
 
 
 def check_based_arguments(q, k, v, layout):

@@ -1,0 +1,136 @@
+// Mamba2's SSD forward, state dim N = 128: kernels/mamba2_ssd.mlir (the
+// math, the schedule and the views, read there) with B, C and the state
+// 128 columns wide. B, C are [batch, seq, groups·128]; S_in, S_out
+// [batch·heads·P / 64, 64, 128].
+!view = !tile.gl<?x?x?xbf16>
+!steps = !tile.gl<?x?xf32>
+!states = !tile.gl<?x?x?xf32>
+!st = !tile.st<64x64xbf16>
+!stn = !tile.st<64x128xbf16>
+!rt16 = !tile.rt<64x64xbf16, warpgroup>
+!rt = !tile.rt<64x64xf32, warpgroup>
+!rtn16 = !tile.rt<64x128xbf16, warpgroup>
+!rtn = !tile.rt<64x128xf32, warpgroup>
+!vec = !tile.rv<64xf32, warpgroup>
+
+tile.kernel @mamba2_ssd_n128(%X: !view, %B: !view, %C: !view, %Z: !view,
+                             %Y: !view, %DT: !steps, %DA: !steps, %D: !steps,
+                             %S_in: !states, %S_out: !states, %heads: index,
+                             %groups: index, %gate: i1, %skip: i1,
+                             %load_state: i1, %store_state: i1)
+    launch(warpgroups = 1, grid = tiles) {
+  %x = tile.alloc : !st
+  %b = tile.alloc : !stn
+  %c = tile.alloc : !stn
+  %xw = tile.alloc : !st
+  %state = tile.alloc : !stn
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1.0 : f32
+  %batch = tile.dim %X[0] : !view
+  %seq = tile.dim %X[1] : !view
+  %width = tile.dim %X[2] : !view
+  %cols = arith.ceildivui %width, %c64 : index
+  %parts = arith.divui %cols, %heads : index
+  %per_group = arith.divui %heads, %groups : index
+  %chunks = arith.ceildivui %seq, %c64 : index
+
+  tile.foreach_tile (%j, %n) in (%cols, %batch) {
+    %h = arith.divui %j, %parts : index
+    %g = arith.divui %h, %per_group : index
+    %nh = arith.muli %n, %heads : index
+    %bh = arith.addi %nh, %h : index
+    %ncols = arith.muli %n, %cols : index
+    %rows = arith.addi %ncols, %j : index
+    %s0 = scf.if %load_state -> !rtn {
+      %s = tile.load %S_in[%rows, %c0, %c0] : !states -> !rtn
+      scf.yield %s : !rtn
+    } else {
+      %s = tile.fill 0.0 : !rtn
+      scf.yield %s : !rtn
+    }
+    %s0_16 = tile.cast %s0 : !rtn to !rtn16
+    tile.store %s0_16, %state : !rtn16, !stn
+    tile.fence async_proxy
+    tile.barrier warpgroup
+    %s_last = scf.for %ch = %c0 to %chunks step %c1
+        iter_args(%s = %s0) -> (!rtn) {
+      tile.copy %X[%n, %ch, %j] -> %x : !view, !st
+      tile.copy %B[%n, %ch, %g] -> %b : !view, !stn
+      tile.copy %C[%n, %ch, %g] -> %c : !view, !stn
+      %dt = tile.load %DT[%bh, %ch] : !steps -> !vec
+      %da = tile.load %DA[%bh, %ch] : !steps -> !vec
+      %a = tile.cumsum %da : !vec
+      %a_i = tile.broadcast row %a : !vec to !rt
+      %a_j = tile.broadcast col %a : !vec to !rt
+      %gap = tile.sub %a_i, %a_j : !rt
+      %decay = tile.exp %gap : !rt
+
+      // Within the chunk: (C Bᵀ ∘ decay ∘ dt_j, causal) X; earlier chunks:
+      // exp(a_i) · C S.
+      %cb = tile.mma ABt %c, %b : !stn, !stn -> !rt
+      %cb_d = tile.mul %cb, %decay : !rt
+      %dt_j = tile.broadcast col %dt : !vec to !rt
+      %att = tile.mul %cb_d, %dt_j : !rt
+      %att_c = tile.causal_mask %att[%c0, %c0] fill zero : !rt
+      %att16 = tile.cast %att_c : !rt to !rt16
+      %y_in = tile.mma AB %att16, %x : !rt16, !st -> !rt
+      %cs = tile.mma ABt %c, %state : !stn, !stn -> !rt
+      %grow = tile.exp %a : !vec
+      %grow_i = tile.broadcast row %grow : !vec to !rt
+      %y_off = tile.mul %cs, %grow_i : !rt
+      %y_ssm = tile.add %y_in, %y_off : !rt
+      %x_r = tile.load %x : !st -> !rt16
+      %x_f = tile.cast %x_r : !rt16 to !rt
+      %y_skip = scf.if %skip -> !rt {
+        %d = tile.load %D[%c0, %j] : !steps -> !vec
+        %d_j = tile.broadcast col %d : !vec to !rt
+        %xd = tile.mul %x_f, %d_j : !rt
+        %sum = tile.add %y_ssm, %xd : !rt
+        scf.yield %sum : !rt
+      } else {
+        scf.yield %y_ssm : !rt
+      }
+      // y · silu(z) = y · z / (1 + exp(-z)).
+      %y = scf.if %gate -> !rt {
+        %z16 = tile.load %Z[%n, %ch, %j] : !view -> !rt16
+        %z = tile.cast %z16 : !rt16 to !rt
+        %neg_z = tile.neg %z : !rt
+        %e = tile.exp %neg_z : !rt
+        %den = tile.add %e, %one : !rt, f32
+        %silu = tile.div %z, %den : !rt
+        %yz = tile.mul %y_skip, %silu : !rt
+        scf.yield %yz : !rt
+      } else {
+        scf.yield %y_skip : !rt
+      }
+      %y16 = tile.cast %y : !rt to !rt16
+      tile.store %y16, %Y[%n, %ch, %j] : !rt16, !view
+
+      // Sᵀ = exp(a_63) Sᵀ + (w ∘ X)ᵀ B, w_t = exp(a_63 - a_t) dt_t.
+      %total = tile.vec_reduce sum %da : !vec
+      %behind = tile.sub %a, %total : !vec, f32
+      %ahead = tile.neg %behind : !vec
+      %w_decay = tile.exp %ahead : !vec
+      %w = tile.mul %w_decay, %dt : !vec
+      %w_t = tile.broadcast row %w : !vec to !rt
+      %xw_f = tile.mul %x_f, %w_t : !rt
+      %xw16 = tile.cast %xw_f : !rt to !rt16
+      tile.store %xw16, %xw : !rt16, !st
+      tile.fence async_proxy
+      tile.barrier warpgroup
+      %keep = math.exp %total : f32
+      %s_d = tile.mul %s, %keep : !rtn, f32
+      %s_new = tile.mma AtB %xw, %b, %s_d : !st, !stn -> !rtn
+      %s16 = tile.cast %s_new : !rtn to !rtn16
+      tile.store %s16, %state : !rtn16, !stn
+      tile.fence async_proxy
+      tile.barrier warpgroup
+      scf.yield %s_new : !rtn
+    }
+    scf.if %store_state {
+      tile.store %s_last, %S_out[%rows, %c0, %c0] : !rtn, !states
+    }
+  }
+}

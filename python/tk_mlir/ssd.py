@@ -1,0 +1,219 @@
+"""ssd_chunk_scan(x, dt, A, B, C, ...): Mamba2's SSD forward with the tile
+programs compiled by tk-opt (kernels/mamba2_ssd*.mlir), a drop-in for the
+forward of mamba_ssm's mamba_chunk_scan_combined:
+
+    h_t = exp(dt_t A_h) h_{t-1} + dt_t x_tᵀ B_t     ([P, N] per head)
+    y_t = h_t C_t + D_h x_t,   y_t ← y_t · silu(z_t) when z is given
+
+with dt_t = clamp(softplus?(dt_t + dt_bias_h), *dt_limit). One kernel walks
+the sequence for every (batch, head, 64 state rows) and keeps the state on
+chip; dt's bias, softplus and limits and dt · A are applied beforehand (one
+small elementwise pass over [batch, seq, heads], read by the kernel as
+[batch·heads, seq]). The kernels are looked up like attention()'s
+($TK_MLIR_ARTIFACTS, default build/artifacts).
+"""
+import math
+import os
+
+from .attention import artifacts_dir
+from .forward_only import forward_only
+from .runtime import ArgumentError
+
+# State dim N -> program; head dim P is any multiple of 64 the program's
+# 64-row state blocks cover (64 and 128 are checked on the GPU).
+PROGRAMS = {64: "mamba2_ssd", 128: "mamba2_ssd_n128"}
+HEAD_DIMS = (64, 128)
+ARGS = ["x", "B", "C", "z", "out", "dt", "dA", "D", "initial_states",
+        "final_states", "heads", "groups", "gate", "skip", "load_state",
+        "store_state"]
+UNSUPPORTED = ("seq_idx", "cu_seqlens", "return_varlen_states")
+
+
+def variants():
+    """name -> (program, tk-opt -tile-to-nvidia options), as
+    scripts/setup.sh builds them."""
+    return {program: (program, "") for program in PROGRAMS.values()}
+
+
+_loaded = {}
+
+
+def _kernel(program):
+    from .runtime import Kernel
+    if program not in _loaded:
+        path = os.path.join(artifacts_dir(), program, program + ".json")
+        if not os.path.exists(path):
+            raise FileNotFoundError(
+                f"no compiled kernel at {path}; run scripts/setup.sh or "
+                f"tk-opt kernels/{program}.mlir -tile-to-nvidia=\"out="
+                f"{os.path.dirname(path)}\"")
+        _loaded[program] = Kernel(path, names=ARGS)
+    return _loaded[program]
+
+
+def _shape(t):
+    return tuple(getattr(t, "shape", ()))
+
+
+def _dtype(t):
+    return str(getattr(t, "dtype", "")).replace("torch.", "")
+
+
+def _expect(name, t, shape, dtypes, device):
+    """ArgumentError naming `name` unless t is a tensor of `shape` with a
+    dtype in `dtypes` on `device`."""
+    if not all(hasattr(t, a) for a in ("shape", "dtype", "device")):
+        raise ArgumentError(f"argument '{name}': expected a tensor, got "
+                            f"{type(t).__name__}")
+    if _shape(t) != tuple(shape):
+        raise ArgumentError(f"argument '{name}': expected shape "
+                            f"{tuple(shape)}, got {_shape(t)}")
+    if _dtype(t) not in dtypes:
+        raise ArgumentError(f"argument '{name}': expected dtype "
+                            f"{' or '.join('torch.' + d for d in dtypes)}, "
+                            f"got {getattr(t, 'dtype', None)}")
+    if t.device != device:
+        raise ArgumentError(f"argument '{name}': expected a tensor on "
+                            f"{device} (x's device), got one on {t.device}")
+
+
+FLOATS = ("float32", "bfloat16", "float16")
+
+
+def check_ssd_arguments(x, dt, A, B, C, chunk_size, D=None, z=None,
+                        dt_bias=None, initial_states=None,
+                        dt_limit=(0.0, math.inf)):
+    """Validates ssd_chunk_scan's tensors; returns (batch, seq, heads,
+    head dim, groups, state dim). Raises ArgumentError naming the argument."""
+    shape = _shape(x)
+    if len(shape) != 4:
+        raise ArgumentError(f"argument 'x': expected a 4-D tensor [batch, "
+                            f"seq, heads, head dim], got shape {shape}")
+    if _dtype(x) != "bfloat16":
+        raise ArgumentError(f"argument 'x': expected dtype torch.bfloat16, "
+                            f"got {getattr(x, 'dtype', None)}")
+    if not getattr(x, "is_cuda", False):
+        raise ArgumentError(f"argument 'x': expected a CUDA tensor, got one "
+                            f"on {getattr(x, 'device', 'the CPU')}")
+    batch, seq, heads, dim = shape
+    if 0 in shape:
+        raise ArgumentError(f"argument 'x': empty shape {shape}")
+    if dim not in HEAD_DIMS:
+        raise ArgumentError(f"argument 'x': head dim must be one of "
+                            f"{HEAD_DIMS}, got {dim}")
+    bshape = _shape(B)
+    if len(bshape) != 4 or bshape[:2] != (batch, seq):
+        raise ArgumentError(f"argument 'B': expected a 4-D tensor [batch="
+                            f"{batch}, seq={seq}, groups, state dim], got "
+                            f"shape {bshape}")
+    groups, state = bshape[2], bshape[3]
+    if groups == 0 or heads % groups:
+        raise ArgumentError(f"argument 'B': groups ({groups}) must divide "
+                            f"the heads ({heads})")
+    if state not in PROGRAMS:
+        raise ArgumentError(f"argument 'B': state dim must be one of "
+                            f"{tuple(PROGRAMS)}, got {state}")
+    device = x.device
+    _expect("B", B, bshape, ("bfloat16",), device)
+    _expect("C", C, bshape, ("bfloat16",), device)
+    _expect("dt", dt, (batch, seq, heads), FLOATS, device)
+    _expect("A", A, (heads,), FLOATS, device)
+    if z is not None:
+        _expect("z", z, shape, ("bfloat16",), device)
+    if D is not None:
+        if _shape(D) not in ((heads,), (heads, dim)):
+            raise ArgumentError(f"argument 'D': expected shape ({heads},) or "
+                                f"({heads}, {dim}), got {_shape(D)}")
+        _expect("D", D, _shape(D), FLOATS, device)
+    if dt_bias is not None:
+        _expect("dt_bias", dt_bias, (heads,), FLOATS, device)
+    if initial_states is not None:
+        _expect("initial_states", initial_states,
+                (batch, heads, dim, state), FLOATS, device)
+    for name, t in (("x", x), ("B", B), ("C", C), ("z", z)):
+        if t is not None and not t.is_contiguous():
+            raise ArgumentError(f"argument '{name}': must be contiguous (the "
+                                f"kernel reads it in place); strides "
+                                f"{tuple(t.stride())} (call .contiguous())")
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or \
+            chunk_size <= 0:
+        raise ArgumentError(f"argument 'chunk_size': expected a positive "
+                            f"int, got {chunk_size!r}")
+    try:
+        low, high = (float(v) for v in dt_limit)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"argument 'dt_limit': expected a pair of floats "
+                            f"(min, max), got {dt_limit!r}") from None
+    if math.isnan(low) or math.isnan(high) or low > high:
+        raise ArgumentError(f"argument 'dt_limit': expected min <= max, got "
+                            f"{dt_limit!r}")
+    return batch, seq, heads, dim, groups, state
+
+
+def ssd_chunk_scan(x, dt, A, B, C, chunk_size=64, D=None, z=None,
+                   dt_bias=None, initial_states=None, seq_idx=None,
+                   cu_seqlens=None, dt_softplus=False,
+                   dt_limit=(0.0, math.inf), return_final_states=False,
+                   return_varlen_states=False, state_dtype=None):
+    """Mamba2's chunked scan, forward, with mamba_chunk_scan_combined's
+    arguments and results: x [batch, seq, heads, P] bf16 (P 64 or 128),
+    dt [batch, seq, heads], A [heads], B, C [batch, seq, groups, N] bf16
+    (N 64 or 128, groups dividing heads), D [heads] or [heads, P],
+    z like x, dt_bias [heads], initial_states [batch, heads, P, N]. Returns
+    out (like x), and with return_final_states also the state after the
+    last position, [batch, heads, P, N] float32 (as mamba_ssm). `chunk_size`
+    and `state_dtype` (the dtype of mamba_ssm's per-chunk states, which
+    this kernel never writes) are accepted for compatibility: the kernel
+    always scans chunks of 64 positions, which gives the same result up to
+    rounding. seq_idx, cu_seqlens and return_varlen_states
+    are not supported (ValueError naming them). Forward only: backward
+    raises NotImplementedError."""
+    for name, value in (("seq_idx", seq_idx), ("cu_seqlens", cu_seqlens),
+                        ("return_varlen_states", return_varlen_states)):
+        if value is not None and value is not False:
+            raise ValueError(f"ssd_chunk_scan: '{name}' is not supported "
+                             f"(packed variable-length sequences); pass "
+                             f"{'False' if name.startswith('return') else 'None'}")
+    import torch
+    import torch.nn.functional as F
+    batch, seq, heads, dim, groups, state = check_ssd_arguments(
+        x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states, dt_limit)
+    device = x.device
+    # dt as the kernel reads it: bias, softplus (x above 20 kept, as
+    # mamba_ssm), limits; then dt · A; both [batch·heads, seq] f32.
+    steps = dt.float()
+    if dt_bias is not None:
+        steps = steps + dt_bias.float()
+    if dt_softplus:
+        steps = F.softplus(steps, threshold=20.0)
+    steps = steps.clamp(float(dt_limit[0]), float(dt_limit[1]))
+    decay = steps * A.float()
+    steps = steps.transpose(1, 2).reshape(batch * heads, seq).contiguous()
+    decay = decay.transpose(1, 2).reshape(batch * heads, seq).contiguous()
+    rows = batch * heads * dim // 64
+    spare = torch.empty(1, 64, state, device=device, dtype=torch.float32)
+    if D is not None:
+        skip = D.float().reshape(heads, -1).expand(heads, dim)
+        skip = skip.reshape(1, heads * dim).contiguous()
+    else:
+        skip = spare[0, :1, :64]
+    if initial_states is not None:
+        start = initial_states.float().contiguous().view(rows, 64, state)
+    else:
+        start = spare
+    final = torch.empty(rows, 64, state, device=device,
+                        dtype=torch.float32) if return_final_states else spare
+    out = torch.empty_like(x)
+    width = heads * dim
+    _kernel(PROGRAMS[state])(
+        x.view(batch, seq, width), B.view(batch, seq, groups * state),
+        C.view(batch, seq, groups * state),
+        (z if z is not None else x).view(batch, seq, width),
+        out.view(batch, seq, width), steps, decay, skip, start, final,
+        heads, groups, z is not None, D is not None,
+        initial_states is not None, bool(return_final_states))
+    inputs = (x, dt, A, B, C, D, z, dt_bias, initial_states)
+    if not return_final_states:
+        return forward_only(out, inputs, "tk_mlir.ssd_chunk_scan")
+    final = final.view(batch, heads, dim, state)
+    return forward_only((out, final), inputs, "tk_mlir.ssd_chunk_scan")
