@@ -12,18 +12,21 @@
 !rtn16 = !tile.rt<64x128xbf16, warpgroup>
 !rtn = !tile.rt<64x128xf32, warpgroup>
 !vec = !tile.rv<64xf32, warpgroup>
+!sv = !tile.sv<64xf32>
 
 tile.kernel @mamba2_ssd_n128(%X: !view, %B: !view, %C: !view, %Z: !view,
                              %Y: !view, %DT: !steps, %DA: !steps, %D: !steps,
                              %S_in: !states, %S_out: !states, %heads: index,
                              %groups: index, %gate: i1, %skip: i1,
                              %load_state: i1, %store_state: i1)
-    launch(warpgroups = 1, grid = tiles) {
+    launch(warpgroups = 1, grid = tiles, blocks_per_sm = 2) {
   %x = tile.alloc : !st
   %b = tile.alloc : !stn
   %c = tile.alloc : !stn
   %xw = tile.alloc : !st
   %state = tile.alloc : !stn
+  %dt_s = tile.alloc : !sv
+  %da_s = tile.alloc : !sv
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
@@ -59,11 +62,15 @@ tile.kernel @mamba2_ssd_n128(%X: !view, %B: !view, %C: !view, %Z: !view,
       tile.copy %X[%n, %ch, %j] -> %x : !view, !st
       tile.copy %B[%n, %ch, %g] -> %b : !view, !stn
       tile.copy %C[%n, %ch, %g] -> %c : !view, !stn
-      %dt = tile.load %DT[%bh, %ch] : !steps -> !vec
-      %da = tile.load %DA[%bh, %ch] : !steps -> !vec
+      tile.copy %DT[%bh, %ch] -> %dt_s : !steps, !sv
+      tile.copy %DA[%bh, %ch] -> %da_s : !steps, !sv
+      %dt = tile.load %dt_s : !sv -> !vec
+      %da = tile.load %da_s : !sv -> !vec
       %a = tile.cumsum %da : !vec
       %a_i = tile.broadcast row %a : !vec to !rt
-      %a_j = tile.broadcast col %a : !vec to !rt
+      %da_c = tile.load %da_s : !sv -> !vec
+      %a_c = tile.cumsum %da_c : !vec
+      %a_j = tile.broadcast col %a_c : !vec to !rt
       %gap = tile.sub %a_i, %a_j : !rt
       %decay = tile.exp %gap : !rt
 
@@ -71,7 +78,8 @@ tile.kernel @mamba2_ssd_n128(%X: !view, %B: !view, %C: !view, %Z: !view,
       // exp(a_i) · C S.
       %cb = tile.mma ABt %c, %b : !stn, !stn -> !rt
       %cb_d = tile.mul %cb, %decay : !rt
-      %dt_j = tile.broadcast col %dt : !vec to !rt
+      %dt_c = tile.load %dt_s : !sv -> !vec
+      %dt_j = tile.broadcast col %dt_c : !vec to !rt
       %att = tile.mul %cb_d, %dt_j : !rt
       %att_c = tile.causal_mask %att[%c0, %c0] fill zero : !rt
       %att16 = tile.cast %att_c : !rt to !rt16

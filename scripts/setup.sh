@@ -52,8 +52,9 @@ done
 # Variants: a program compiled again with other options under its own name,
 # as tk_mlir.attention.VARIANTS lists them (e.g. the short causal
 # head-dim-64 forward's four-stage ring, with the attention programs'
-# producer budget), and the linear-attention programs, one per layout
-# (tk_mlir.linear_attention.variants()).
+# producer budget), the linear-attention programs, one per layout
+# (tk_mlir.linear_attention.variants()), and the Mamba2 SSD programs, one per
+# state dim with and without the gate and the skip (tk_mlir.ssd.variants()).
 PYTHONPATH=python python3 -c '
 from tk_mlir.attention import VARIANTS
 from importlib import import_module
@@ -73,7 +74,7 @@ echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{n
 echo
 echo "== linear-attention kernels for tk_mlir.linear_attention() and based(): build/artifacts/{linear_attention,linear_attention_d128,linear_attention_decay,based}_{bhsd,bshd} (one per layout)"
 echo
-echo "== Mamba2 SSD kernels for tk_mlir.ssd_chunk_scan(): build/artifacts/mamba2_ssd{,_n128} (state dim 64, 128)"
+echo "== Mamba2 SSD kernels for tk_mlir.ssd_chunk_scan(): build/artifacts/mamba2_ssd{,_n128}{,_z}{,_d} (state dim 64, 128; with the z gate, the D skip)"
 echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd

@@ -676,3 +676,23 @@ def test_tile_table_arguments_are_checked_before_launch(tmp_path,
     with pytest.raises(ArgumentError, match="argument 'tile_table': cannot "
                        "be given with one_tile_per_block"):
         table(x, tile_table=TileTable([[0]]), one_tile_per_block=True)
+
+
+def test_blocks_per_sm_multiplies_persistent_workers():
+    entry = gemm_entry()
+    entry["blocks_per_sm"] = 2
+    spec = KernelSpec("gemm", entry)
+    assert spec.blocks_per_sm == 2
+    # 32 x 12 = 384 tiles over 2 x 132 slots: 2 rounds of 192 workers.
+    assert grid_size(spec, gemm_args(m=4096, n=3072), 132) == 192
+    assert grid_size(spec, gemm_args(m=4096, n=3072), 132,
+                     balanced=False) == 264
+    assert KernelSpec("gemm", gemm_entry()).blocks_per_sm == 1
+
+
+@pytest.mark.parametrize("value", [0, 33, "2", True, 1.5])
+def test_bad_blocks_per_sm(value):
+    entry = gemm_entry()
+    entry["blocks_per_sm"] = value
+    with pytest.raises(ManifestError, match="blocks_per_sm must be an integer"):
+        KernelSpec("gemm", entry)

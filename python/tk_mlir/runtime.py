@@ -91,6 +91,14 @@ class KernelSpec:
             self.abi = list(entry["abi"])
         except (KeyError, TypeError, ValueError) as e:
             raise ManifestError(f"kernel '{name}': bad or missing field {e}")
+        # Blocks that share a multiprocessor (launch blocks_per_sm): a
+        # persistent grid starts that many workers per multiprocessor.
+        blocks = entry.get("blocks_per_sm", 1)
+        if isinstance(blocks, bool) or not isinstance(blocks, int) or \
+                not 1 <= blocks <= 32:
+            raise ManifestError(f"kernel '{name}': blocks_per_sm must be an "
+                                f"integer in [1, 32], got {blocks!r}")
+        self.blocks_per_sm = blocks
         # Compiled with wait-timeout-ms: the time limit, the report global
         # and the timed waits' source locations by site.
         self.wait_timeout = entry.get("wait_timeout")
@@ -307,7 +315,8 @@ def grid_size(spec, args, multiprocessors, one_tile_per_block=False,
     """Blocks to launch. The unit of work is the cluster (one block without
     clusters): one per tile, or for persistent kernels at most as many as
     fit on the multiprocessors at once; every block of a cluster shares
-    its tiles. one_tile_per_block launches a persistent kernel with one tile
+    its tiles; a kernel with blocks_per_sm = B runs B workers per
+    multiprocessor. one_tile_per_block launches a persistent kernel with one tile
     per block anyway (its tile loop then runs once per block): the hardware
     balances tiles of different work better than a static order.
 
@@ -322,7 +331,8 @@ def grid_size(spec, args, multiprocessors, one_tile_per_block=False,
     tiles = grid_tiles(spec, args)
     cluster = spec.cluster[0] if spec.cluster else 1
     if spec.grid_policy == "persistent" and not one_tile_per_block:
-        workers = max(1, min(tiles, multiprocessors // cluster))
+        slots = multiprocessors * getattr(spec, "blocks_per_sm", 1)
+        workers = max(1, min(tiles, slots // cluster))
         if balanced and tiles > 0 and not spec.dynamic_tiles:
             rounds = -(-tiles // workers)
             workers = -(-tiles // rounds)

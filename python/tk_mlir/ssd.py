@@ -7,9 +7,9 @@ forward of mamba_ssm's mamba_chunk_scan_combined:
 
 with dt_t = clamp(softplus?(dt_t + dt_bias_h), *dt_limit). One kernel walks
 the sequence for every (batch, head, 64 state rows) and keeps the state on
-chip; dt's bias, softplus and limits and dt · A are applied beforehand (one
-small elementwise pass over [batch, seq, heads], read by the kernel as
-[batch·heads, seq]). The kernels are looked up like attention()'s
+chip; dt's bias, softplus and limits and dt · A are applied beforehand (a
+few small elementwise passes over [batch, seq, heads], read by the kernel
+as [batch·heads, seq] rows padded to 16 bytes). The kernels are looked up like attention()'s
 ($TK_MLIR_ARTIFACTS, default build/artifacts).
 """
 import math
@@ -26,29 +26,45 @@ HEAD_DIMS = (64, 128)
 ARGS = ["x", "B", "C", "z", "out", "dt", "dA", "D", "initial_states",
         "final_states", "heads", "groups", "gate", "skip", "load_state",
         "store_state"]
-UNSUPPORTED = ("seq_idx", "cu_seqlens", "return_varlen_states")
+# The z gate and the D skip are compiled in or out (tile-bind of `gate`
+# and `skip`): the untaken branches' registers made the consumer spill
+# (188 bytes at N = 64) and cost 10-17% (B = 16, H = 16, T = 4096 and
+# 16384; B = 8, H = 80, T = 8192, N = 128; H100).
+SWITCHES = {"gate": ARGS.index("gate"), "skip": ARGS.index("skip")}
+
+
+def kernel_name(state, gate, skip):
+    """The compiled variant for state dim `state` with or without the gate
+    and the skip."""
+    return PROGRAMS[state] + ("_z" if gate else "") + ("_d" if skip else "")
 
 
 def variants():
     """name -> (program, tk-opt -tile-to-nvidia options), as
     scripts/setup.sh builds them."""
-    return {program: (program, "") for program in PROGRAMS.values()}
+    return {kernel_name(state, gate, skip): (
+        PROGRAMS[state],
+        f"bind={SWITCHES['gate']}={str(gate).lower()},"
+        f"{SWITCHES['skip']}={str(skip).lower()}")
+        for state in PROGRAMS for gate in (False, True)
+        for skip in (False, True)}
 
 
 _loaded = {}
 
 
-def _kernel(program):
+def _kernel(name):
     from .runtime import Kernel
-    if program not in _loaded:
-        path = os.path.join(artifacts_dir(), program, program + ".json")
+    if name not in _loaded:
+        program, options = variants()[name]
+        path = os.path.join(artifacts_dir(), name, program + ".json")
         if not os.path.exists(path):
             raise FileNotFoundError(
                 f"no compiled kernel at {path}; run scripts/setup.sh or "
                 f"tk-opt kernels/{program}.mlir -tile-to-nvidia=\"out="
-                f"{os.path.dirname(path)}\"")
-        _loaded[program] = Kernel(path, names=ARGS)
-    return _loaded[program]
+                f"{os.path.dirname(path)} {options}\"")
+        _loaded[name] = Kernel(path, names=ARGS)
+    return _loaded[name]
 
 
 def _shape(t):
@@ -187,9 +203,16 @@ def ssd_chunk_scan(x, dt, A, B, C, chunk_size=64, D=None, z=None,
     if dt_softplus:
         steps = F.softplus(steps, threshold=20.0)
     steps = steps.clamp(float(dt_limit[0]), float(dt_limit[1]))
-    decay = steps * A.float()
-    steps = steps.transpose(1, 2).reshape(batch * heads, seq).contiguous()
-    decay = decay.transpose(1, 2).reshape(batch * heads, seq).contiguous()
+    # Rows padded with zeros to 16-byte multiples: TMA copies the chunks.
+    padded = -(-seq // 4) * 4
+    rows_dt = torch.empty(2, batch, heads, padded, device=device,
+                          dtype=torch.float32)
+    if padded != seq:
+        rows_dt[..., seq:].zero_()
+    rows_dt[0, ..., :seq].copy_(steps.transpose(1, 2))
+    torch.mul(steps.transpose(1, 2), A.float()[:, None],
+              out=rows_dt[1, ..., :seq])
+    steps, decay = rows_dt.view(2, batch * heads, padded).unbind(0)
     rows = batch * heads * dim // 64
     spare = torch.empty(1, 64, state, device=device, dtype=torch.float32)
     if D is not None:
@@ -205,7 +228,7 @@ def ssd_chunk_scan(x, dt, A, B, C, chunk_size=64, D=None, z=None,
                         dtype=torch.float32) if return_final_states else spare
     out = torch.empty_like(x)
     width = heads * dim
-    _kernel(PROGRAMS[state])(
+    _kernel(kernel_name(state, z is not None, D is not None))(
         x.view(batch, seq, width), B.view(batch, seq, groups * state),
         C.view(batch, seq, groups * state),
         (z if z is not None else x).view(batch, seq, width),

@@ -429,17 +429,17 @@ LogicalResult tk::lower::reserveExchangeScratch(KernelOp kernel) {
   });
   const tk::TargetInfo &target = getTargetInfo(kernel);
   int64_t bytes = kernel.getSharedMemoryBytes();
-  if (bytes <= target.sharedMemoryBytes)
+  int64_t budget = kernel.getSharedMemoryBudget();
+  if (bytes <= budget)
     return success();
   StringRef memory = target.vendor == tk::Vendor::amd ? "LDS" : "shared memory";
   if (scratch)
     return kernel.emitOpError("needs ")
            << bytes << " bytes of " << memory << " with the " << scratch
            << " bytes its exchanges between warps use; " << target.name
-           << " has " << target.sharedMemoryBytes;
-  return kernel.emitOpError("needs ")
-         << bytes << " bytes of " << memory << "; " << target.name << " has "
-         << target.sharedMemoryBytes;
+           << " has " << budget;
+  return kernel.emitOpError("needs ") << bytes << " bytes of " << memory << "; "
+                                      << target.name << " has " << budget;
 }
 
 void tk::lower::placeExchangeScratch(gpu::GPUModuleOp gpuModule) {

@@ -853,8 +853,10 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     func->setAttr("nvvm.kernel", b.getUnitAttr());
     func->setAttr("nvvm.maxntid",
                   b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-    // setmaxnreg needs a register cap at entry: one block per multiprocessor.
-    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(1));
+    // setmaxnreg needs a register cap at entry: the blocks that share a
+    // multiprocessor split its registers.
+    func->setAttr("nvvm.minctasm",
+                  b.getI32IntegerAttr(kernel.getBlocksPerMultiprocessor()));
   }
   if (clusterSize > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
@@ -914,6 +916,8 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
                      b.getStringAttr(stringifyGridPolicy(kernel.getGrid()))),
       b.getNamedAttr("tiles", b.getArrayAttr(tiles)),
       b.getNamedAttr("cluster", b.getDenseI32ArrayAttr(cluster)),
+      b.getNamedAttr("blocks_per_sm",
+                     b.getI64IntegerAttr(kernel.getBlocksPerMultiprocessor())),
       b.getNamedAttr("params", b.getArrayAttr(params)),
       b.getNamedAttr("abi", b.getArrayAttr(abi)),
   });

@@ -39,7 +39,7 @@ module attributes {tile.target = "gfx942"} {
 
 // -----
 
-// expected-error @+1 {{unknown launch parameter 'threads'; expected warpgroups, grid or cluster}}
+// expected-error @+1 {{unknown launch parameter 'threads'; expected warpgroups, grid, cluster or blocks_per_sm}}
 tile.kernel @k() launch(threads = 128) {
 }
 
@@ -702,3 +702,24 @@ llvm.func @bound_func(%causal: i1 {tile.bound = true}) {
 // expected-error @+1 {{unknown tile dialect parameter attribute 'tile.fixed'}}
 tile.kernel @unknown_param_attr(%causal: i1 {tile.fixed = true}) {
 }
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op blocks_per_sm must be in [1, 32], got 0}}
+tile.kernel @k() launch(warpgroups = 1, blocks_per_sm = 0) {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' op runs 5 blocks of 512 threads per multiprocessor; sm_90a holds at most 2048 threads on one}}
+tile.kernel @k() launch(warpgroups = 4, blocks_per_sm = 5) {
+}
+
+// -----
+
+// Two blocks per multiprocessor halve what each may allocate.
+// expected-error @+1 {{'tile.kernel' op allocates 131072 bytes of shared memory; sm_90a allows at most 114688 per block with 2 blocks per multiprocessor}}
+tile.kernel @k() launch(warpgroups = 2, blocks_per_sm = 2) {
+  %a = tile.alloc : !tile.st<256x256xbf16>
+}
+

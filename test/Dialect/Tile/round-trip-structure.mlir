@@ -14,6 +14,11 @@ tile.kernel @launch_shape(%a: !tile.gl<?x?xbf16>, %s: f32, %c: i1, %n: index)
     attributes {note = "kept"} {
 }
 
+// CHECK-LABEL: tile.kernel @two_per_sm()
+// CHECK-SAME: launch(warpgroups = 2, grid = persistent, blocks_per_sm = 2)
+tile.kernel @two_per_sm() launch(warpgroups = 2, grid = persistent, blocks_per_sm = 2) {
+}
+
 // CHECK-LABEL: tile.kernel @tile_loops
 // CHECK: %[[M:.*]] = tile.dim %{{.*}}[0] : !tile.gl<?x?xbf16>
 // CHECK: tile.foreach_tile (%{{.*}}) in (%[[M]]) {

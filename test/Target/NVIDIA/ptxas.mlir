@@ -27,6 +27,8 @@
 // RUN: %ptxas -arch=sm_90a %t.bs/based.ptx -o %t.bs/check.cubin
 // RUN: rm -rf %t.ms && tk-opt %kernels/mamba2_ssd.mlir -tile-to-nvidia="out=%t.ms cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.ms/mamba2_ssd.ptx -o %t.ms/check.cubin
+// RUN: rm -rf %t.ms2 && tk-opt %kernels/mamba2_ssd_n128.mlir -tile-to-nvidia="out=%t.ms2 cubin=false bind=12=true,13=true" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.ms2/mamba2_ssd_n128.ptx -o %t.ms2/check.cubin
 // RUN: rm -rf %t.tw && tk-opt %tk_src_root/python/gpu_checks/tile_walk.mlir -tile-to-nvidia="out=%t.tw cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.tw/walk.ptx -o %t.tw/check.cubin
 // RUN: rm -rf %t.at && tk-opt %kernels/attention_fwd.mlir -tile-to-nvidia="out=%t.at cubin=false" -o /dev/null

@@ -60,8 +60,15 @@ static ParseResult parseLaunchClause(OpAsmParser &parser,
       result.addAttribute("cluster", builder.getDenseI32ArrayAttr(dims));
       return success();
     }
+    if (key == "blocks_per_sm") {
+      int32_t count;
+      if (parser.parseInteger(count))
+        return failure();
+      result.addAttribute("blocks_per_sm", builder.getI32IntegerAttr(count));
+      return success();
+    }
     return parser.emitError(loc, "unknown launch parameter '")
-           << key << "'; expected warpgroups, grid or cluster";
+           << key << "'; expected warpgroups, grid, cluster or blocks_per_sm";
   };
   return parser.parseCommaSeparatedList(AsmParser::Delimiter::Paren,
                                         parseEntry);
@@ -121,6 +128,8 @@ void KernelOp::print(OpAsmPrinter &p) {
       dims += (dims.empty() ? "" : ", ") + std::to_string(dim);
     launch.push_back("cluster = [" + dims + "]");
   }
+  if (auto blocks = getBlocksPerSm())
+    launch.push_back("blocks_per_sm = " + std::to_string(*blocks));
   if (!launch.empty()) {
     p << " launch(";
     llvm::interleaveComma(launch, p);
@@ -130,7 +139,7 @@ void KernelOp::print(OpAsmPrinter &p) {
       p, *this,
       {getSymNameAttrName(), getFunctionTypeAttrName(), getArgAttrsAttrName(),
        getResAttrsAttrName(), getWarpgroupsAttrName(), getGridAttrName(),
-       getClusterAttrName()});
+       getClusterAttrName(), getBlocksPerSmAttrName()});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/false);
@@ -207,6 +216,31 @@ unsigned KernelOp::getNumWarps() {
   return getWarpgroups() ? 4 * *getWarpgroups() : 0;
 }
 
+int64_t KernelOp::getBlocksPerMultiprocessor() {
+  auto blocks = getBlocksPerSm();
+  if (!blocks || *blocks < 1 ||
+      getTargetInfo(*this).vendor != tk::Vendor::nvidia)
+    return 1;
+  return *blocks;
+}
+
+int64_t KernelOp::getSharedMemoryBudget() {
+  const TargetInfo &target = getTargetInfo(*this);
+  int64_t blocks = getBlocksPerMultiprocessor();
+  if (blocks == 1)
+    return target.sharedMemoryBytes;
+  int64_t perBlock = target.sharedMemoryBytes + target.sharedMemorySlack +
+                     kReservedSharedMemoryPerBlock;
+  return perBlock / blocks - kReservedSharedMemoryPerBlock -
+         target.sharedMemorySlack;
+}
+
+int64_t KernelOp::getStartRegisters(int64_t threads) {
+  int64_t perBlock = 65536 / getBlocksPerMultiprocessor();
+  return std::min<int64_t>(248,
+                           perBlock / std::max<int64_t>(threads, 1) / 8 * 8);
+}
+
 int64_t KernelOp::getClusterBlocks() {
   int64_t blocks = 1;
   if (auto dims = getCluster())
@@ -248,6 +282,17 @@ LogicalResult KernelOp::verify() {
              << (blocks == (1 << 20) ? "more than a million"
                                      : std::to_string(blocks))
              << " blocks exceeds the 16 that " << target.name << " allows";
+  }
+  if (auto blocks = getBlocksPerSm()) {
+    if (*blocks < 1 || *blocks > 32)
+      return emitOpError("blocks_per_sm must be in [1, 32], got ") << *blocks;
+    int64_t threads =
+        4 * int64_t(target.warpSize) * getWarpgroups().value_or(0);
+    if (target.vendor == Vendor::nvidia && threads * *blocks > 2048)
+      return emitOpError("runs ")
+             << *blocks << " blocks of " << threads
+             << " threads per multiprocessor; " << target.name
+             << " holds at most 2048 threads on one";
   }
   return success();
 }
@@ -298,10 +343,15 @@ LogicalResult KernelOp::verifyRegions() {
   int64_t bytes = getSharedMemoryBytes();
   // On AMD the scheduling passes may move shared tiles into registers, so
   // the LDS budget is checked by the lowering, after them.
-  if (target.vendor == tk::Vendor::nvidia && bytes > target.sharedMemoryBytes)
-    return emitOpError("allocates ")
-           << bytes << " bytes of shared memory; " << target.name
-           << " allows at most " << target.sharedMemoryBytes;
+  int64_t budget = getSharedMemoryBudget();
+  if (target.vendor == tk::Vendor::nvidia && bytes > budget) {
+    InFlightDiagnostic diag = emitOpError("allocates ")
+                              << bytes << " bytes of shared memory; "
+                              << target.name << " allows at most " << budget;
+    if (int64_t blocks = getBlocksPerMultiprocessor(); blocks > 1)
+      diag << " per block with " << blocks << " blocks per multiprocessor";
+    return diag;
+  }
   WalkResult walk = getBody().walk([&](Operation *op) {
     for (Value result : op->getResults())
       if (failed(verifyRegisterValue(op, result, *this, target)))
@@ -652,7 +702,7 @@ LogicalResult WarpSpecializeOp::verify() {
   auto launched = kernel.getWarpgroups();
   if (launched && *launched > 0) {
     int64_t threads = 4 * target.warpSize * int64_t(*launched);
-    int64_t start = std::min<int64_t>(248, 65536 / threads / 8 * 8);
+    int64_t start = kernel.getStartRegisters(threads);
     if (producerRegs && *producerRegs > start)
       return emitOpError("producer register budget ")
              << *producerRegs << " is above the " << start

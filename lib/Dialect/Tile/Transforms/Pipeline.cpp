@@ -263,7 +263,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
         n = attr.getInt();
       int64_t extra =
           (n - 1) * getSharedTileBytes(copy.getDst().getType()) + 16 * n;
-      int64_t budget = getTargetInfo(kernel).sharedMemoryBytes;
+      int64_t budget = kernel.getSharedMemoryBudget();
       if (kernel.getSharedMemoryBytes() + extra > budget) {
         copy.emitError() << n << " buffer(s) of the copy and their semaphores "
                          << "need " << kernel.getSharedMemoryBytes() + extra
@@ -307,7 +307,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       kernel.setGridAttr(
           GridPolicyAttr::get(kernel.getContext(), GridPolicy::tiles));
     }
-    if (kernel.getSharedMemoryBytes() > getTargetInfo(kernel).sharedMemoryBytes)
+    if (kernel.getSharedMemoryBytes() > kernel.getSharedMemoryBudget())
       moveOperandsToRegisters(kernel);
     SmallVector<scf::ForOp> loops;
     kernel.walk([&](scf::ForOp loop) {
@@ -380,7 +380,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     int64_t bytes = kernel.getSharedMemoryBytes();
     for (auto [alloc, type] : llvm::zip(plan.allocs, saved))
       alloc.getResult().setType(type);
-    return bytes <= getTargetInfo(kernel).sharedMemoryBytes;
+    return bytes <= kernel.getSharedMemoryBudget();
   }
 
   /// The 8-wave ping-pong: warpgroup 1 starts one barrier late, so while
@@ -584,7 +584,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
   /// The stage count for `plan`, or nullopt after a diagnostic.
   std::optional<int64_t> chooseStages(KernelOp kernel, LoopPlan &plan) {
     const tk::TargetInfo &target = getTargetInfo(kernel);
-    int64_t budget = target.sharedMemoryBytes;
+    int64_t budget = kernel.getSharedMemoryBudget();
     auto fits = [&](int64_t n) {
       return bytesWithStages(kernel, plan, n) <= budget;
     };

@@ -146,15 +146,15 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
                         value.getElementType(), {}));
     auto buffer = AllocOp::create(b, loc, bufferType);
     if (int64_t needed = kernel.getSharedMemoryBytes();
-        needed > target.sharedMemoryBytes) {
+        needed > kernel.getSharedMemoryBudget()) {
       buffer.erase();
       // Visible, because the fallback is slow: a reducing store becomes one
       // atomic add per element (e.g. too many pipeline stages left no room).
       store.emitRemark()
           << "store not staged through shared memory: its buffer would "
              "bring the kernel to "
-          << needed << " bytes, over the target's " << target.sharedMemoryBytes
-          << "; it and the stores after it "
+          << needed << " bytes, over the target's "
+          << kernel.getSharedMemoryBudget() << "; it and the stores after it "
           << (store.getReduce() ? "add element by element (atomics)"
                                 : "write to global memory directly");
       break;
@@ -266,7 +266,7 @@ struct WarpSpecializePass
     // leaves after the producer's budget (setmaxnreg waits forever for
     // registers the block does not own).
     int64_t threads = 128 * (consumers + 1);
-    int64_t start = std::min<int64_t>(248, 65536 / threads / 8 * 8);
+    int64_t start = kernel.getStartRegisters(threads);
     int64_t consumerRegisters =
         std::min<int64_t>(256, (start * threads - 128 * producerRegisters) /
                                    (128 * consumers) / 8 * 8);

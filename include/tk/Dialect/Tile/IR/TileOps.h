@@ -58,6 +58,10 @@ constexpr llvm::StringLiteral kBoundAttr = "tile.bound";
 /// mbarriers, as many empty ones, then as many 32-bit tile slots.
 constexpr int64_t kTileQueueDepth = 4;
 constexpr int64_t kTileQueueBytes = kTileQueueDepth * (8 + 8 + 4);
+/// Shared memory the hardware keeps for each resident block (sm_90a: 1 KB
+/// of the multiprocessor's 228 KB), which bounds what blocks sharing a
+/// multiprocessor may allocate.
+constexpr int64_t kReservedSharedMemoryPerBlock = 1024;
 /// On a tile.kernel: the consumer `stagger` (cycles, an integer) that
 /// tile-warp-specialize gives the warpgroups it makes.
 constexpr llvm::StringLiteral kStaggerAttr = "tile.stagger";
