@@ -248,7 +248,8 @@ void storeRun(OpBuilder &b, Location loc, Value dst, Value tileValue, Value r,
 }
 
 /// tile.copy: barrier, run `i` of the tile moved by thread `i mod T`,
-/// barrier.
+/// barrier. A shared vector is a one-row tile of the view's last axis,
+/// stored unswizzled: run `i` at byte 16 i.
 struct CopyLowering : OpConversionPattern<CopyOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -256,10 +257,45 @@ struct CopyLowering : OpConversionPattern<CopyOp> {
                   ConversionPatternRewriter &rewriter) const override {
     OpBuilder &b = rewriter;
     Location loc = op.getLoc();
-    auto tile = cast<SharedTileType>(op.getDst().getType());
     auto threads = op->getAttrOfType<IntegerAttr>(kThreads);
     if (!threads)
       return rewriter.notifyMatchFailure(op, "block size not recorded");
+    if (auto vec = dyn_cast<SharedVecType>(op.getDst().getType())) {
+      // The vector's elements of the view's last axis, from coordinate
+      // `c` · length on: a buffer resource ending with that row, so reads
+      // past it are zeros (any view rank).
+      Type element = vec.getElementType();
+      int64_t eb = elementBytes(element);
+      int64_t runs = vec.getLength() * eb / 16;
+      ValueRange coords = adaptor.getCoords();
+      size_t rank = coords.size();
+      SmallVector<Value> dims = viewDims(b, loc, op, rank);
+      Value c0 = mul(b, loc, coords[rank - 1], index(b, loc, vec.getLength()));
+      Value start =
+          add(b, loc, leadingOffset(b, loc, coords, dims, rank - 1), c0);
+      Value left = arith::SubIOp::create(b, loc, dims[rank - 1], c0);
+      Value rsrc = bufferResource(b, loc, adaptor.getSrc(), element, start,
+                                  mul(b, loc, left, index(b, loc, eb)));
+      ROCDL::BarrierOp::create(b, loc);
+      Value tid = threadIndex(b, loc);
+      for (int64_t round = 0; round * threads.getInt() < runs; ++round) {
+        Value i = add(b, loc, tid, index(b, loc, round * threads.getInt()));
+        auto guard = scf::IfOp::create(
+            b, loc, ult(b, loc, i, index(b, loc, runs)), false);
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPoint(guard.thenBlock()->getTerminator());
+        Value run = bufferLoad(b, loc, VectorType::get({4}, b.getI32Type()),
+                               rsrc, mul(b, loc, i, index(b, loc, 16)));
+        LLVM::StoreOp::create(b, loc, run,
+                              offsetPtr(b, loc, adaptor.getDst(),
+                                        mul(b, loc, i, index(b, loc, 16))),
+                              16);
+      }
+      ROCDL::BarrierOp::create(b, loc);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    auto tile = cast<SharedTileType>(op.getDst().getType());
     int64_t perRun = 16 / elementBytes(tile.getElementType());
     int64_t runsPerRow = tile.getCols() / perRun;
     int64_t runs = tile.getRows() * runsPerRow;

@@ -1404,11 +1404,11 @@ void tk::lower::populateMemoryPatterns(TypeConverter &converter,
   patterns
       .add<AllocLowering, SlotLowering, SubtileLowering, StoreGlobalLowering,
            StoreGlobalVectorLowering, LoadGlobalVectorLowering,
-           LoadGlobalLowering, StoreSharedLowering>(converter,
-                                                    patterns.getContext());
+           LoadGlobalLowering, StoreSharedLowering, LoadSharedVectorLowering>(
+          converter, patterns.getContext());
   if (nvidia)
-    patterns.add<LoadAsyncLowering, StoreSharedFragmentsLowering,
-                 LoadSharedLowering, LoadSharedVectorLowering,
-                 StoreAsyncLowering, StoreAsyncWaitLowering>(
-        converter, patterns.getContext());
+    patterns
+        .add<LoadAsyncLowering, StoreSharedFragmentsLowering,
+             LoadSharedLowering, StoreAsyncLowering, StoreAsyncWaitLowering>(
+            converter, patterns.getContext());
 }

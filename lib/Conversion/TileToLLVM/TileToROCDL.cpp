@@ -76,9 +76,11 @@ std::string amdUnsupportedReason(Operation *op) {
     return "";
   }
   if (auto copy = dyn_cast<CopyOp>(op)) {
-    auto tile = dyn_cast<SharedTileType>(copy.getDst().getType());
-    if (!tile)
-      return "is lowered on AMD into shared tiles only";
+    if (auto vec = dyn_cast<SharedVecType>(copy.getDst().getType()))
+      return vec.getLength() * elementBytes(vec.getElementType()) % 16
+                 ? "needs a shared vector of a multiple of 16 bytes on AMD"
+                 : "";
+    auto tile = cast<SharedTileType>(copy.getDst().getType());
     if (tile.getCols() * elementBytes(tile.getElementType()) % 16 != 0)
       return "needs rows of a multiple of 16 bytes on AMD";
     return "";
@@ -109,13 +111,6 @@ std::string amdUnsupportedReason(Operation *op) {
         cast<RegTileType>(op->getOperand(0).getType()), /*alongRows=*/false);
   if (isa<CumsumOp, VecReduceOp>(op))
     return scanUnsupportedReason(op);
-  auto chunked = [](Type type) {
-    auto tile = dyn_cast<RegTileType>(type);
-    auto chunks =
-        tile ? dyn_cast_or_null<ChunksLayoutAttr>(tile.getLayout()) : nullptr;
-    return chunks && chunks.getWarpSize() == 64 &&
-           chunks.getRun() * elementBytes(tile.getElementType()) == 16;
-  };
   if (auto store = dyn_cast<StoreOp>(op)) {
     if (store.getReduce())
       return "with 'reduce add' is not lowered on AMD yet";
@@ -133,12 +128,21 @@ std::string amdUnsupportedReason(Operation *op) {
   }
   if (auto load = dyn_cast<LoadOp>(op)) {
     Type src = load.getSrc().getType(), value = load.getType();
-    if ((isa<GlobalType>(src) && (isa<RegVecType>(value) || chunked(value))) ||
-        (isa<SharedTileType>(src) && isa<RegTileType>(value)))
+    // #tile.chunks registers (a split copy's first half) load 16-byte runs.
+    auto tile = dyn_cast<RegTileType>(value);
+    auto chunks =
+        tile ? dyn_cast_or_null<ChunksLayoutAttr>(tile.getLayout()) : nullptr;
+    bool runs = !chunks ||
+                (chunks.getWarpSize() == 64 &&
+                 chunks.getRun() * elementBytes(tile.getElementType()) == 16);
+    auto view = dyn_cast<GlobalType>(src);
+    if ((view && !view.getFragments() &&
+         (isa<RegVecType>(value) || (tile && runs))) ||
+        (isa<SharedTileType>(src) && isa<RegTileType>(value)) ||
+        (isa<SharedVecType>(src) && isa<RegVecType>(value)))
       return "";
-    return "is lowered on AMD for global views to register vectors and "
-           "16-byte #tile.chunks runs, and shared tiles to register tiles "
-           "only";
+    return "is lowered on AMD from global views (not in fragment order) and "
+           "shared tiles and vectors to registers only";
   }
   if (isa<SignalAddOp, SignalWaitOp>(op))
     return "";

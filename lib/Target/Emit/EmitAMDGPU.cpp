@@ -35,6 +35,9 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral kTriple = "amdgcn-amd-amdhsa";
+/// SGPRs a gfx9 wave holds beyond its numbered ones, counted in the code
+/// object's `.sgpr_count`: VCC, FLAT_SCRATCH and XNACK_MASK, two each.
+constexpr int64_t kReservedSgprs = 6;
 
 /// ld.lld: the option's, LLVM's own (the build's tools folder), then PATH.
 std::optional<std::string> findLld(StringRef option) {
@@ -169,13 +172,18 @@ struct TileEmitAMDGPUPass
       int64_t vgprBudget = info->maxVgprs / perSimd / 8 * 8;
       resources["vgpr_budget"] = vgprBudget;
       extras[kernelName]["resources"] = std::move(resources);
-      if (*vgprs > vgprBudget || *sgprs > info->maxSgprs ||
+      // `.sgpr_count` adds the 6 SGPRs gfx9 reserves for VCC, FLAT_SCRATCH
+      // and XNACK_MASK to the numbered ones, which are at most maxSgprs.
+      int64_t sgprBudget = info->maxSgprs + kReservedSgprs;
+      if (*vgprs > vgprBudget || *sgprs > sgprBudget ||
           staticLds + dynamicLds > info->sharedMemoryBytes) {
         at->emitError("kernel '")
             << kernelName << "' exceeds " << chip << "'s limits: " << *vgprs
             << " VGPRs, " << agprs << " of them AGPRs (at most " << vgprBudget
             << " for " << threads << " threads), " << *sgprs
-            << " SGPRs (at most " << info->maxSgprs << "), "
+            << " SGPRs (at most " << sgprBudget << ": " << info->maxSgprs
+            << " numbered and " << kReservedSgprs
+            << " for VCC, FLAT_SCRATCH and XNACK_MASK), "
             << staticLds + dynamicLds << " bytes of LDS (at most "
             << info->sharedMemoryBytes << ")";
         return signalPassFailure();

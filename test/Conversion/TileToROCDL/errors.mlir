@@ -53,9 +53,9 @@ module attributes {tile.target = "gfx942"} {
 
 module attributes {tile.target = "gfx942"} {
   tile.kernel @copy_vector(%A: !tile.gl<?xf32>, %i: index) launch(warpgroups = 1) {
-    %v = tile.alloc : !tile.sv<64xf32>
-    // expected-error @+1 {{'tile.copy' op is lowered on AMD into shared tiles only}}
-    tile.copy %A[%i] -> %v : !tile.gl<?xf32>, !tile.sv<64xf32>
+    %v = tile.alloc : !tile.sv<6xf32>
+    // expected-error @+1 {{'tile.copy' op needs a shared vector of a multiple of 16 bytes on AMD}}
+    tile.copy %A[%i] -> %v : !tile.gl<?xf32>, !tile.sv<6xf32>
   }
 }
 
@@ -97,10 +97,9 @@ module attributes {tile.target = "gfx942"} {
 // -----
 
 module attributes {tile.target = "gfx942"} {
-  tile.kernel @from_shared_vector() launch(warpgroups = 1) {
-    %a = tile.alloc : !tile.sv<64xf32>
-    // expected-error @+1 {{'tile.load' op is lowered on AMD for global views to register vectors and 16-byte #tile.chunks runs, and shared tiles to register tiles only}}
-    %s = tile.load %a : !tile.sv<64xf32> -> !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>
+  tile.kernel @from_fragments(%F: !tile.gl<?x64xf32, fragments>, %i: index) launch(warpgroups = 1) {
+    // expected-error @+1 {{'tile.load' op is lowered on AMD from global views (not in fragment order) and shared tiles and vectors to registers only}}
+    %s = tile.load %F[%i, %i] : !tile.gl<?x64xf32, fragments> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
   }
 }
 

@@ -255,3 +255,36 @@ module attributes {tile.target = "gfx942"} {
     tile.barrier warpgroup
   }
 }
+
+// -----
+
+// A copy into a shared vector: 64 f32 are 16 runs of 16 bytes, run i read
+// by thread i (one buffer load, zeros past the view) and stored at byte
+// 16 i, between block barriers; the vector back into registers reads each
+// of the thread's elements from LDS. A register tile from a global view
+// loads its elements one by one, zero past the view.
+// CHECK-LABEL: llvm.func @vector_copy
+// CHECK: rocdl.barrier
+// CHECK: scf.if
+// CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
+// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: rocdl.barrier
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK: scf.if {{.*}} -> (f32)
+// CHECK: llvm.load {{.*}} : !llvm.ptr<1> -> f32
+// From a one-dimensional view the same way (the row is the whole view).
+// CHECK: rocdl.make.buffer.rsrc
+// CHECK: rocdl.raw.ptr.buffer.load {{.*}} : vector<4xi32>
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @vector_copy(%A: !tile.gl<?x?xf32>, %S: !tile.gl<?x?xf32>, %O: !tile.gl<?x?xf32>, %V: !tile.gl<?xf32>) launch(warpgroups = 1) {
+    %v = tile.alloc : !tile.sv<64xf32>
+    %c0 = arith.constant 0 : index
+    tile.copy %A[%c0, %c0] -> %v : !tile.gl<?x?xf32>, !tile.sv<64xf32>
+    %r = tile.load %v : !tile.sv<64xf32> -> !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>
+    tile.store %r, %O[%c0, %c0] : !tile.rv<64xf32, block, #tile.vec<row, #tile.mfma<32x32x8, acc, waves = 2x2>>>, !tile.gl<?x?xf32>
+    %t = tile.load %S[%c0, %c0] : !tile.gl<?x?xf32> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    tile.store %t, %S[%c0, %c0] : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.gl<?x?xf32>
+    %c1 = arith.constant 1 : index
+    tile.copy %V[%c1] -> %v : !tile.gl<?xf32>, !tile.sv<64xf32>
+  }
+}

@@ -18,7 +18,9 @@ import sys
 
 # Per chip: VGPRs per lane (the unified file: architectural + accumulation;
 # .vgpr_count counts both), SGPRs per wave, LDS bytes per workgroup.
-LIMITS = {"gfx942": (512, 102, 65536), "gfx950": (512, 102, 163840)}
+# SGPRs: 102 numbered + 6 for VCC, FLAT_SCRATCH and XNACK_MASK (.sgpr_count
+# counts both).
+LIMITS = {"gfx942": (512, 108, 65536), "gfx950": (512, 108, 163840)}
 
 
 def run(*args):
