@@ -3,8 +3,25 @@
 # the Python runtime's unit tests (pytest, no GPU needed). Prints both
 # reports and a closing "N passed, M failed" line; exits non-zero on any
 # failure.
+#
+# Then (unless --quick) it builds the sanitizer build (assertions on, ASan +
+# UBSan) and the GCC build (scripts/build.sh) and runs, each counted as one
+# test: the
+# lit suite on each of them, 1000 mutants through the sanitizer build
+# (test/tk-opt/mutate.py: any signal, abort, sanitizer report or unlocated
+# diagnostic fails), and the bundled kernels' PTX and AMD ISA compared byte
+# for byte between the clang and GCC builds and between two runs
+# (scripts/compare_outputs.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+all=1
+for arg in "$@"; do
+  case "$arg" in
+    --quick) all=0 ;;
+    *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+  esac
+done
 
 scripts/install-deps.sh
 scripts/build.sh tk-opt mlir-doc
@@ -24,13 +41,46 @@ pycount() { grep -oE "[0-9]+ $1" "$pylog" | tail -n 1 | grep -oE '^[0-9]+' || ec
 passed=$(( $(count Passed) + $(pycount passed) ))
 failed=$(( $(count Failed) + $(count Unresolved) + $(count 'Timed Out') + $(count 'Unexpectedly Passed') + $(pycount failed) + $(pycount error) ))
 rm -f "$pylog"
+
+# The sanitizer and GCC builds: each check below counts as one test.
+extra_failed=0
+check() {
+  local name=$1
+  shift
+  echo
+  echo "== $name"
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    echo "FAILED: $name"
+    failed=$((failed + 1))
+    extra_failed=1
+  fi
+}
+if [ "$all" -eq 1 ]; then
+  # MLIR's global registries are never freed: leaks are not errors here.
+  export ASAN_OPTIONS=detect_leaks=0
+  export UBSAN_OPTIONS=print_stacktrace=1
+  TK_BUILD=san scripts/build.sh tk-opt mlir-doc
+  TK_BUILD=gcc scripts/build.sh tk-opt mlir-doc
+  check "lit, sanitizer build" /usr/lib/llvm-22/bin/lit -q build-san/test
+  check "lit, GCC build" /usr/lib/llvm-22/bin/lit -q build-gcc/test
+  check "1000 mutants, sanitizer build" /usr/bin/python3 test/tk-opt/mutate.py \
+    build-san/bin/tk-opt 2027 1000 $(sed -n 's/^\/\/ RUN: %python %S\/mutate.py tk-opt [0-9]* [0-9]* //p' test/tk-opt/mutations.test |
+      sed -e 's/ | FileCheck %s$//' -e "s|%kernels|kernels|g" \
+          -e "s|%tk_src_root/||g" -e "s|%S/\.\./|test/|g")
+  check "kernels identical, clang and GCC builds" /usr/bin/python3 \
+    scripts/compare_outputs.py build/bin/tk-opt build-gcc/bin/tk-opt
+  check "kernels identical, two runs" /usr/bin/python3 \
+    scripts/compare_outputs.py build/bin/tk-opt
+fi
 echo
 echo "$passed passed, $failed failed"
 if [ "$passed" -eq 0 ]; then
   echo "no test ran" >&2
   exit 1
 fi
-if [ "$lit_status" -ne 0 ] || [ "$py_status" -ne 0 ]; then
+if [ "$lit_status" -ne 0 ] || [ "$py_status" -ne 0 ] || [ "$extra_failed" -ne 0 ]; then
   exit 1
 fi
 exit 0

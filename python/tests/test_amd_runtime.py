@@ -16,8 +16,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from tk_mlir import (ArgumentError, Kernel, KernelSpec,  # noqa: E402
-                     check_arguments, kernarg_layout, load_manifest,
-                     pack_kernargs)
+                     ManifestError, check_arguments, kernarg_layout,
+                     load_manifest, pack_kernargs)
 from test_runtime import FakeTensor  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
@@ -75,6 +75,32 @@ def test_pack_kernargs_writes_pointers_dims_and_scalars():
     assert struct.unpack_from("<i", raw, 196)[0] == 1
 
 
+@pytest.mark.parametrize("scale, causal, message", [
+    (float("nan"), True, r"argument 'scale' \(#5\): expected a finite f32 "
+                         r"value, got nan"),
+    (1e39, True, r"argument 'scale' \(#5\): expected a finite f32 value"),
+    (0.125, 2, r"argument 'causal' \(#6\): expected a bool, got int"),
+])
+def test_pack_kernargs_refuses_values_it_would_change(scale, causal,
+                                                      message):
+    spec = KernelSpec("attention_naive", attention_entry())
+    q = FakeTensor([2, 16, 1000, 128])
+    lse = FakeTensor([2, 16, 1000], dtype="float32")
+    names = ["q", "k", "v", "o", "lse", "scale", "causal"]
+    with pytest.raises(ArgumentError, match=message):
+        pack_kernargs(spec, [q, q, q, q, lse, scale, causal], names)
+
+
+def test_pack_kernargs_refuses_integers_out_of_range():
+    spec = KernelSpec("attention_naive", attention_entry())
+    spec.params[6] = {"kind": "scalar", "dtype": "i32"}
+    q = FakeTensor([2, 16, 1000, 128])
+    lse = FakeTensor([2, 16, 1000], dtype="float32")
+    with pytest.raises(ArgumentError, match=r"argument #6: 1099511627781 is "
+                       r"out of range for i32"):
+        pack_kernargs(spec, [q, q, q, q, lse, 0.125, 2**40 + 5])
+
+
 def test_lds_row_alignment_names_the_argument():
     spec = KernelSpec("attention_naive", attention_entry())
     q = FakeTensor([1, 1, 64, 128])
@@ -119,6 +145,15 @@ def test_amd_manifest_without_hsaco_is_rejected(tmp_path):
                 {"k": attention_entry()}}
     (tmp_path / "k.json").write_text(json.dumps(manifest))
     with pytest.raises(Exception, match="names no hsaco"):
+        Kernel(str(tmp_path / "k.json"))
+
+
+def test_amd_manifest_with_a_missing_hsaco_names_it(tmp_path):
+    manifest = {"format": "tk-mlir-manifest-1", "hsaco": "k.hsaco",
+                "kernels": {"k": attention_entry()}}
+    (tmp_path / "k.json").write_text(json.dumps(manifest))
+    with pytest.raises(ManifestError, match="names hsaco 'k.hsaco', which "
+                       "cannot be read"):
         Kernel(str(tmp_path / "k.json"))
 
 

@@ -11,10 +11,11 @@ from tk_mlir.attention import artifacts_dir  # noqa: E402
 
 
 class T:
-    def __init__(self, shape, dtype="bfloat16", cuda=True):
+    def __init__(self, shape, dtype="bfloat16", cuda=True, device="cuda:0"):
         self.shape = tuple(shape)
         self.dtype = f"torch.{dtype}"
         self.is_cuda = cuda
+        self.device = device
 
 
 def test_bhsd_and_bshd_shapes():
@@ -41,6 +42,12 @@ def test_bhsd_and_bshd_shapes():
      "argument 'v': shape"),
     (T((2, 8, 100, 128)), T((2, 3, 100, 128)), T((2, 3, 100, 128)),
      "argument 'k': 3 heads do not divide q's 8"),
+    (T((2, 8, 100, 128)), T((2, 8, 100, 128), device="cuda:1"),
+     T((2, 8, 100, 128)),
+     "argument 'k': on cuda:1, but argument 'q' is on cuda:0"),
+    (T((2, 8, 100, 128)), T((2, 8, 100, 128)),
+     T((2, 8, 100, 128), device="cuda:1"),
+     "argument 'v': on cuda:1, but argument 'q' is on cuda:0"),
 ])
 def test_bad_arguments_name_the_argument(q, k, v, match):
     with pytest.raises(ArgumentError, match=match):

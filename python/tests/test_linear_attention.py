@@ -52,7 +52,11 @@ def test_bhsd_and_bshd_shapes():
     (T((2, 8, 0, 64)), T((2, 8, 0, 64)), T((2, 8, 0, 64)),
      "argument 'q': empty shape"),
     (T((2, 8, 100, 64)), T((2, 8, 100, 64), device="cuda:1"),
-     T((2, 8, 100, 64)), "argument 'k'/'v': q, k and v must be on one"),
+     T((2, 8, 100, 64)),
+     "argument 'k': on cuda:1, but argument 'q' is on cuda:0"),
+    (T((2, 8, 100, 64)), T((2, 8, 100, 64)),
+     T((2, 8, 100, 64), device="cuda:1"),
+     "argument 'v': on cuda:1, but argument 'q' is on cuda:0"),
 ])
 def test_bad_arguments_name_the_argument(q, k, v, match):
     with pytest.raises(ArgumentError, match=match):

@@ -22,11 +22,11 @@ class FakeTensor:
     """Just enough of a torch tensor for the runtime's checks."""
 
     def __init__(self, shape, dtype="bfloat16", cuda=True, ptr=0x10000,
-                 stride=None):
+                 stride=None, device=None):
         self.shape = tuple(shape)
         self.dtype = f"torch.{dtype}"
         self.is_cuda = cuda
-        self.device = "cuda:0" if cuda else "cpu"
+        self.device = device or ("cuda:0" if cuda else "cpu")
         self._ptr = ptr
         if stride is None:
             stride, running = [], 1
@@ -99,6 +99,8 @@ def test_manifest_round_trip(tmp_path):
     ({"format": "tk-mlir-manifest-1", "kernels": {}}, "lists no kernels"),
     ({"format": "tk-mlir-manifest-1", "kernels": {"k": {"threads": 1}}},
      "kernel 'k': bad or missing field"),
+    ({"format": "tk-mlir-manifest-1", "cubin": None,
+      "kernels": {"gemm": gemm_entry()}}, "cubin must name a file, got None"),
 ])
 def test_bad_manifests(tmp_path, data, message):
     with pytest.raises(ManifestError, match=message):
@@ -115,6 +117,57 @@ def test_unknown_grid_policy():
     entry["grid_policy"] = "dynamic"
     with pytest.raises(ManifestError, match="unknown grid policy 'dynamic'"):
         KernelSpec("gemm", entry)
+
+
+def _set(entry, path, value):
+    """`entry` with the field at `path` (keys and indices) set to `value`."""
+    *parents, last = path
+    for key in parents:
+        entry = entry[key]
+    entry[last] = value
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (["threads"], -1, r"threads must be an integer in \[1, 1024\], got -1"),
+    (["threads"], 0, r"threads must be an integer in \[1, 1024\], got 0"),
+    (["threads"], 1025, r"threads must be an integer in \[1, 1024\]"),
+    (["threads"], 384.5, r"threads must be an integer .* got 384.5"),
+    (["threads"], "384", r"threads must be an integer .* got '384'"),
+    (["shared_memory_bytes"], -1,
+     r"shared_memory_bytes must be an integer in \[0, 4294967295\], got -1"),
+    (["target"], 90, "target must be a non-empty string, got 90"),
+    (["tiles"], "abc", "tiles must be a list of objects, got 'abc'"),
+    (["tiles"], [1], r"tiles must be a list of objects, got \[1\]"),
+    (["params"], {"kind": "view"}, "params must be a list of objects"),
+    (["abi"], None, "abi must be a list of objects, got None"),
+    (["cluster"], [0, 1, 1], r"cluster\[0\] must be an integer in \[1, 16\]"),
+    (["cluster"], [1, 1, 1, 1], "cluster must list at most 3 dimensions"),
+    (["tiles", 0, "param"], 3, r"tiles\[0\].param must be an integer in "
+                               r"\[0, 2\], got 3"),
+    (["tiles", 1, "divisor"], 0, r"tiles\[1\].divisor must be an integer "
+                                 r"in \[1, "),
+    (["tiles", 1, "axis"], 2, r"tiles\[1\].axis must be an integer in "
+                              r"\[0, 1\], got 2"),
+    (["abi", 4, "param"], -1, r"abi\[4\].param must be an integer in "
+                              r"\[0, 2\], got -1"),
+    (["params", 2], {"kind": "scalar", "dtype": "i8"},
+     r"params\[2\].dtype: unsupported scalar type 'i8'"),
+    (["params", 2], {"kind": "tensor"},
+     r"params\[2\].kind must be 'view' or 'scalar', got 'tensor'"),
+])
+def test_bad_manifest_fields_are_named(path, value, message):
+    entry = gemm_entry()
+    _set(entry, path, value)
+    with pytest.raises(ManifestError, match="kernel 'gemm': " + message):
+        KernelSpec("gemm", entry)
+
+
+def test_tile_bounds_of_every_form_are_accepted():
+    entry = gemm_entry()
+    entry["params"].append({"kind": "scalar", "dtype": "index"})
+    entry["tiles"] = [{"const": 3}, {"param": 3},
+                      {"param": 0, "axis": 1, "divisor": 64}]
+    assert len(KernelSpec("gemm", entry).tiles) == 3
 
 
 # ---------------------------------------------------------------- arguments
@@ -220,6 +273,80 @@ def test_bound_scalar_arguments():
             check_arguments(spec, (*gemm_args(), *args), names)
 
 
+def scalar_spec(dtype):
+    """GEMM with one more parameter, a scalar of `dtype` (#3), packed as
+    tk-opt does: i1 as i32, index as i64."""
+    entry = gemm_entry()
+    entry["params"].append({"kind": "scalar", "dtype": dtype})
+    passed = {"i1": "i32", "index": "i64"}.get(dtype, dtype)
+    entry["abi"].insert(9, {"kind": "scalar", "param": 3, "type": passed})
+    return KernelSpec("k", entry)
+
+
+@pytest.mark.parametrize("dtype, value, message", [
+    ("i32", 2**40 + 5, "1099511627781 is out of range for i32"),
+    ("i32", -2**31 - 1, "-2147483649 is out of range for i32"),
+    ("i64", 2**63, "9223372036854775808 is out of range for i64"),
+    ("index", -2**63 - 1, "-9223372036854775809 is out of range for index"),
+    ("f32", float("nan"), "expected a finite f32 value, got nan"),
+    ("f32", float("inf"), "expected a finite f32 value, got inf"),
+    ("f32", 1e39, "expected a finite f32 value, got 1e\\+39"),
+    ("f64", -float("inf"), "expected a finite f64 value, got -inf"),
+    pytest.param("f64", 10**400, "expected a finite f64 value",
+                 id="f64-10**400"),
+])
+def test_scalars_that_would_change_are_refused(dtype, value, message):
+    names = ["A", "B", "C", "heads"]
+    with pytest.raises(ArgumentError, match=r"argument 'heads' \(#3\): " +
+                       message):
+        check_arguments(scalar_spec(dtype), (*gemm_args(), value), names)
+    with pytest.raises(ArgumentError, match=r"argument 'heads' \(#3\): " +
+                       message):
+        pack_parameters(scalar_spec(dtype), (*gemm_args(), value),
+                        lambda g: b"\0" * 128, names=names)
+
+
+@pytest.mark.parametrize("dtype, value", [
+    ("i32", 2**31 - 1), ("i32", -2**31), ("i64", 2**63 - 1),
+    ("index", 2**63 - 1), ("f32", 3.4028234663852886e38), ("f64", 1e300),
+    ("i1", True)])
+def test_scalars_at_the_ends_of_their_range_are_packed(dtype, value):
+    spec = scalar_spec(dtype)
+    check_arguments(spec, (*gemm_args(), value))
+    _, pointers = pack_parameters(spec, (*gemm_args(), value),
+                                  lambda g: b"\0" * 128)
+    ctype = runtime.SCALAR_CTYPES[spec.abi[9]["type"]]
+    assert ctype.from_address(pointers[9]).value == value
+
+
+def test_attention_scale_must_be_finite():
+    names = ["q", "k", "v", "o", "lse", "scale", "causal"]
+    view4 = {"kind": "view", "dtype": "bf16", "shape": [-1, -1, -1, 128]}
+    entry = {"target": "sm_90a", "threads": 384, "shared_memory_bytes": 0,
+             "grid_policy": "tiles", "cluster": [1, 1, 1], "tiles": [],
+             "params": [view4] * 4 + [
+                 {"kind": "view", "dtype": "f32", "shape": [-1, -1, -1]},
+                 {"kind": "scalar", "dtype": "f32"},
+                 {"kind": "scalar", "dtype": "i1"}], "abi": []}
+    q = FakeTensor((1, 2, 64, 128))
+    args = [q, q, q, q, FakeTensor((1, 2, 64), "float32"), float("nan"),
+            False]
+    with pytest.raises(ArgumentError, match=r"argument 'scale' \(#5\): "
+                       r"expected a finite f32 value, got nan"):
+        check_arguments(KernelSpec("attention", entry), args, names)
+
+
+def test_tensors_of_one_launch_share_a_device(gemm):
+    a, b, c = gemm_args()
+    on_1 = FakeTensor(b.shape, ptr=0x200000, device="cuda:1")
+    with pytest.raises(ArgumentError, match=r"argument 'B' \(#1\): on "
+                       r"cuda:1, but argument 'A' \(#0\) is on cuda:0"):
+        check_arguments(gemm, (a, on_1, c), ["A", "B", "C"])
+    with pytest.raises(ArgumentError, match=r"argument #2: on cuda:1, but "
+                       r"argument #0 is on cuda:0"):
+        check_arguments(gemm, (a, b, FakeTensor(c.shape, device="cuda:1")))
+
+
 # --------------------------------------------------------------- launching
 
 def test_grid_sizes(gemm):
@@ -266,6 +393,24 @@ def test_grid_from_constants_and_index_params():
     assert grid_size(KernelSpec("k", entry), (*gemm_args(), 5), 132) == 15
 
 
+def test_grids_beyond_the_hardware_limit_are_refused(gemm):
+    runtime.check_grid(gemm, 2**31 - 1)
+    with pytest.raises(ArgumentError, match="kernel 'gemm': the launch needs "
+                       "2147483648 blocks; a grid of 384-thread blocks on "
+                       "sm_90a holds at most 2147483647"):
+        runtime.check_grid(gemm, 2**31)
+    # HIP counts work items (blocks x threads) in 32 bits.
+    entry = gemm_entry()
+    entry.update(target="gfx950", threads=512)
+    amd = KernelSpec("k", entry)
+    runtime.check_grid(amd, (2**32 - 1) // 512)
+    for blocks in ((2**32 - 1) // 512 + 1, 2**32 + 5):
+        with pytest.raises(ArgumentError, match=f"needs {blocks} blocks; a "
+                           f"grid of 512-thread blocks on gfx950 holds at "
+                           f"most 8388607"):
+            runtime.check_grid(amd, blocks)
+
+
 def test_tensor_map_geometry_is_innermost_first():
     a = FakeTensor((4000, 1000), ptr=0x100000)
     g = tensor_map_geometry({"box": [128, 64], "swizzle": 128}, a, "bf16")
@@ -283,6 +428,35 @@ def test_tensor_map_geometry_rank4():
     assert g.dims == [128, 1024, 16, 2]
     assert g.strides == [256, 256 * 1024, 256 * 1024 * 16]
     assert g.box == [64, 128, 1, 1]
+
+
+def test_tensor_map_limits_name_the_argument():
+    entry = {"box": [64], "swizzle": 0}
+    tensor_map_geometry(entry, FakeTensor((2**32,)), "bf16")
+    with pytest.raises(ArgumentError, match=r"argument 'x' \(#0\): a TMA "
+                       r"descriptor holds at most 2\*\*32 elements per "
+                       r"dimension; dimension 0 has 4294967312"):
+        tensor_map_geometry(entry, FakeTensor((2**32 + 16,)), "bf16",
+                            where="argument 'x' (#0)")
+    entry = {"box": [1, 1, 64], "swizzle": 0}
+    tensor_map_geometry(entry, FakeTensor((2, 2**20, 2**19 - 8)), "bf16")
+    with pytest.raises(ArgumentError, match=r"argument #1: a TMA descriptor "
+                       r"takes strides that are multiples of 16 bytes below "
+                       r"2\*\*40; dimension 0's is 1099511627776 bytes"):
+        tensor_map_geometry(entry, FakeTensor((2, 2**20, 2**19)), "bf16",
+                            where="argument #1")
+    with pytest.raises(ArgumentError, match="dimension 1's is 14 bytes"):
+        tensor_map_geometry({"box": [1, 1, 8], "swizzle": 0},
+                            FakeTensor((3, 4, 7)), "bf16")
+
+
+def test_packed_tensor_maps_name_the_argument(gemm):
+    a, b, c = gemm_args()
+    wide = FakeTensor((2**32 + 64, 64), ptr=0x100000)
+    with pytest.raises(ArgumentError, match=r"argument 'A' \(#0\): a TMA "
+                       r"descriptor holds at most"):
+        pack_parameters(gemm, (wide, b, c), lambda g: b"\0" * 128,
+                        names=["A", "B", "C"])
 
 
 def test_parameters_are_packed_in_abi_order(gemm):
@@ -569,6 +743,15 @@ class FakeDriver:
     def driver_version(self):
         return 13000
 
+    def multiprocessor_count(self):
+        return 132
+
+    def encode_tensor_map(self, geometry):
+        return b"\0" * 128
+
+    def launch(self, function, grid, spec, pointers, stream):
+        self.events.append(("launch", grid))
+
     def load_function(self, image, name, shared_memory_bytes):
         module = f"module{len(self.loaded)}"
         self.loaded.append(module)
@@ -596,7 +779,7 @@ class FakeDriver:
 
 
 def _fake_cuda_kernel(tmp_path, monkeypatch, driver, wait_timeout,
-                      table=False):
+                      table=False, **fields):
     import tk_mlir
     entry = {"target": "sm_90a", "threads": 128, "shared_memory_bytes": 0,
              "grid_policy": "persistent" if table else "tiles",
@@ -606,6 +789,7 @@ def _fake_cuda_kernel(tmp_path, monkeypatch, driver, wait_timeout,
              "abi": [{"kind": "view_ptr", "param": 0}]}
     if table:
         entry["abi"].append({"kind": "tile_table"})
+    entry.update(fields)
     if wait_timeout:
         entry["wait_timeout"] = {"ms": 100, "records": 4,
                                  "report": "__tk_wait_report",
@@ -676,6 +860,32 @@ def test_tile_table_arguments_are_checked_before_launch(tmp_path,
     with pytest.raises(ArgumentError, match="argument 'tile_table': cannot "
                        "be given with one_tile_per_block"):
         table(x, tile_table=TileTable([[0]]), one_tile_per_block=True)
+
+
+def test_missing_binary_is_named(tmp_path, monkeypatch):
+    _fake_cuda_kernel(tmp_path, monkeypatch, FakeDriver(), False)
+    (tmp_path / "k.cubin").unlink()
+    with pytest.raises(ManifestError, match="names cubin 'k.cubin', which "
+                       "cannot be read"):
+        runtime.Kernel(str(tmp_path / "k.json"))
+
+
+def test_launches_beyond_the_grid_limit_are_refused(tmp_path, monkeypatch):
+    """One block per tile, the tiles counted by an index parameter."""
+    driver = FakeDriver()
+    view = {"kind": "view", "dtype": "bf16", "shape": [-1, 64]}
+    kernel = _fake_cuda_kernel(
+        tmp_path, monkeypatch, driver, False, tiles=[{"param": 1}],
+        params=[view, {"kind": "scalar", "dtype": "index"}],
+        abi=[{"kind": "view_ptr", "param": 0},
+             {"kind": "scalar", "param": 1, "type": "i64"}])
+    x = FakeTensor((64, 64))
+    kernel(x, 2**31 - 1)
+    assert driver.events == [("launch", 2**31 - 1)]
+    with pytest.raises(ArgumentError, match="the launch needs 2147483648 "
+                       "blocks"):
+        kernel(x, 2**31)
+    assert driver.events == [("launch", 2**31 - 1)]
 
 
 def test_blocks_per_sm_multiplies_persistent_workers():

@@ -71,6 +71,19 @@ def test_bad_arguments_name_the_argument(change, match):
         check_ssd_arguments(**{**args(), **change})
 
 
+@pytest.mark.parametrize("name, tensor", [
+    ("B", T((2, 100, 2, 64))), ("dt", T((2, 100, 4), "float32")),
+    ("A", T((4,), "float32")), ("z", T((2, 100, 4, 64))),
+    ("D", T((4,), "float32")), ("dt_bias", T((4,), "float32")),
+    ("initial_states", T((2, 4, 64, 64), "float32"))])
+def test_every_tensor_must_be_on_x_device(name, tensor):
+    tensor.device = "cuda:1"
+    with pytest.raises(ArgumentError, match=f"argument '{name}': expected a "
+                       f"tensor on cuda:0 \\(x's device\\), got one on "
+                       f"cuda:1"):
+        check_ssd_arguments(**{**args(), name: tensor})
+
+
 @pytest.mark.parametrize("name", ["seq_idx", "cu_seqlens"])
 def test_unsupported_arguments_are_named(name):
     with pytest.raises(ValueError, match=f"'{name}' is not supported"):

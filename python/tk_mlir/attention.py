@@ -20,7 +20,7 @@ The forward is a torch.autograd.Function.
 import math
 import os
 
-from .runtime import ArgumentError, from_fragments
+from .runtime import ArgumentError, check_one_device, from_fragments
 
 # Head dim -> kernel name (its folder and manifest are named alike).
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
@@ -145,6 +145,8 @@ def check_attention_arguments(q, k, v, layout):
     if heads % kv_heads:
         raise ArgumentError(f"argument 'k': {kv_heads} heads do not divide "
                             f"q's {heads} (GQA needs kv heads | q heads)")
+    check_one_device([(f"argument '{name}'", t)
+                      for name, t in (("q", q), ("k", k), ("v", v))])
     return batch, heads, kv_heads, seq, dim
 
 

@@ -1,7 +1,29 @@
 """GEMM kernels that need scratch memory besides their operands."""
-import torch
+from .runtime import ArgumentError, Kernel, check_one_device
 
-from .runtime import ArgumentError, Kernel, check_arguments
+
+def check_gemm_arguments(a, b, c):
+    """Checks that C = A @ B fits its operands: A [M, K], B [K, N] and
+    C [M, N] on A's CUDA device; ArgumentError naming the argument
+    otherwise (the kernel's own checks add dtypes and layouts)."""
+    if not getattr(a, "is_cuda", False):
+        raise ArgumentError("argument 'A': expected a CUDA tensor")
+    operands = (("A", a), ("B", b), ("C", c))
+    for name, t in operands:
+        if not all(hasattr(t, attr) for attr in ("shape", "device")):
+            raise ArgumentError(f"argument '{name}': expected a tensor, got "
+                                f"{type(t).__name__}")
+        if len(t.shape) != 2:
+            raise ArgumentError(f"argument '{name}': expected a 2-D tensor, "
+                                f"got shape {tuple(t.shape)}")
+    (m, k), (rows, n) = a.shape, b.shape
+    if rows != k:
+        raise ArgumentError(f"argument 'B': {rows} rows, but A has {k} "
+                            f"columns (A [M, K] @ B [K, N])")
+    if tuple(c.shape) != (m, n):
+        raise ArgumentError(f"argument 'C': expected shape {(m, n)} (A's "
+                            f"rows, B's columns), got {tuple(c.shape)}")
+    check_one_device([(f"argument '{name}'", t) for name, t in operands])
 
 
 class StreamKGemm:
@@ -25,6 +47,7 @@ class StreamKGemm:
 
     def scratch(self, device, blocks):
         """(W, F) for `device`, large enough for a grid of `blocks`."""
+        import torch
         have = self._scratch.get(device)
         if have is None or have[1].shape[0] < self.COUNTERS_PER_BLOCK * blocks:
             work = torch.zeros(self.ROWS_PER_BLOCK * blocks, self.COLUMNS,
@@ -36,14 +59,8 @@ class StreamKGemm:
         return have
 
     def __call__(self, a, b, c, stream=None):
-        if not isinstance(a, torch.Tensor) or not a.is_cuda:
-            raise ArgumentError("argument 'A': expected a CUDA torch tensor")
-        args = (a, b, c, *self.scratch(a.device, 1))
-        try:
-            blocks = self.kernel.grid(*args)
-        except (AttributeError, TypeError, IndexError, ValueError):
-            # Sizing the grid read a malformed argument: name it.
-            check_arguments(self.kernel.spec, args, self.kernel.names)
-            raise
+        check_gemm_arguments(a, b, c)
+        # (The grid's size reads only A's and B's checked shapes.)
+        blocks = self.kernel.grid(a, b, c, *self.scratch(a.device, 1))
         work, counters = self.scratch(a.device, blocks)
         self.kernel(a, b, c, work, counters, stream=stream)

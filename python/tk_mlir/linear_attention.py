@@ -13,7 +13,7 @@ import os
 
 from .attention import _dims, artifacts_dir, bhsd_shape
 from .forward_only import forward_only
-from .runtime import ArgumentError
+from .runtime import ArgumentError, check_one_device
 
 LAYOUTS = ("bhsd", "bshd")
 FEATURE_MAPS = ("elu1",)
@@ -93,9 +93,8 @@ def check_arguments(q, k, v, layout):
         raise ArgumentError(f"argument 'v': batch, heads and seq "
                             f"{shapes['v'][:3]} must match q's "
                             f"{shapes['q'][:3]}")
-    if q.device != k.device or q.device != v.device:
-        raise ArgumentError("argument 'k'/'v': q, k and v must be on one "
-                            "device")
+    check_one_device([(f"argument '{name}'", t)
+                      for name, t in (("q", q), ("k", k), ("v", v))])
     return shapes["q"]
 
 

@@ -44,6 +44,21 @@ SCALAR_CTYPES = {
     "f64": ctypes.c_double,
 }
 
+# struct formats of the scalar types a manifest names (ABI types, and index
+# parameters, which travel as i64; i1 parameters take a bool): packing a
+# value in one fails where the kernel would receive another value.
+SCALAR_FORMATS = {"i32": "<i", "i64": "<q", "index": "<q", "f32": "<f",
+                  "f64": "<d"}
+
+# cuTensorMapEncodeTiled's limits: at most 2**32 elements per dimension,
+# strides multiples of 16 bytes below 2**40.
+TMA_MAX_DIM = 2**32
+TMA_MAX_STRIDE = 2**40
+
+# Blocks in a grid's x dimension (CUDA's gridDim.x; HIP's as well, which
+# also counts the grid's work items, blocks x threads, in 32 bits).
+MAX_GRID_X = 2**31 - 1
+
 
 # Bytes (= alignment) of each ABI entry in an AMDGPU kernel-argument segment.
 KERNARG_BYTES = {"view_ptr": 8, "view_dim": 8, "i32": 4, "i64": 8, "f32": 4,
@@ -79,26 +94,42 @@ class KernelSpec:
     """One kernel of a manifest: its launch shape and ABI."""
 
     def __init__(self, name, entry):
+        self.name = name
         try:
-            self.name = name
-            self.target = entry["target"]
-            self.threads = int(entry["threads"])
-            self.shared_memory_bytes = int(entry["shared_memory_bytes"])
-            self.grid_policy = entry["grid_policy"]
-            self.tiles = list(entry["tiles"])
-            self.cluster = list(entry["cluster"])
-            self.params = list(entry["params"])
-            self.abi = list(entry["abi"])
-        except (KeyError, TypeError, ValueError) as e:
+            fields = {f: entry[f] for f in (
+                "target", "threads", "shared_memory_bytes", "grid_policy",
+                "tiles", "cluster", "params", "abi")}
+        except (KeyError, TypeError) as e:
             raise ManifestError(f"kernel '{name}': bad or missing field {e}")
+        self.target = fields["target"]
+        if not isinstance(self.target, str) or not self.target:
+            raise ManifestError(f"kernel '{name}': target must be a "
+                                f"non-empty string, got {self.target!r}")
+        self.threads = _manifest_int(name, "threads", fields["threads"], 1,
+                                     1024)
+        self.shared_memory_bytes = _manifest_int(
+            name, "shared_memory_bytes", fields["shared_memory_bytes"], 0,
+            2**32 - 1)
+        self.grid_policy = fields["grid_policy"]
+        self.tiles, self.params, self.abi = (
+            _manifest_list(name, f, fields[f], dict, "objects")
+            for f in ("tiles", "params", "abi"))
+        self.cluster = _manifest_list(name, "cluster", fields["cluster"],
+                                      int, "integers")
+        if len(self.cluster) > 3:
+            raise ManifestError(f"kernel '{name}': cluster must list at "
+                                f"most 3 dimensions, got {self.cluster}")
+        for i, extent in enumerate(self.cluster):
+            _manifest_int(name, f"cluster[{i}]", extent, 1, 16)
+        for i, bound in enumerate(self.tiles):
+            self._check_tile_bound(f"tiles[{i}]", bound)
+        for i, e in enumerate(self.abi):
+            if "param" in e:
+                self._check_param_index(f"abi[{i}].param", e["param"])
         # Blocks that share a multiprocessor (launch blocks_per_sm): a
         # persistent grid starts that many workers per multiprocessor.
-        blocks = entry.get("blocks_per_sm", 1)
-        if isinstance(blocks, bool) or not isinstance(blocks, int) or \
-                not 1 <= blocks <= 32:
-            raise ManifestError(f"kernel '{name}': blocks_per_sm must be an "
-                                f"integer in [1, 32], got {blocks!r}")
-        self.blocks_per_sm = blocks
+        self.blocks_per_sm = _manifest_int(
+            name, "blocks_per_sm", entry.get("blocks_per_sm", 1), 1, 32)
         # Compiled with wait-timeout-ms: the time limit, the report global
         # and the timed waits' source locations by site.
         self.wait_timeout = entry.get("wait_timeout")
@@ -124,12 +155,58 @@ class KernelSpec:
         if self.grid_policy not in ("tiles", "persistent"):
             raise ManifestError(
                 f"kernel '{name}': unknown grid policy '{self.grid_policy}'")
-        for param in self.params:
-            if param.get("kind") == "view" and \
-                    param.get("dtype") not in ELEMENT_TYPES:
+        for i, param in enumerate(self.params):
+            kind, dtype = param.get("kind"), param.get("dtype")
+            if kind not in ("view", "scalar"):
+                raise ManifestError(f"kernel '{name}': params[{i}].kind must "
+                                    f"be 'view' or 'scalar', got {kind!r}")
+            if kind == "view" and dtype not in ELEMENT_TYPES:
                 raise ManifestError(
-                    f"kernel '{name}': unsupported element type "
-                    f"'{param.get('dtype')}'")
+                    f"kernel '{name}': unsupported element type '{dtype}'")
+            if kind == "scalar" and dtype != "i1" and \
+                    dtype not in SCALAR_FORMATS:
+                raise ManifestError(f"kernel '{name}': params[{i}].dtype: "
+                                    f"unsupported scalar type {dtype!r}")
+
+    def _check_param_index(self, field, index):
+        """`index`, manifest field `field`, checked to number a parameter."""
+        return _manifest_int(self.name, field, index, 0, len(self.params) - 1)
+
+    def _check_tile_bound(self, field, bound):
+        """A tile-space bound: {"const": n}, an index parameter {"param":
+        p}, or a view's dimension over a divisor {"param": p, "axis": a,
+        "divisor": d}."""
+        if "const" in bound:
+            _manifest_int(self.name, f"{field}.const", bound["const"], 0,
+                          2**63 - 1)
+            return
+        param = self._check_param_index(f"{field}.param", bound.get("param"))
+        if "axis" in bound or "divisor" in bound:
+            rank = len(self.params[param].get("shape", ()))
+            _manifest_int(self.name, f"{field}.axis", bound.get("axis"), 0,
+                          rank - 1)
+            _manifest_int(self.name, f"{field}.divisor", bound.get("divisor"),
+                          1, 2**63 - 1)
+
+
+def _manifest_int(kernel, field, value, low, high):
+    """`value`, manifest field `field` of `kernel`, checked to be an
+    integer in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, int) or \
+            not low <= value <= high:
+        raise ManifestError(f"kernel '{kernel}': {field} must be an integer "
+                            f"in [{low}, {high}], got {value!r}")
+    return value
+
+
+def _manifest_list(kernel, field, value, item, items):
+    """`value`, manifest field `field` of `kernel`, checked to be a list of
+    `item` instances (`items` names them)."""
+    if not isinstance(value, list) or \
+            not all(isinstance(v, item) for v in value):
+        raise ManifestError(f"kernel '{kernel}': {field} must be a list of "
+                            f"{items}, got {value!r}")
+    return list(value)
 
 
 def load_manifest(path):
@@ -149,6 +226,10 @@ def load_manifest(path):
         raise ManifestError(f"manifest '{path}' lists no kernels")
     specs = {name: KernelSpec(name, entry) for name, entry in kernels.items()}
     binaries = {k: data[k] for k in ("ptx", "cubin", "hsaco") if k in data}
+    for kind, binary in binaries.items():
+        if not isinstance(binary, str) or not binary:
+            raise ManifestError(f"manifest '{path}': {kind} must name a "
+                                f"file, got {binary!r}")
     return os.path.dirname(os.path.abspath(path)), specs, binaries
 
 
@@ -170,6 +251,7 @@ def check_arguments(spec, args, names=None):
             f"kernel '{spec.name}' takes {len(spec.params)} arguments, "
             f"got {len(args)}")
     tma_views = {e["param"] for e in spec.abi if e["kind"] == "tensor_map"}
+    views = []
     for i, (param, arg) in enumerate(zip(spec.params, args)):
         where = _arg_name(i, names)
         if param["kind"] == "scalar":
@@ -178,20 +260,71 @@ def check_arguments(spec, args, names=None):
                 _check_bound(where, param["dtype"], param["value"], arg)
             continue
         _check_view(where, param, arg, needs_tma=i in tma_views)
+        views.append((where, arg))
+    check_one_device(views)
+
+
+def check_one_device(tensors):
+    """Raises ArgumentError unless the tensors of `tensors`, (where, tensor)
+    pairs (None for an absent tensor), share one device; it names the first
+    that is elsewhere than the first tensor."""
+    first = None
+    for where, t in tensors:
+        if t is None:
+            continue
+        device = getattr(t, "device", None)
+        if first is None:
+            first = where, device
+        elif device != first[1]:
+            raise ArgumentError(f"{where}: on {device}, but {first[0]} is on "
+                                f"{first[1]}; the tensors of one call must "
+                                f"share a device")
 
 
 def _check_scalar(where, dtype, arg):
+    """Raises ArgumentError unless `arg` is a value of scalar type `dtype`
+    (a parameter's or an ABI type) that the kernel receives unchanged: a
+    bool for i1, an int in range for the integer types, a finite number in
+    range for the float types."""
     if dtype == "i1":
         if not isinstance(arg, bool):
             raise ArgumentError(f"{where}: expected a bool, got "
                                 f"{type(arg).__name__}")
-    elif dtype.startswith("f"):
+        return
+    floating = dtype.startswith("f")
+    if floating:
         if isinstance(arg, bool) or not isinstance(arg, (int, float)):
             raise ArgumentError(f"{where}: expected a number, got "
                                 f"{type(arg).__name__}")
     elif isinstance(arg, bool) or not isinstance(arg, int):
         raise ArgumentError(f"{where}: expected an int, got "
                             f"{type(arg).__name__}")
+    try:
+        struct.pack(SCALAR_FORMATS[dtype], arg)
+        fits = not floating or math.isfinite(arg)
+    except (struct.error, OverflowError):
+        fits = False
+    if not fits and floating:
+        raise ArgumentError(f"{where}: expected a finite {dtype} value, got "
+                            f"{arg!r}")
+    if not fits:
+        raise ArgumentError(f"{where}: {arg} is out of range for {dtype}")
+
+
+def _scalar_value(spec, entry, args, names):
+    """The value of ABI scalar `entry` for `args`, checked against its
+    parameter's type and the ABI type it travels as (ArgumentError naming
+    the argument where the kernel would receive another value)."""
+    index = entry["param"]
+    where, arg = _arg_name(index, names), args[index]
+    _check_scalar(where, spec.params[index]["dtype"], arg)
+    abi_type = entry["type"]
+    if abi_type not in SCALAR_CTYPES:
+        raise ManifestError(f"kernel '{spec.name}': unsupported scalar ABI "
+                            f"type {abi_type!r}")
+    value = int(arg) if abi_type.startswith("i") else float(arg)
+    _check_scalar(where, abi_type, value)
+    return value
 
 
 def _check_bound(where, dtype, value, arg):
@@ -341,6 +474,18 @@ def grid_size(spec, args, multiprocessors, one_tile_per_block=False,
     return workers * cluster
 
 
+def check_grid(spec, blocks):
+    """Raises ArgumentError unless one launch of `spec`'s kernel holds
+    `blocks` blocks (MAX_GRID_X; on AMD also fewer than 2**32 threads)."""
+    limit = MAX_GRID_X
+    if spec.target.startswith("gfx"):
+        limit = min(limit, (2**32 - 1) // spec.threads)
+    if blocks > limit:
+        raise ArgumentError(f"kernel '{spec.name}': the launch needs {blocks} "
+                            f"blocks; a grid of {spec.threads}-thread blocks "
+                            f"on {spec.target} holds at most {limit}")
+
+
 class TileTable:
     """The schedule of a kernel whose tile loop walks a table (`foreach_tile
     ... table`): `blocks[b]` lists the tile ordinals (indices in the tile
@@ -390,15 +535,26 @@ class TileTable:
                 f"has {tiles}")
 
 
-def tensor_map_geometry(entry, tensor, dtype):
-    """The TMA descriptor geometry of ABI entry `entry` over `tensor`."""
+def tensor_map_geometry(entry, tensor, dtype, where="tensor"):
+    """The TMA descriptor geometry of ABI entry `entry` over `tensor`;
+    ArgumentError naming `where` (the argument) where it exceeds what a
+    descriptor holds."""
     size = ELEMENT_TYPES[dtype][0]
     shape = list(tensor.shape)
+    for d, extent in enumerate(shape):
+        if not 1 <= extent <= TMA_MAX_DIM:
+            raise ArgumentError(f"{where}: a TMA descriptor holds at most "
+                                f"2**32 elements per dimension; dimension {d} "
+                                f"has {extent}")
     dims = list(reversed(shape))
     strides = []
     running = size
-    for extent in reversed(shape[1:]):
-        running *= extent
+    for d in reversed(range(len(shape) - 1)):
+        running *= shape[d + 1]
+        if running % 16 or running >= TMA_MAX_STRIDE:
+            raise ArgumentError(f"{where}: a TMA descriptor takes strides "
+                                f"that are multiples of 16 bytes below "
+                                f"2**40; dimension {d}'s is {running} bytes")
         strides.append(running)
     box = list(reversed(entry["box"]))
     return TensorMapGeometry(dtype, tensor.data_ptr(), dims, strides, box,
@@ -406,12 +562,14 @@ def tensor_map_geometry(entry, tensor, dtype):
 
 
 def pack_parameters(spec, args, encode_tensor_map, tile_counter=None,
-                    tile_table=None):
+                    tile_table=None, names=None):
     """Builds the kernel's parameter buffer in ABI order. Returns (keepalive,
     pointer array); `encode_tensor_map(geometry)` returns 128 bytes.
     `tile_counter`: the device address of the two zeroed 32-bit words a
     kernel with a dynamic tile loop takes its tiles from; `tile_table`: the
-    device address of a table tile loop's words (TileTable.words)."""
+    device address of a table tile loop's words (TileTable.words). A scalar
+    or tensor map the kernel would receive changed raises ArgumentError
+    naming the argument (`names` as check_arguments takes them)."""
     values = []
     hidden = {"tile_counter": ("tile counter", tile_counter),
               "tile_table": ("tile table", tile_table)}
@@ -430,13 +588,11 @@ def pack_parameters(spec, args, encode_tensor_map, tile_counter=None,
         elif kind == "view_dim":
             values.append(ctypes.c_int64(arg.shape[entry["axis"]]))
         elif kind == "scalar":
-            ctype = SCALAR_CTYPES.get(entry["type"])
-            if ctype is None:
-                raise ManifestError(f"unsupported scalar type {entry['type']}")
-            values.append(ctype(int(arg) if entry["type"].startswith("i")
-                                else float(arg)))
+            value = _scalar_value(spec, entry, args, names)
+            values.append(SCALAR_CTYPES[entry["type"]](value))
         elif kind == "tensor_map":
-            geometry = tensor_map_geometry(entry, arg, entry["dtype"])
+            geometry = tensor_map_geometry(entry, arg, entry["dtype"],
+                                           _arg_name(entry["param"], names))
             raw = encode_tensor_map(geometry)
             if len(raw) != 128:
                 raise ManifestError("a tensor map must be 128 bytes")
@@ -467,12 +623,13 @@ def kernarg_layout(spec):
     return layout
 
 
-def pack_kernargs(spec, args):
-    """The explicit kernel-argument bytes of an AMD kernel for `args`."""
+def pack_kernargs(spec, args, names=None):
+    """The explicit kernel-argument bytes of an AMD kernel for `args`; a
+    scalar the kernel would receive changed raises ArgumentError naming the
+    argument (`names` as check_arguments takes them)."""
     layout = kernarg_layout(spec)
     end = layout[-1][0] + layout[-1][1] if layout else 0
     buf = bytearray(end)
-    formats = {"i32": "<i", "i64": "<q", "f32": "<f", "f64": "<d"}
     for offset, size, entry in layout:
         arg = args[entry["param"]]
         if entry["kind"] == "view_ptr":
@@ -480,8 +637,8 @@ def pack_kernargs(spec, args):
         elif entry["kind"] == "view_dim":
             struct.pack_into("<q", buf, offset, arg.shape[entry["axis"]])
         else:
-            value = int(arg) if entry["type"].startswith("i") else float(arg)
-            struct.pack_into(formats[entry["type"]], buf, offset, value)
+            struct.pack_into(SCALAR_FORMATS[entry["type"]], buf, offset,
+                             _scalar_value(spec, entry, args, names))
     return bytes(buf)
 
 
@@ -563,18 +720,23 @@ class Kernel:
         self.amd = self.spec.target.startswith("gfx")
         if self.amd:
             from . import hip_driver as driver
-            binary = binaries.get("hsaco")
-            if binary is None:
+            kind = "hsaco"
+            if kind not in binaries:
                 raise ManifestError("manifest of an AMD kernel names no hsaco")
         else:
             from . import cuda_driver as driver
-            binary = binaries.get("cubin") or binaries.get("ptx")
-            if binary is None:
+            kind = "cubin" if "cubin" in binaries else "ptx"
+            if kind not in binaries:
                 raise ManifestError("manifest names no cubin or ptx")
         self._cuda = driver
-        with open(os.path.join(folder, binary), "rb") as f:
-            image = f.read()
-        if not self.amd and binary == binaries.get("ptx"):
+        binary = binaries[kind]
+        try:
+            with open(os.path.join(folder, binary), "rb") as f:
+                image = f.read()
+        except OSError as e:
+            raise ManifestError(f"manifest '{manifest_path}' names {kind} "
+                                f"'{binary}', which cannot be read: {e}")
+        if kind == "ptx":
             message = jit_warning(image, driver.driver_version())
             if message:
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
@@ -721,12 +883,13 @@ class Kernel:
                         grid_tiles(self.spec, args), grid)
                 words = self.table_words(args, tile_table)
                 grid = len(tile_table.blocks)
+            check_grid(self.spec, grid)
             if self.amd:
-                params = (None, pack_kernargs(self.spec, args))
+                params = (None, pack_kernargs(self.spec, args, self.names))
             else:
                 params = pack_parameters(
                     self.spec, args, self._cuda.encode_tensor_map, counter,
-                    None if words is None else words.data_ptr())
+                    None if words is None else words.data_ptr(), self.names)
             # (The table and its words live as long as the entry: its key
             # holds the table's id.)
             packed = (params, grid, (tile_table, words))

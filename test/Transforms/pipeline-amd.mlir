@@ -112,7 +112,7 @@ module attributes {tile.target = "gfx942"} {
     %a = tile.alloc : !tile.st<16x64xbf16>
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
-    // expected-remark @+1 {{not pipelined: the staged tile does not fit: a 16x64 tile in runs of 8 does not spread evenly over 512 threads}}
+    // expected-remark @+1 {{not pipelined: the staged tile does not fit: layout #tile.chunks<lanes = 64, warps = 8, run = 8> does not fit this block-scope register tile: a 16x64 tile in runs of 8 does not spread evenly over 512 threads}}
     scf.for %k = %c0 to %n step %c1 {
       tile.copy %A[%c0, %k] -> %a : !tile.gl<?x?xbf16>, !tile.st<16x64xbf16>
       %s = tile.mma ABt %a, %a : !tile.st<16x64xbf16>, !tile.st<16x64xbf16> -> !tile.rt<16x16xf32, block>

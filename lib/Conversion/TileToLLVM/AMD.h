@@ -23,11 +23,6 @@ inline mlir::Value ult(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                                      y);
 }
 
-/// Fields `first` .. `first + n - 1` of the struct `record` as a vector of
-/// `type` (n of its elements; each field bitcast to the element type).
-mlir::Value packFields(mlir::OpBuilder &b, mlir::Location loc,
-                       mlir::Value record, int64_t first,
-                       mlir::VectorType type);
 /// `record` with the elements of `vector` as fields `first` onwards.
 mlir::Value unpackInto(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value record, mlir::Value vector, int64_t first);

@@ -90,10 +90,11 @@ public:
     if (auto shared = dyn_cast<SharedTileType>(tile.getType())) {
       Value o = add(b, loc, outer,
                     arith::RemUIOp::create(b, loc, lane, index(b, loc, size)));
-      Value k = add(
-          b, loc, index(b, loc, k0),
-          mul(b, loc, arith::DivUIOp::create(b, loc, lane, index(b, loc, size)),
-              index(b, loc, perLane)));
+      Value kBase = index(b, loc, k0);
+      Value atomSize = index(b, loc, size);
+      Value kGroup = arith::DivUIOp::create(b, loc, lane, atomSize);
+      Value kPerLane = index(b, loc, perLane);
+      Value k = add(b, loc, kBase, mul(b, loc, kGroup, kPerLane));
       int64_t rows = allocationRows(tile);
       if (storedTransposed) {
         shared = transposedStorage(shared);
@@ -178,9 +179,9 @@ struct MfmaLowering : OpConversionPattern<MmaOp> {
 
     Value tid = threadIndex(b, loc);
     Value lane = arith::RemUIOp::create(b, loc, tid, index(b, loc, 64));
-    Value wave = arith::RemUIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, tid, index(b, loc, 64)),
-        index(b, loc, map->numWarps()));
+    Value waveInBlock = arith::DivUIOp::create(b, loc, tid, index(b, loc, 64));
+    Value waves = index(b, loc, map->numWarps());
+    Value wave = arith::RemUIOp::create(b, loc, waveInBlock, waves);
     Value row0 = index(b, loc, 0), col0 = index(b, loc, 0);
     addModeOffsets(b, loc, map->modes(FragmentMap::Index::warp), wave, row0,
                    col0);

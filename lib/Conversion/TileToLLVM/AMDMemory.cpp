@@ -37,18 +37,6 @@ SharedTileType tk::lower::amd::transposedStorage(SharedTileType tile) {
                              tile.getElementType(), swizzle);
 }
 
-Value tk::lower::amd::packFields(OpBuilder &b, Location loc, Value record,
-                                 int64_t first, VectorType type) {
-  Value v = LLVM::UndefOp::create(b, loc, type);
-  for (int64_t i = 0; i < type.getNumElements(); ++i) {
-    Value e = LLVM::ExtractValueOp::create(b, loc, record, first + i);
-    if (e.getType() != type.getElementType())
-      e = LLVM::BitcastOp::create(b, loc, type.getElementType(), e);
-    v = LLVM::InsertElementOp::create(b, loc, v, e, constI32(b, loc, i));
-  }
-  return v;
-}
-
 Value tk::lower::amd::unpackInto(OpBuilder &b, Location loc, Value record,
                                  Value vector, int64_t first) {
   auto type = cast<VectorType>(vector.getType());
@@ -67,10 +55,10 @@ static std::pair<Value, Value> chunkAt(OpBuilder &b, Location loc, Value base,
                                        Value row, Value col) {
   Value offset = swizzledOffset(b, loc, tile, rows, row, col);
   Value aligned = arith::AndIOp::create(b, loc, offset, index(b, loc, ~15));
-  Value swapped = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne,
-      arith::AndIOp::create(b, loc, offset, index(b, loc, 8)),
-      index(b, loc, 0));
+  Value bit3 = arith::AndIOp::create(b, loc, offset, index(b, loc, 8));
+  Value zero = index(b, loc, 0);
+  Value swapped =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit3, zero);
   return {offsetPtr(b, loc, base, aligned), swapped};
 }
 
@@ -117,10 +105,12 @@ Value bufferResource(OpBuilder &b, Location loc, Value ptr, Type element,
   Value positive = arith::MaxSIOp::create(b, loc, bytes, index(b, loc, 0));
   Value clamped =
       arith::MinSIOp::create(b, loc, positive, index(b, loc, kOutOfRange));
-  return ROCDL::MakeBufferRsrcOp::create(
-      b, loc, LLVM::LLVMPointerType::get(ctx, 8), base,
-      arith::ConstantIntOp::create(b, loc, 0, 16), toI64(b, loc, clamped),
-      constI32(b, loc, kBufferFlags));
+  Value stride = arith::ConstantIntOp::create(b, loc, 0, 16);
+  Value numRecords = toI64(b, loc, clamped);
+  Value flags = constI32(b, loc, kBufferFlags);
+  return ROCDL::MakeBufferRsrcOp::create(b, loc,
+                                         LLVM::LLVMPointerType::get(ctx, 8),
+                                         base, stride, numRecords, flags);
 }
 
 Value bufferLoad(OpBuilder &b, Location loc, Type type, Value rsrc,
@@ -164,8 +154,8 @@ struct TileSource {
   /// The byte offset of tile element (r, c), or one past any range when
   /// its column is past the view (rows past it are past the resource).
   Value offset(OpBuilder &b, Location loc, Value r, Value c) const {
-    Value byte =
-        mul(b, loc, add(b, loc, mul(b, loc, r, cols), c), index(b, loc, eb));
+    Value element = add(b, loc, mul(b, loc, r, cols), c);
+    Value byte = mul(b, loc, element, index(b, loc, eb));
     Value inside = ult(b, loc, add(b, loc, c0, c), cols);
     return arith::SelectOp::create(b, loc, inside, byte,
                                    index(b, loc, kOutOfRange));
@@ -205,8 +195,9 @@ struct StoreGlobalBuffered : OpConversionPattern<StoreOp> {
     auto [row, col] = threadOrigin(b, loc, *map, zero, zero);
     for (int64_t reg = 0; reg < map->numRegs(); ++reg) {
       auto [dr, dc] = map->elementAt({reg, 0, 0});
-      Value offset = dst.offset(b, loc, add(b, loc, row, index(b, loc, dr)),
-                                add(b, loc, col, index(b, loc, dc)));
+      Value r = add(b, loc, row, index(b, loc, dr));
+      Value c = add(b, loc, col, index(b, loc, dc));
+      Value offset = dst.offset(b, loc, r, c);
       Value value = LLVM::BitcastOp::create(
           b, loc, bits,
           LLVM::ExtractValueOp::create(b, loc, adaptor.getValue(), reg));
@@ -316,9 +307,9 @@ struct CopyLowering : OpConversionPattern<CopyOp> {
         b.setInsertionPoint(guard->thenBlock()->getTerminator());
       }
       Value r = arith::DivUIOp::create(b, loc, i, index(b, loc, runsPerRow));
-      Value c = mul(
-          b, loc, arith::RemUIOp::create(b, loc, i, index(b, loc, runsPerRow)),
-          index(b, loc, perRun));
+      Value runInRow =
+          arith::RemUIOp::create(b, loc, i, index(b, loc, runsPerRow));
+      Value c = mul(b, loc, runInRow, index(b, loc, perRun));
       storeRun(b, loc, adaptor.getDst(), op.getDst(), r, c,
                source.load(b, loc, r, c), transposed);
       if (guard)

@@ -146,6 +146,11 @@ mlir::Value gridSize(mlir::OpBuilder &b, mlir::Location loc);
 /// The register struct `type` whose field i is `fields[i]`.
 mlir::Value packStruct(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                        mlir::ValueRange fields);
+/// Fields `first` .. `first + n - 1` of the struct `record` as a vector of
+/// `type` (n of its elements; each field bitcast to the element type).
+mlir::Value packFields(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value record, int64_t first,
+                       mlir::VectorType type);
 /// Converts one float to another float type (bf16 <-> f16 through f32).
 mlir::Value convertFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          mlir::Type to);

@@ -184,9 +184,10 @@ Value transcendental(OpBuilder &b, Location loc, Transcendental kind, Value x) {
   case Transcendental::exp:
     return fastExp2(
         b, loc, LLVM::FMulOp::create(b, loc, x, constant(1.4426950408889634)));
-  case Transcendental::log:
-    return LLVM::FMulOp::create(b, loc, fastLog2(b, loc, x),
-                                constant(0.6931471805599453));
+  case Transcendental::log: {
+    Value log2 = fastLog2(b, loc, x);
+    return LLVM::FMulOp::create(b, loc, log2, constant(0.6931471805599453));
+  }
   }
   llvm_unreachable("unknown transcendental");
 }
@@ -278,12 +279,11 @@ template <typename MaskOp> struct MaskLowering : OpConversionPattern<MaskOp> {
   static Value keepElement(OpBuilder &b, Location loc, BoundMaskOp,
                            typename BoundMaskOp::Adaptor adaptor, Value r,
                            Value c) {
-    return arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r,
-                              adaptor.getRows()),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
-                              adaptor.getCols()));
+    Value rowInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            r, adaptor.getRows());
+    Value colInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            c, adaptor.getCols());
+    return arith::AndIOp::create(b, loc, rowInside, colInside);
   }
 };
 
@@ -355,9 +355,10 @@ struct DescriptorFields {
 /// (an i64): computed once per operand; each K step adds its offset to it.
 Value descriptorLow(OpBuilder &b, Location loc, Value addr,
                     const DescriptorFields &f) {
-  Value field = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, addr, constI64(b, loc, 0x3FFFF)),
-      constI64(b, loc, 4));
+  Value addressBits =
+      arith::AndIOp::create(b, loc, addr, constI64(b, loc, 0x3FFFF));
+  Value field =
+      arith::ShRUIOp::create(b, loc, addressBits, constI64(b, loc, 4));
   Value low = arith::TruncIOp::create(b, loc, b.getI32Type(), field);
   return arith::OrIOp::create(b, loc, low, constI32(b, loc, f.lowBits()));
 }
@@ -440,11 +441,7 @@ SmallVector<Value, 4> registerAWords(OpBuilder &b, Location loc, Value a,
   SmallVector<Value, 4> words;
   int64_t base = 8 * (k0 / 16);
   for (int64_t i = 0; i < 8; i += 2) {
-    Value v = LLVM::UndefOp::create(b, loc, pair);
-    for (int64_t j = 0; j < 2; ++j)
-      v = LLVM::InsertElementOp::create(
-          b, loc, v, LLVM::ExtractValueOp::create(b, loc, a, base + i + j),
-          constI32(b, loc, j));
+    Value v = packFields(b, loc, a, base + i, pair);
     words.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v));
   }
   return words;

@@ -83,9 +83,8 @@ struct LaneLinear {
     for (auto [i, col] : llvm::enumerate(cols)) {
       if (!col)
         continue;
-      Value bit = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, lane, idx(b, loc, i)),
-          idx(b, loc, 1));
+      Value shifted = arith::ShRUIOp::create(b, loc, lane, idx(b, loc, i));
+      Value bit = arith::AndIOp::create(b, loc, shifted, idx(b, loc, 1));
       v = arith::XOrIOp::create(
           b, loc, v, arith::MulIOp::create(b, loc, bit, idx(b, loc, col)));
     }
@@ -174,8 +173,8 @@ planInWarp(const FragmentMap &src, const FragmentMap &dst, Source source = {}) {
 SmallVector<Value> gatherInWarp(OpBuilder &b, Location loc,
                                 const InWarpPlan &plan, Value x,
                                 int64_t lanes) {
-  Value lane =
-      arith::RemUIOp::create(b, loc, threadIndex(b, loc), idx(b, loc, lanes));
+  Value tid = threadIndex(b, loc);
+  Value lane = arith::RemUIOp::create(b, loc, tid, idx(b, loc, lanes));
   using Key = std::tuple<int64_t, SmallVector<int64_t, 6>, int64_t,
                          SmallVector<int64_t, 6>, SmallVector<int64_t, 4>>;
   std::map<Key, Value> done;
@@ -237,8 +236,10 @@ SmallVector<Value> gatherThroughScratch(OpBuilder &b, Location loc,
   auto [srcRow, srcCol] = threadOrigin(b, loc, src, zero, zero);
   for (int64_t reg = 0; reg < src.numRegs(); ++reg) {
     auto [dr, dc] = src.elementAt({reg, 0, 0});
-    LLVM::StoreOp::create(b, loc, LLVM::ExtractValueOp::create(b, loc, x, reg),
-                          at(plus(srcRow, dr), plus(srcCol, dc)));
+    Value value = LLVM::ExtractValueOp::create(b, loc, x, reg);
+    Value row = plus(srcRow, dr);
+    Value col = plus(srcCol, dc);
+    LLVM::StoreOp::create(b, loc, value, at(row, col));
   }
   scopeBarrier(b, loc, op, scope);
   auto [dstRow, dstCol] = threadOrigin(b, loc, dst, zero, zero);
@@ -276,8 +277,8 @@ SmallVector<Value> gather(OpBuilder &b, Location loc, Operation *op,
                           Scope scope, int64_t offset) {
   if (std::optional<InWarpPlan> plan = planInWarp(src, dst, source))
     return gatherInWarp(b, loc, *plan, x, dst.numLanes());
-  Value scratch = offsetPtr(b, loc, exchangeScratch(b, loc, op, scope),
-                            idx(b, loc, offset));
+  Value base = exchangeScratch(b, loc, op, scope);
+  Value scratch = offsetPtr(b, loc, base, idx(b, loc, offset));
   return gatherThroughScratch(b, loc, op, scope, scratch, src, x, dst, source,
                               element);
 }
@@ -468,8 +469,8 @@ Value tk::lower::exchangeScratch(OpBuilder &b, Location loc, Operation *op,
       sharedAt(b, loc, op->getAttrOfType<IntegerAttr>(kScratchOffset).getInt());
   if (scope != Scope::warpgroup)
     return base;
-  Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
-                                    idx(b, loc, 4 * warpSize(b)));
+  Value tid = threadIndex(b, loc);
+  Value wg = arith::DivUIOp::create(b, loc, tid, idx(b, loc, 4 * warpSize(b)));
   int64_t slot = op->getAttrOfType<IntegerAttr>(kScratchSlot).getInt();
   return offsetPtr(b, loc, base,
                    arith::MulIOp::create(b, loc, wg, idx(b, loc, slot)));

@@ -66,9 +66,10 @@ void tk::lower::addModeOffsets(OpBuilder &b, Location loc,
                                Value &row, Value &col) {
   int64_t stride = 1;
   for (const FragmentMode &mode : modes) {
-    Value digit = arith::RemUIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, id, constIndex(b, loc, stride)),
-        constIndex(b, loc, mode.size));
+    Value shifted =
+        arith::DivUIOp::create(b, loc, id, constIndex(b, loc, stride));
+    Value digit =
+        arith::RemUIOp::create(b, loc, shifted, constIndex(b, loc, mode.size));
     if (mode.rowStride)
       row = arith::AddIOp::create(
           b, loc, row,
@@ -89,9 +90,10 @@ std::pair<Value, Value> tk::lower::threadOrigin(OpBuilder &b, Location loc,
   Value tid = threadIndex(b, loc);
   int64_t lanes = map.numLanes();
   Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, lanes));
-  Value warp = arith::RemUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, lanes)),
-      constIndex(b, loc, map.numWarps()));
+  Value warpInBlock =
+      arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, lanes));
+  Value warp = arith::RemUIOp::create(b, loc, warpInBlock,
+                                      constIndex(b, loc, map.numWarps()));
   Value row = row0, col = col0;
   addModeOffsets(b, loc, map.modes(FragmentMap::Index::lane), lane, row, col);
   addModeOffsets(b, loc, map.modes(FragmentMap::Index::warp), warp, row, col);
@@ -188,8 +190,9 @@ Value tk::lower::gridSize(OpBuilder &b, Location loc) {
             ValueRange{})
             .getResult(0);
     auto field = [&](int64_t offset, Type type) -> Value {
-      Value at = LLVM::GEPOp::create(b, loc, constant, b.getI8Type(), packet,
-                                     ArrayRef<LLVM::GEPArg>{offset});
+      Value at = LLVM::GEPOp::create(
+          b, loc, constant, b.getI8Type(), packet,
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
       Value v = LLVM::LoadOp::create(b, loc, type, at);
       return type == i32 ? v : LLVM::ZExtOp::create(b, loc, i32, v).getResult();
     };
@@ -205,6 +208,17 @@ Value tk::lower::packStruct(OpBuilder &b, Location loc, Type type,
   for (auto [i, v] : llvm::enumerate(fields))
     result = LLVM::InsertValueOp::create(b, loc, result, v, i);
   return result;
+}
+Value tk::lower::packFields(OpBuilder &b, Location loc, Value record,
+                            int64_t first, VectorType type) {
+  Value v = LLVM::UndefOp::create(b, loc, type);
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    Value e = LLVM::ExtractValueOp::create(b, loc, record, first + i);
+    if (e.getType() != type.getElementType())
+      e = LLVM::BitcastOp::create(b, loc, type.getElementType(), e);
+    v = LLVM::InsertElementOp::create(b, loc, v, e, constI32(b, loc, i));
+  }
+  return v;
 }
 /// Runs `shuffle` (a 32-bit lane exchange) on `value`: narrower values
 /// (bf16, f16) travel in the low bits of an i32, floats as their bits.
@@ -234,17 +248,18 @@ static Value through32Bits(OpBuilder &b, Location loc, Value value,
 Value tk::lower::shuffleXor(OpBuilder &b, Location loc, Value value,
                             int64_t mask) {
   if (targetsAMD(b)) {
-    Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
-                                        constIndex(b, loc, 64));
+    Value tid = threadIndex(b, loc);
+    Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 64));
     return shuffleIdx(
         b, loc, value,
         arith::XOrIOp::create(b, loc, lane, constIndex(b, loc, mask)));
   }
   return through32Bits(b, loc, value, [&](Value bits) -> Value {
-    return NVVM::ShflOp::create(b, loc, bits.getType(), constI32(b, loc, -1),
-                                bits, constI32(b, loc, mask),
-                                constI32(b, loc, 0x1f), NVVM::ShflKind::bfly,
-                                UnitAttr{});
+    Value members = constI32(b, loc, -1);
+    Value laneMask = constI32(b, loc, mask);
+    Value clamp = constI32(b, loc, 0x1f);
+    return NVVM::ShflOp::create(b, loc, bits.getType(), members, bits, laneMask,
+                                clamp, NVVM::ShflKind::bfly, UnitAttr{});
   });
 }
 Value tk::lower::shuffleIdx(OpBuilder &b, Location loc, Value value,
@@ -257,8 +272,10 @@ Value tk::lower::shuffleIdx(OpBuilder &b, Location loc, Value value,
           b, loc, arith::ShLIOp::create(b, loc, lane, constIndex(b, loc, 2)));
       return ROCDL::DsBpermuteOp::create(b, loc, type, address, bits);
     }
-    return NVVM::ShflOp::create(b, loc, type, constI32(b, loc, -1), bits,
-                                toI32(b, loc, lane), constI32(b, loc, 0x1f),
+    Value members = constI32(b, loc, -1);
+    Value source = toI32(b, loc, lane);
+    Value clamp = constI32(b, loc, 0x1f);
+    return NVVM::ShflOp::create(b, loc, type, members, bits, source, clamp,
                                 NVVM::ShflKind::idx, UnitAttr{});
   });
 }
@@ -290,8 +307,8 @@ Value tk::lower::kernelParam(Operation *op, int64_t index) {
 }
 void tk::lower::emitOncePerWarpgroup(
     OpBuilder &b, Location loc, llvm::function_ref<void(OpBuilder &)> body) {
-  Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
-                                      constIndex(b, loc, 128));
+  Value tid = threadIndex(b, loc);
+  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 128));
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                                       constIndex(b, loc, 0));
   auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
@@ -300,16 +317,19 @@ void tk::lower::emitOncePerWarpgroup(
   body(b);
 }
 Value tk::lower::uniformWarpgroupIndex(OpBuilder &b, Location loc) {
-  Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
-                                    constIndex(b, loc, 4 * warpSize(b)));
-  return NVVM::ShflOp::create(b, loc, b.getI32Type(), constI32(b, loc, -1),
-                              toI32(b, loc, wg), constI32(b, loc, 0),
-                              constI32(b, loc, 0x1f), NVVM::ShflKind::idx,
-                              UnitAttr{});
+  Value tid = threadIndex(b, loc);
+  Value wg =
+      arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 4 * warpSize(b)));
+  Value members = constI32(b, loc, -1);
+  Value wg32 = toI32(b, loc, wg);
+  Value lane0 = constI32(b, loc, 0);
+  Value clamp = constI32(b, loc, 0x1f);
+  return NVVM::ShflOp::create(b, loc, b.getI32Type(), members, wg32, lane0,
+                              clamp, NVVM::ShflKind::idx, UnitAttr{});
 }
 Value tk::lower::consumerIndex(OpBuilder &b, Location loc, int64_t base) {
-  return arith::SubIOp::create(b, loc, uniformWarpgroupIndex(b, loc),
-                               constI32(b, loc, base));
+  Value wg = uniformWarpgroupIndex(b, loc);
+  return arith::SubIOp::create(b, loc, wg, constI32(b, loc, base));
 }
 void tk::lower::turnTake(OpBuilder &b, Location loc, Value index) {
   Value id = arith::AddIOp::create(
@@ -365,8 +385,8 @@ Value tk::lower::inlinePtx(OpBuilder &b, Location loc, Type result,
       .getResult(0);
 }
 void tk::lower::warpgroupSync(OpBuilder &b, Location loc) {
-  Value wg = arith::DivUIOp::create(b, loc, threadIndex(b, loc),
-                                    constIndex(b, loc, 128));
+  Value tid = threadIndex(b, loc);
+  Value wg = arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 128));
   Value id =
       toI32(b, loc, arith::AddIOp::create(b, loc, wg, constIndex(b, loc, 1)));
   namedBarrier(b, loc, id, 128);
@@ -468,17 +488,19 @@ FailureOr<Attribute> describeBound(Value bound, Builder &b) {
 /// the first thread's; empty: one per warp that walks the tiles), before any
 /// thread can wait on them.
 void initTileQueue(OpBuilder &b, Location loc, int64_t offset, int64_t warps) {
-  Value first =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                            threadIndex(b, loc), constIndex(b, loc, 0));
+  Value tid = threadIndex(b, loc);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      constIndex(b, loc, 0));
   auto guard = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(guard.thenBlock()->getTerminator());
-    for (int64_t s = 0; s < 2 * kTileQueueDepth; ++s)
+    for (int64_t s = 0; s < 2 * kTileQueueDepth; ++s) {
+      Value barrier = sharedAt(b, loc, offset + 8 * s);
       NVVM::MBarrierInitOp::create(
-          b, loc, sharedAt(b, loc, offset + 8 * s),
-          constI32(b, loc, s < kTileQueueDepth ? 1 : warps), Value{});
+          b, loc, barrier, constI32(b, loc, s < kTileQueueDepth ? 1 : warps),
+          Value{});
+    }
   }
   NVVM::FenceMbarrierInitOp::create(b, loc);
   NVVM::Barrier0Op::create(b, loc);

@@ -18,9 +18,9 @@ Value tk::lower::sharedAt(OpBuilder &b, Location loc, int64_t offset) {
   if (targetsAMD(b))
     return offsetPtr(b, loc, base, constI64(b, loc, offset));
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
-  Value rounded = arith::AndIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, addr, constI64(b, loc, 1023)),
-      constI64(b, loc, ~int64_t(1023)));
+  Value padded = arith::AddIOp::create(b, loc, addr, constI64(b, loc, 1023));
+  Value rounded =
+      arith::AndIOp::create(b, loc, padded, constI64(b, loc, ~int64_t(1023)));
   Value delta = arith::SubIOp::create(b, loc, rounded, addr);
   return offsetPtr(
       b, loc, base,
@@ -75,11 +75,14 @@ static Value fragmentOffset(OpBuilder &b, Location loc, Value r, Value c,
     return arith::AddIOp::create(b, loc, x, y).getResult();
   };
   Value rr = rem(r, 64);
-  Value thread =
-      add(add(mul(div(rr, 16), 32), mul(rem(rr, 8), 4)), div(rem(c, 8), 2));
+  Value warpLanes = mul(div(rr, 16), 32);
+  Value rowLanes = add(warpLanes, mul(rem(rr, 8), 4));
+  Value thread = add(rowLanes, div(rem(c, 8), 2));
   Value slab = arith::MulIOp::create(b, loc, mul(div(r, 64), 64), cols);
-  return add(add(add(slab, mul(div(c, 8), 512)), mul(thread, 4)),
-             add(mul(rem(div(rr, 8), 2), 2), rem(c, 2)));
+  Value base = add(slab, mul(div(c, 8), 512));
+  base = add(base, mul(thread, 4));
+  Value rowHalf = mul(rem(div(rr, 8), 2), 2);
+  return add(base, add(rowHalf, rem(c, 2)));
 }
 
 /// The columns of a view in fragment order, which scale its slabs: the
@@ -96,29 +99,27 @@ Value tk::lower::swizzledOffset(OpBuilder &b, Location loc, SharedTileType tile,
                                 int64_t blockRows, Value row, Value col) {
   int64_t eb = elementBytes(tile.getElementType());
   int64_t swizzle = tile.getSwizzle().getBytes();
-  if (!swizzle)
-    return arith::MulIOp::create(
+  if (!swizzle) {
+    Value element = arith::AddIOp::create(
         b, loc,
-        arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, row,
-                                  constIndex(b, loc, tile.getCols())),
-            col),
-        constIndex(b, loc, eb));
+        arith::MulIOp::create(b, loc, row, constIndex(b, loc, tile.getCols())),
+        col);
+    return arith::MulIOp::create(b, loc, element, constIndex(b, loc, eb));
+  }
   int64_t width = swizzle / eb;
   Value block = arith::DivUIOp::create(b, loc, col, constIndex(b, loc, width));
   Value inner = arith::RemUIOp::create(b, loc, col, constIndex(b, loc, width));
+  Value blockStart = arith::MulIOp::create(
+      b, loc, block, constIndex(b, loc, blockRows * swizzle));
+  Value rowStart = arith::AddIOp::create(
+      b, loc, blockStart,
+      arith::MulIOp::create(b, loc, row, constIndex(b, loc, swizzle)));
   Value offset = arith::AddIOp::create(
-      b, loc,
-      arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, block,
-                                constIndex(b, loc, blockRows * swizzle)),
-          arith::MulIOp::create(b, loc, row, constIndex(b, loc, swizzle))),
+      b, loc, rowStart,
       arith::MulIOp::create(b, loc, inner, constIndex(b, loc, eb)));
-  Value line = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, offset, constIndex(b, loc, 7)),
-      constIndex(b, loc, swizzle / 16 - 1));
+  Value lines = arith::ShRUIOp::create(b, loc, offset, constIndex(b, loc, 7));
+  Value line = arith::AndIOp::create(b, loc, lines,
+                                     constIndex(b, loc, swizzle / 16 - 1));
   Value swizzled = arith::XOrIOp::create(
       b, loc, offset,
       arith::ShLIOp::create(b, loc, line, constIndex(b, loc, 4)));
@@ -129,9 +130,9 @@ Value tk::lower::swizzledOffset(OpBuilder &b, Location loc, SharedTileType tile,
   // rows r and r + 8 on the same banks. Flipping the 8-byte half of lines
   // 8 .. 15 of every 16 makes those reads conflict-free (16-byte accesses
   // swap halves: readChunk / writeChunk).
-  Value flip = arith::AndIOp::create(
-      b, loc, arith::ShRUIOp::create(b, loc, offset, constIndex(b, loc, 10)),
-      constIndex(b, loc, 1));
+  Value lineGroup =
+      arith::ShRUIOp::create(b, loc, offset, constIndex(b, loc, 10));
+  Value flip = arith::AndIOp::create(b, loc, lineGroup, constIndex(b, loc, 1));
   return arith::XOrIOp::create(
       b, loc, swizzled,
       arith::ShLIOp::create(b, loc, flip, constIndex(b, loc, 3)));
@@ -435,9 +436,9 @@ struct LoadSharedVectorLowering : OpConversionPattern<LoadOp> {
     Type element = vec.getElementType();
     int64_t eb = elementBytes(element);
     Value zero = constIndex(rewriter, loc, 0);
-    Value base = arith::MulIOp::create(
-        rewriter, loc, threadOrigin(rewriter, loc, map, zero, zero).first,
-        constIndex(rewriter, loc, eb));
+    Value origin = threadOrigin(rewriter, loc, map, zero, zero).first;
+    Value base = arith::MulIOp::create(rewriter, loc, origin,
+                                       constIndex(rewriter, loc, eb));
     Value result = LLVM::UndefOp::create(rewriter, loc,
                                          getTypeConverter()->convertType(vec));
     for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
@@ -479,21 +480,19 @@ struct StoreGlobalVectorLowering : OpConversionPattern<StoreOp> {
     Value tid = threadIndex(rewriter, loc);
     Value lane = arith::RemUIOp::create(rewriter, loc, tid,
                                         constIndex(rewriter, loc, 32));
+    Value warpInBlock = arith::DivUIOp::create(rewriter, loc, tid,
+                                               constIndex(rewriter, loc, 32));
     Value warp = arith::RemUIOp::create(
-        rewriter, loc,
-        arith::DivUIOp::create(rewriter, loc, tid,
-                               constIndex(rewriter, loc, 32)),
-        constIndex(rewriter, loc, map.numWarps()));
+        rewriter, loc, warpInBlock, constIndex(rewriter, loc, map.numWarps()));
     Value owner = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
     auto requireZero = [&](FragmentMap::Index index, Value id) {
       int64_t stride = 1;
       for (const FragmentMode &mode : map.modes(index)) {
         if (mode.rowStride == 0) {
+          Value shifted = arith::DivUIOp::create(
+              rewriter, loc, id, constIndex(rewriter, loc, stride));
           Value digit = arith::RemUIOp::create(
-              rewriter, loc,
-              arith::DivUIOp::create(rewriter, loc, id,
-                                     constIndex(rewriter, loc, stride)),
-              constIndex(rewriter, loc, mode.size));
+              rewriter, loc, shifted, constIndex(rewriter, loc, mode.size));
           owner = arith::AndIOp::create(
               rewriter, loc, owner,
               arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
@@ -558,27 +557,22 @@ bool storeGlobalWide(OpBuilder &b, Location loc, const FragmentMap &map,
       return false;
   Type i32 = b.getI32Type();
   auto pair = VectorType::get({2}, element);
-  Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
-                                      constIndex(b, loc, 32));
+  Value tid = threadIndex(b, loc);
+  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 32));
   Value t = arith::RemUIOp::create(b, loc, lane, constIndex(b, loc, 4));
   Value quad = arith::SubIOp::create(b, loc, lane, t);
   Value ptrInt = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
-  Value aligned = arith::AndIOp::create(
-      b, loc,
-      arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::eq,
-          arith::RemUIOp::create(b, loc, cols, constIndex(b, loc, 8)),
-          constIndex(b, loc, 0)),
-      arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::eq,
-          arith::AndIOp::create(b, loc, ptrInt, constI64(b, loc, 15)),
-          constI64(b, loc, 0)));
+  // Rows are 16-byte aligned: a multiple of 8 elements long, from a
+  // 16-byte-aligned pointer.
+  Value colsRest = arith::RemUIOp::create(b, loc, cols, constIndex(b, loc, 8));
+  Value rowsAligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            colsRest, constIndex(b, loc, 0));
+  Value ptrRest = arith::AndIOp::create(b, loc, ptrInt, constI64(b, loc, 15));
+  Value ptrAligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           ptrRest, constI64(b, loc, 0));
+  Value aligned = arith::AndIOp::create(b, loc, rowsAligned, ptrAligned);
   auto word = [&](int64_t reg) {
-    Value v = LLVM::UndefOp::create(b, loc, pair);
-    for (int64_t j = 0; j < 2; ++j)
-      v = LLVM::InsertElementOp::create(
-          b, loc, v, LLVM::ExtractValueOp::create(b, loc, tile, reg + j),
-          constI32(b, loc, j));
+    Value v = packFields(b, loc, tile, reg, pair);
     return LLVM::BitcastOp::create(b, loc, i32, v).getResult();
   };
   auto pick = [&](ArrayRef<Value> words, Value index) {
@@ -591,6 +585,12 @@ bool storeGlobalWide(OpBuilder &b, Location loc, const FragmentMap &map,
           words[k], v);
     return v;
   };
+  // (t + offset) % 4: a lane of this lane's quad.
+  auto quadLane = [&](int64_t offset) {
+    Value sum = arith::AddIOp::create(b, loc, t, constIndex(b, loc, offset));
+    return arith::RemUIOp::create(b, loc, sum, constIndex(b, loc, 4))
+        .getResult();
+  };
   for (auto &[key, regs] : blocks) {
     auto [dr, block] = key;
     SmallVector<Value, 4> words;
@@ -600,23 +600,17 @@ bool storeGlobalWide(OpBuilder &b, Location loc, const FragmentMap &map,
     // for group t, and keeps it as word (t + r) % 4 of its 16 bytes.
     SmallVector<Value, 4> out(4);
     for (int64_t r = 0; r < 4; ++r) {
-      Value from = arith::RemUIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, t, constIndex(b, loc, r)),
-          constIndex(b, loc, 4));
+      Value from = quadLane(r);
       // What this lane sends: its word for group (t - r) % 4.
-      Value send =
-          pick(words,
-               arith::RemUIOp::create(
-                   b, loc,
-                   arith::AddIOp::create(b, loc, t, constIndex(b, loc, 4 - r)),
-                   constIndex(b, loc, 4)));
-      Value got =
-          r == 0 ? send
-                 : NVVM::ShflOp::create(
-                       b, loc, i32, constI32(b, loc, -1), send,
-                       toI32(b, loc, arith::AddIOp::create(b, loc, quad, from)),
-                       constI32(b, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr{})
-                       .getResult();
+      Value send = pick(words, quadLane(4 - r));
+      Value got = send;
+      if (r != 0) {
+        Value members = constI32(b, loc, -1);
+        Value source = toI32(b, loc, arith::AddIOp::create(b, loc, quad, from));
+        Value clamp = constI32(b, loc, 0x1f);
+        got = NVVM::ShflOp::create(b, loc, i32, members, send, source, clamp,
+                                   NVVM::ShflKind::idx, UnitAttr{});
+      }
       for (int64_t k = 0; k < 4; ++k) {
         Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                            from, constIndex(b, loc, k));
@@ -628,12 +622,10 @@ bool storeGlobalWide(OpBuilder &b, Location loc, const FragmentMap &map,
     }
     // Lane t now holds columns 32 block + 8 t .. + 7 of row `dr`.
     Value r = arith::AddIOp::create(b, loc, row, constIndex(b, loc, dr));
-    Value c = arith::AddIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, col,
-            arith::MulIOp::create(b, loc, t, constIndex(b, loc, 6))),
-        constIndex(b, loc, 32 * block));
+    Value colInBlock = arith::AddIOp::create(
+        b, loc, col, arith::MulIOp::create(b, loc, t, constIndex(b, loc, 6)));
+    Value c = arith::AddIOp::create(b, loc, colInBlock,
+                                    constIndex(b, loc, 32 * block));
     Value rowInside =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, rows);
     Value allInside = arith::AndIOp::create(
@@ -695,12 +687,11 @@ struct GlobalTilePlace {
                   ValueRange coords) {
     size_t rank = view.getShape().size();
     SmallVector<Value> dims = viewDims(b, loc, op, rank);
-    std::tie(row, col) = threadOrigin(
-        b, loc, map,
-        arith::MulIOp::create(b, loc, coords[rank - 2],
-                              constIndex(b, loc, tile.getShape()[0])),
-        arith::MulIOp::create(b, loc, coords[rank - 1],
-                              constIndex(b, loc, tile.getShape()[1])));
+    Value row0 = arith::MulIOp::create(b, loc, coords[rank - 2],
+                                       constIndex(b, loc, tile.getShape()[0]));
+    Value col0 = arith::MulIOp::create(b, loc, coords[rank - 1],
+                                       constIndex(b, loc, tile.getShape()[1]));
+    std::tie(row, col) = threadOrigin(b, loc, map, row0, col0);
     base = leadingOffset(b, loc, coords, dims, rank - 2);
     rows = dims[rank - 2];
     cols = dims[rank - 1];
@@ -713,10 +704,11 @@ struct GlobalTilePlace {
     auto [dr, dc] = map.elementAt({reg, 0, 0});
     Value r = arith::AddIOp::create(b, loc, row, constIndex(b, loc, dr));
     Value c = arith::AddIOp::create(b, loc, col, constIndex(b, loc, dc));
-    Value inside = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, rows),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cols));
+    Value rowInside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, rows);
+    Value colInside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c, cols);
+    Value inside = arith::AndIOp::create(b, loc, rowInside, colInside);
     return {r, c, inside};
   }
 
@@ -735,8 +727,9 @@ struct GlobalTilePlace {
   /// The same in `view`, a view in fragment order.
   Value fragmentAddress(OpBuilder &b, Location loc, Value ptr, Type element,
                         Value r, Value c, GlobalType view) const {
+    Value leading = arith::MulIOp::create(b, loc, base, cols);
     Value index = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, base, cols),
+        b, loc, leading,
         fragmentOffset(b, loc, r, c, fragmentColumns(b, loc, view, cols)));
     return LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
                                ValueRange{toI64(b, loc, index)});
@@ -955,25 +948,26 @@ void forEachMatrixQuad(OpBuilder &b, Location loc, const FragmentMap &map,
   Value tid = threadIndex(b, loc);
   Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 32));
   // The warp's own origin: only the warp modes.
-  Value warp = arith::RemUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 32)),
-      constIndex(b, loc, map.numWarps()));
+  Value warpInBlock =
+      arith::DivUIOp::create(b, loc, tid, constIndex(b, loc, 32));
+  Value warp = arith::RemUIOp::create(b, loc, warpInBlock,
+                                      constIndex(b, loc, map.numWarps()));
   Value row = constIndex(b, loc, 0), col = constIndex(b, loc, 0);
   addModeOffsets(b, loc, map.modes(FragmentMap::Index::warp), warp, row, col);
   Value matrix = arith::DivUIOp::create(b, loc, lane, constIndex(b, loc, 8));
-  row = arith::AddIOp::create(
-      b, loc, row,
-      arith::AddIOp::create(
-          b, loc, arith::RemUIOp::create(b, loc, lane, constIndex(b, loc, 8)),
-          arith::MulIOp::create(
-              b, loc,
-              arith::RemUIOp::create(b, loc, matrix, constIndex(b, loc, 2)),
-              constIndex(b, loc, 8))));
+  Value rowInMatrix =
+      arith::RemUIOp::create(b, loc, lane, constIndex(b, loc, 8));
+  Value lowerMatrix =
+      arith::RemUIOp::create(b, loc, matrix, constIndex(b, loc, 2));
+  Value laneRow = arith::AddIOp::create(
+      b, loc, rowInMatrix,
+      arith::MulIOp::create(b, loc, lowerMatrix, constIndex(b, loc, 8)));
+  row = arith::AddIOp::create(b, loc, row, laneRow);
+  Value rightMatrix =
+      arith::DivUIOp::create(b, loc, matrix, constIndex(b, loc, 2));
   col = arith::AddIOp::create(
       b, loc, col,
-      arith::MulIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, matrix, constIndex(b, loc, 2)),
-          constIndex(b, loc, 8)));
+      arith::MulIOp::create(b, loc, rightMatrix, constIndex(b, loc, 8)));
   for (int64_t reg = 0; reg < map.numRegs(); reg += 8) {
     auto [dr, dc] = map.elementAt({reg, 0, 0});
     Value r = arith::AddIOp::create(b, loc, row, constIndex(b, loc, dr));
@@ -1004,12 +998,7 @@ void storeWithStmatrix(OpBuilder &b, Location loc, const FragmentMap &map,
       b, loc, map, shared, blockRows, base, [&](int64_t reg, Value address) {
         SmallVector<Value, 4> sources;
         for (int64_t i = 0; i < 8; i += 2) {
-          Value v = LLVM::UndefOp::create(b, loc, pair);
-          for (int64_t j = 0; j < 2; ++j)
-            v = LLVM::InsertElementOp::create(
-                b, loc, v,
-                LLVM::ExtractValueOp::create(b, loc, tile, reg + i + j),
-                constI32(b, loc, j));
+          Value v = packFields(b, loc, tile, reg + i, pair);
           sources.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v));
         }
         NVVM::StMatrixOp::create(b, loc, address, sources, rowLayout(ctx),
@@ -1063,11 +1052,13 @@ public:
   Value at(int64_t dr, int64_t dc) {
     std::pair<int64_t, int64_t> key{dr % period, dc % width};
     Value &base = bases[key];
-    if (!base)
-      base = swizzledOffset(
-          b, loc, tile, allocRows,
-          arith::AddIOp::create(b, loc, row, constIndex(b, loc, key.first)),
-          arith::AddIOp::create(b, loc, col, constIndex(b, loc, key.second)));
+    if (!base) {
+      Value r =
+          arith::AddIOp::create(b, loc, row, constIndex(b, loc, key.first));
+      Value c =
+          arith::AddIOp::create(b, loc, col, constIndex(b, loc, key.second));
+      base = swizzledOffset(b, loc, tile, allocRows, r, c);
+    }
     int64_t rows = dr - key.first, cols = dc - key.second;
     int64_t extra = swizzle
                         ? rows * swizzle + cols / width * allocRows * swizzle
@@ -1117,9 +1108,9 @@ struct StoreSharedLowering : OpConversionPattern<StoreOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    auto [row, col] =
-        threadOrigin(rewriter, loc, map, constIndex(rewriter, loc, 0),
-                     constIndex(rewriter, loc, 0));
+    Value row0 = constIndex(rewriter, loc, 0);
+    Value col0 = constIndex(rewriter, loc, 0);
+    auto [row, col] = threadOrigin(rewriter, loc, map, row0, col0);
     ArrayRef<FragmentMode> regs = map.modes(FragmentMap::Index::reg);
     Type element = tile.getElementType();
     int64_t eb = elementBytes(element);
@@ -1197,9 +1188,9 @@ struct StoreSharedFragmentsLowering : OpConversionPattern<StoreOp> {
                                   "thread's origin plus a constant");
         }
       }
-    auto [row, col] =
-        threadOrigin(rewriter, loc, map, constIndex(rewriter, loc, 0),
-                     constIndex(rewriter, loc, 0));
+    Value row0 = constIndex(rewriter, loc, 0);
+    Value col0 = constIndex(rewriter, loc, 0);
+    auto [row, col] = threadOrigin(rewriter, loc, map, row0, col0);
     Value origin = fragmentOffset(rewriter, loc, row, col,
                                   constIndex(rewriter, loc, cols));
     auto run = [&](int64_t reg, int64_t n) {
@@ -1223,14 +1214,8 @@ struct StoreSharedFragmentsLowering : OpConversionPattern<StoreOp> {
         value = LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
                                              reg);
       } else {
-        value =
-            LLVM::UndefOp::create(rewriter, loc, VectorType::get({n}, element));
-        for (int64_t i = 0; i < n; ++i)
-          value = LLVM::InsertElementOp::create(
-              rewriter, loc, value,
-              LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
-                                           reg + i),
-              constI32(rewriter, loc, i));
+        value = packFields(rewriter, loc, adaptor.getValue(), reg,
+                           VectorType::get({n}, element));
       }
       LLVM::StoreOp::create(rewriter, loc, value, address,
                             /*alignment=*/n * eb);
@@ -1266,9 +1251,9 @@ struct LoadSharedLowering : OpConversionPattern<LoadOp> {
                                               structType, element));
       return success();
     }
-    auto [row, col] =
-        threadOrigin(rewriter, loc, map, constIndex(rewriter, loc, 0),
-                     constIndex(rewriter, loc, 0));
+    Value row0 = constIndex(rewriter, loc, 0);
+    Value col0 = constIndex(rewriter, loc, 0);
+    auto [row, col] = threadOrigin(rewriter, loc, map, row0, col0);
     FragmentOffsets offsets(rewriter, loc, shared, blockRows, row, col);
     Value result = LLVM::UndefOp::create(rewriter, loc, structType);
     for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
@@ -1354,14 +1339,15 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
     int64_t width = vec.getLength() / 64;
     SmallVector<Value> dims = viewDims(b, loc, op, rank);
     ValueRange coords = adaptor.getCoords();
-    Value rows = arith::AddIOp::create(
-        b, loc, leadingOffset(b, loc, coords, dims, rank - 2),
-        arith::MulIOp::create(b, loc, coords[rank - 2],
-                              constIndex(b, loc, 64)));
+    Value leading = leadingOffset(b, loc, coords, dims, rank - 2);
+    Value rows =
+        arith::AddIOp::create(b, loc, leading,
+                              arith::MulIOp::create(b, loc, coords[rank - 2],
+                                                    constIndex(b, loc, 64)));
+    Value rowsStart = arith::MulIOp::create(
+        b, loc, rows, fragmentColumns(b, loc, view, dims[rank - 1]));
     Value index = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, rows,
-                              fragmentColumns(b, loc, view, dims[rank - 1])),
+        b, loc, rowsStart,
         arith::MulIOp::create(b, loc, coords[rank - 1],
                               constIndex(b, loc, 64 * width)));
     Value dst = LLVM::GEPOp::create(b, loc, adaptor.getDst().getType(),

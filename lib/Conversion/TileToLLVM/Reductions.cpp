@@ -57,11 +57,11 @@ Value idx(OpBuilder &b, Location loc, int64_t v) {
 
 /// This thread's warp in the value's scope: (threadIdx / lanes) % warps.
 Value warpOf(OpBuilder &b, Location loc, const FragmentMap &map) {
-  return arith::RemUIOp::create(
-      b, loc,
-      arith::DivUIOp::create(b, loc, threadIndex(b, loc),
-                             idx(b, loc, map.numLanes())),
-      idx(b, loc, map.numWarps()));
+  Value tid = threadIndex(b, loc);
+  Value warpInBlock =
+      arith::DivUIOp::create(b, loc, tid, idx(b, loc, map.numLanes()));
+  return arith::RemUIOp::create(b, loc, warpInBlock,
+                                idx(b, loc, map.numWarps()));
 }
 
 /// Reduces the registers of `x` (a struct of `map`'s registers) along rows
@@ -107,9 +107,10 @@ SmallVector<Value> reduceAlong(OpBuilder &b, Location loc, Operation *op,
   int64_t warpStride = 1, groupStride = 1;
   for (const FragmentMode &mode : map.modes(FragmentMap::Index::warp)) {
     if ((alongRows ? mode.colStride : mode.rowStride) != 0) {
-      Value digit = arith::RemUIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, warp, idx(b, loc, warpStride)),
-          idx(b, loc, mode.size));
+      Value shifted =
+          arith::DivUIOp::create(b, loc, warp, idx(b, loc, warpStride));
+      Value digit =
+          arith::RemUIOp::create(b, loc, shifted, idx(b, loc, mode.size));
       group = arith::AddIOp::create(
           b, loc, group,
           arith::MulIOp::create(b, loc, digit, idx(b, loc, groupStride)));
@@ -169,10 +170,9 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
           // Keep `old` unless the tile's maximum passes it by more than the
           // slack (NaN from -inf - -inf compares false: keeps -inf).
           // (In f32: the slack is an f32 scalar, the tile may be bf16/f16.)
-          Value grown = LLVM::FSubOp::create(
-              rewriter, loc,
-              convertFloat(rewriter, loc, p, rewriter.getF32Type()),
-              convertFloat(rewriter, loc, old, rewriter.getF32Type()));
+          Value p32 = convertFloat(rewriter, loc, p, rewriter.getF32Type());
+          Value old32 = convertFloat(rewriter, loc, old, rewriter.getF32Type());
+          Value grown = LLVM::FSubOp::create(rewriter, loc, p32, old32);
           Value moves = LLVM::FCmpOp::create(
               rewriter, loc, LLVM::FCmpPredicate::ogt, grown, slack);
           combined =
@@ -263,15 +263,15 @@ struct CumsumLowering : OpConversionPattern<CumsumOp> {
       prefix[reg] = op.getExclusive() ? fzero : x;
       total[reg] = x;
     }
-    Value lane = arith::RemUIOp::create(b, loc, threadIndex(b, loc),
-                                        idx(b, loc, map->numLanes()));
+    Value tid = threadIndex(b, loc);
+    Value lane =
+        arith::RemUIOp::create(b, loc, tid, idx(b, loc, map->numLanes()));
     Value zero = idx(b, loc, 0);
     auto [row0, col0] = threadOrigin(b, loc, *map, zero, zero);
     auto digitOf = [&](Value id, const ScanMode &m) -> Value {
-      return arith::RemUIOp::create(
-          b, loc,
-          arith::DivUIOp::create(b, loc, id, idx(b, loc, m.indexStride)),
-          idx(b, loc, m.size));
+      Value shifted =
+          arith::DivUIOp::create(b, loc, id, idx(b, loc, m.indexStride));
+      return arith::RemUIOp::create(b, loc, shifted, idx(b, loc, m.size));
     };
     auto ge = [&](Value x, int64_t c) -> Value {
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x,
@@ -325,10 +325,10 @@ struct CumsumLowering : OpConversionPattern<CumsumOp> {
             }
             Value ok = ge(d, 1);
             Value prev = shuffleIdx(b, loc, incl, below(ok, m.indexStride));
-            Value toLast = arith::MulIOp::create(
-                b, loc,
-                arith::SubIOp::create(b, loc, idx(b, loc, m.size - 1), d),
-                idx(b, loc, m.indexStride));
+            Value digitsLeft =
+                arith::SubIOp::create(b, loc, idx(b, loc, m.size - 1), d);
+            Value toLast = arith::MulIOp::create(b, loc, digitsLeft,
+                                                 idx(b, loc, m.indexStride));
             Value last = shuffleIdx(
                 b, loc, incl, arith::AddIOp::create(b, loc, lane, toLast));
             it->second = {arith::SelectOp::create(b, loc, ok, prev, fzero),

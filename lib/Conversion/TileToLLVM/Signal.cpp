@@ -19,9 +19,9 @@ void onFirstThread(OpBuilder &b, Location loc, Operation *op,
   int64_t base = 0;
   if (auto attr = op->getAttrOfType<IntegerAttr>(kRoleBase))
     base = attr.getInt() * 4 * warpSize(b);
-  Value first =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                            threadIndex(b, loc), constIndex(b, loc, base));
+  Value tid = threadIndex(b, loc);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      constIndex(b, loc, base));
   auto guard = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());

@@ -33,13 +33,15 @@ struct WarpgroupIdLowering : OpConversionPattern<WarpgroupIdOp> {
     Location loc = op.getLoc();
     int64_t base = op->getAttrOfType<IntegerAttr>(kRoleBase).getInt();
     Value wg;
-    if (!targetsAMD(rewriter) && !op->hasAttr(kPerThread))
+    if (!targetsAMD(rewriter) && !op->hasAttr(kPerThread)) {
       wg = arith::IndexCastUIOp::create(rewriter, loc, rewriter.getIndexType(),
                                         uniformWarpgroupIndex(rewriter, loc));
-    else
+    } else {
+      Value tid = threadIndex(rewriter, loc);
       wg = arith::DivUIOp::create(
-          rewriter, loc, threadIndex(rewriter, loc),
+          rewriter, loc, tid,
           constIndex(rewriter, loc, 4 * warpSize(rewriter)));
+    }
     rewriter.replaceOpWithNewOp<arith::SubIOp>(op, wg,
                                                constIndex(rewriter, loc, base));
     return success();
@@ -80,8 +82,8 @@ struct InvariantDivisor {
       return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
     };
     // d = 0 only when the loop runs no step: keep the arithmetic defined.
-    Value dd = arith::MaxUIOp::create(
-        b, loc, arith::IndexCastUIOp::create(b, loc, i64, d), c64(1));
+    Value d64 = arith::IndexCastUIOp::create(b, loc, i64, d);
+    Value dd = arith::MaxUIOp::create(b, loc, d64, c64(1));
     // l = 64 - clz(d - 1): 0 for d = 1.
     Value clz = LLVM::CountLeadingZerosOp::create(
         b, loc, i64, arith::SubIOp::create(b, loc, dd, c64(1)), false);
@@ -104,9 +106,9 @@ struct InvariantDivisor {
     Type i32 = b.getI32Type(), i64 = b.getI64Type();
     // Zero-extended 32-bit factors: a widening 32-bit multiply.
     Value n32 = arith::IndexCastUIOp::create(b, loc, i32, n);
-    Value product =
-        arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, n32),
-                              arith::ExtUIOp::create(b, loc, i64, magic));
+    Value wideN = arith::ExtUIOp::create(b, loc, i64, n32);
+    Value wideMagic = arith::ExtUIOp::create(b, loc, i64, magic);
+    Value product = arith::MulIOp::create(b, loc, wideN, wideMagic);
     Value q = arith::ShRUIOp::create(
         b, loc, product, arith::ExtUIOp::create(b, loc, i64, shift));
     return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), q);
@@ -189,13 +191,12 @@ StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
     return arith::SelectOp::create(b, loc, c, x, y).getResult();
   };
   Value waves = arith::DivUIOp::create(b, loc, total, grid);
+  Value hasWaves = cmp(arith::CmpIPredicate::ne, waves, zero);
+  Value leftover = arith::RemUIOp::create(b, loc, total, grid);
+  Value hasLeftover = cmp(arith::CmpIPredicate::ne, leftover, zero);
+  Value partialWave = arith::AndIOp::create(b, loc, hasWaves, hasLeftover);
   Value ragged = arith::AndIOp::create(
-      b, loc,
-      arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::ne, waves, zero),
-                            cmp(arith::CmpIPredicate::ne,
-                                arith::RemUIOp::create(b, loc, total, grid),
-                                zero)),
-      cmp(arith::CmpIPredicate::ne, kSteps, zero));
+      b, loc, partialWave, cmp(arith::CmpIPredicate::ne, kSteps, zero));
   Value whole =
       sel(ragged,
           arith::MulIOp::create(
@@ -211,8 +212,9 @@ StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
                             work),
       grid);
   // Whole tiles of this block: ceil((whole - block) / grid) if positive.
+  Value hasWhole = cmp(arith::CmpIPredicate::ugt, whole, block);
   Value wholeUnits =
-      sel(cmp(arith::CmpIPredicate::ugt, whole, block),
+      sel(hasWhole,
           arith::CeilDivUIOp::create(
               b, loc, arith::SubIOp::create(b, loc, whole, block), grid),
           zero);
@@ -223,9 +225,9 @@ StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
   Block *before = b.createBlock(&loop.getBefore(), {}, types,
                                 SmallVector<Location>(types.size(), loc));
   Value unit = before->getArgument(0), step = before->getArgument(1);
-  Value more = arith::OrIOp::create(
-      b, loc, cmp(arith::CmpIPredicate::ult, unit, wholeUnits),
-      cmp(arith::CmpIPredicate::ult, step, end));
+  Value wholeLeft = cmp(arith::CmpIPredicate::ult, unit, wholeUnits);
+  Value more = arith::OrIOp::create(b, loc, wholeLeft,
+                                    cmp(arith::CmpIPredicate::ult, step, end));
   scf::ConditionOp::create(b, loc, more, before->getArguments());
   Block *after = b.createBlock(&loop.getAfter(), {}, types,
                                SmallVector<Location>(types.size(), loc));
@@ -241,11 +243,10 @@ StreamKWalk buildStreamKWalk(OpBuilder &b, Location loc, Value block,
       arith::AddIOp::create(b, loc, first,
                             arith::SubIOp::create(b, loc, end, step)));
   StreamKWalk walk;
+  Value wholeTile = arith::AddIOp::create(
+      b, loc, block, arith::MulIOp::create(b, loc, unit, grid));
   walk.linear =
-      sel(isWhole,
-          arith::AddIOp::create(b, loc, block,
-                                arith::MulIOp::create(b, loc, unit, grid)),
-          arith::AddIOp::create(b, loc, whole, splitTile));
+      sel(isWhole, wholeTile, arith::AddIOp::create(b, loc, whole, splitTile));
   Value kb = sel(isWhole, zero, first);
   Value ke = sel(isWhole, kSteps, last);
   walk.split = {kb, ke, sel(isWhole, zero, splitTile)};
@@ -325,11 +326,11 @@ LeadWalk buildDynamicWalk(OpBuilder &b, Location loc, Operation *op,
   Value round = toI32(b, loc, arith::DivUIOp::create(b, loc, step, depth));
   Value base = sharedAt(b, loc, queue);
   auto entry = [&](int64_t at, int64_t bytes) {
-    return offsetPtr(
-        b, loc, base,
-        arith::AddIOp::create(
-            b, loc, constI64(b, loc, at),
-            arith::MulIOp::create(b, loc, slot, constI64(b, loc, bytes))));
+    Value start = constI64(b, loc, at);
+    Value offset = arith::AddIOp::create(
+        b, loc, start,
+        arith::MulIOp::create(b, loc, slot, constI64(b, loc, bytes)));
+    return offsetPtr(b, loc, base, offset);
   };
   Value full = entry(0, 8), empty = entry(8 * kTileQueueDepth, 8);
   Value tileSlot = entry(16 * kTileQueueDepth, 4);
@@ -397,9 +398,10 @@ LeadWalk buildTableWalk(OpBuilder &b, Location loc, Operation *op, Value block,
       kernelParam(op, op->getAttrOfType<IntegerAttr>(kTileTableParam).getInt());
   Type i32 = b.getI32Type();
   auto word = [&](Value at) -> Value {
-    Value address = offsetPtr(
-        b, loc, table,
-        arith::MulIOp::create(b, loc, toI64(b, loc, at), constI64(b, loc, 4)));
+    Value at64 = toI64(b, loc, at);
+    Value address =
+        offsetPtr(b, loc, table,
+                  arith::MulIOp::create(b, loc, at64, constI64(b, loc, 4)));
     auto load = LLVM::LoadOp::create(b, loc, i32, address, /*alignment=*/4);
     load.setInvariant(true);
     return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), load);
@@ -464,8 +466,9 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       Value local = arith::DivUIOp::create(rewriter, loc, block, x);
       Value full = arith::DivUIOp::create(rewriter, loc, total, x);
       Value extra = arith::RemUIOp::create(rewriter, loc, total, x);
+      Value evenShare = arith::MulIOp::create(rewriter, loc, xcd, full);
       Value first = arith::AddIOp::create(
-          rewriter, loc, arith::MulIOp::create(rewriter, loc, xcd, full),
+          rewriter, loc, evenShare,
           arith::MinUIOp::create(rewriter, loc, xcd, extra));
       block = arith::AddIOp::create(rewriter, loc, first, local);
     }
@@ -551,14 +554,13 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
             rewriter, loc, arith::SubIOp::create(rewriter, loc, linear, block),
             grid);
       } else {
-        Value steps = arith::SelectOp::create(
-            rewriter, loc,
-            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ugt,
-                                  total, block),
-            arith::CeilDivUIOp::create(
-                rewriter, loc,
-                arith::SubIOp::create(rewriter, loc, total, block), grid),
-            zero);
+        Value hasTile = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ugt, total, block);
+        Value rounds = arith::CeilDivUIOp::create(
+            rewriter, loc, arith::SubIOp::create(rewriter, loc, total, block),
+            grid);
+        Value steps =
+            arith::SelectOp::create(rewriter, loc, hasTile, rounds, zero);
         prepareDivisors();
         persistentLoop = scf::ForOp::create(rewriter, loc, zero, steps,
                                             constIndex(rewriter, loc, 1),
@@ -576,15 +578,16 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
         Value width = arith::MinUIOp::create(
             rewriter, loc, grid,
             arith::SubIOp::create(rewriter, loc, total, start));
+        Value end = arith::AddIOp::create(rewriter, loc, start, width);
         Value mirrored = arith::SubIOp::create(
-            rewriter, loc, arith::AddIOp::create(rewriter, loc, start, width),
+            rewriter, loc, end,
             arith::AddIOp::create(rewriter, loc, block,
                                   constIndex(rewriter, loc, 1)));
-        Value odd = arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::ne,
-            arith::AndIOp::create(rewriter, loc, iteration,
-                                  constIndex(rewriter, loc, 1)),
-            constIndex(rewriter, loc, 0));
+        Value parity = arith::AndIOp::create(rewriter, loc, iteration,
+                                             constIndex(rewriter, loc, 1));
+        Value odd =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                  parity, constIndex(rewriter, loc, 0));
         linear = arith::SelectOp::create(rewriter, loc, odd, mirrored, linear);
       }
       carried = persistentLoop.getRegionIterArgs();
@@ -706,7 +709,8 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
   matchAndRewrite(WarpSpecializeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value wg = arith::DivUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
+    Value tid = threadIndex(rewriter, loc);
+    Value wg = arith::DivUIOp::create(rewriter, loc, tid,
                                       constIndex(rewriter, loc, 128));
     Value isProducer = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::ult, wg,
@@ -720,11 +724,12 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
       if (regs)
         NVVM::SetMaxRegisterOp::create(rewriter, loc, *regs, action);
       if (firstWarpOnly) {
-        Value firstWarp = arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::ult,
-            arith::RemUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
-                                   constIndex(rewriter, loc, 128)),
-            constIndex(rewriter, loc, 32));
+        Value thread = threadIndex(rewriter, loc);
+        Value inWarpgroup = arith::RemUIOp::create(
+            rewriter, loc, thread, constIndex(rewriter, loc, 128));
+        Value firstWarp =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                  inWarpgroup, constIndex(rewriter, loc, 32));
         auto guard = scf::IfOp::create(rewriter, loc, firstWarp,
                                        /*withElseRegion=*/false);
         yield = guard.thenBlock()->getTerminator();
@@ -748,11 +753,11 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
       Value index = arith::SubIOp::create(
           rewriter, loc, wg,
           constIndex(rewriter, loc, op.getProducerWarpgroups()));
-      Value cycles = arith::MulIOp::create(
-          rewriter, loc,
-          arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
-                                       index),
-          arith::ConstantIntOp::create(rewriter, loc, stagger.getInt(), 64));
+      Value index64 = arith::IndexCastUIOp::create(
+          rewriter, loc, rewriter.getI64Type(), index);
+      Value perIndex =
+          arith::ConstantIntOp::create(rewriter, loc, stagger.getInt(), 64);
+      Value cycles = arith::MulIOp::create(rewriter, loc, index64, perIndex);
       inlinePtx(rewriter, loc, cycles,
                 "{\n.reg .pred p;\n.reg .u64 t0, t1;\n"
                 "mov.u64 t0, %clock64;\nTK_STAGGER:\n"

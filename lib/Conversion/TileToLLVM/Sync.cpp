@@ -161,9 +161,9 @@ struct SemInitLowering : OpConversionPattern<SemInitOp> {
   matchAndRewrite(SemInitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    Value tid = threadIndex(rewriter, loc);
     Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                        threadIndex(rewriter, loc),
-                                        constIndex(rewriter, loc, 0));
+                                        tid, constIndex(rewriter, loc, 0));
     auto guard = scf::IfOp::create(rewriter, loc, first, false);
     rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
     int64_t scale = 1;
@@ -213,9 +213,9 @@ struct SemArriveLowering : OpConversionPattern<SemArriveOp> {
       }
     };
     if (op->hasAttr(kPerWarp)) {
-      Value lane =
-          arith::RemUIOp::create(rewriter, loc, threadIndex(rewriter, loc),
-                                 constIndex(rewriter, loc, 32));
+      Value tid = threadIndex(rewriter, loc);
+      Value lane = arith::RemUIOp::create(rewriter, loc, tid,
+                                          constIndex(rewriter, loc, 32));
       Value first =
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane,
                                 constIndex(rewriter, loc, 0));

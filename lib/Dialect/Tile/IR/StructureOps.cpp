@@ -375,7 +375,7 @@ ParseResult ForeachTileOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.resolveOperands(bounds, index, result.operands))
     return failure();
   if (succeeded(parser.parseOptionalKeyword("group"))) {
-    int64_t group;
+    int64_t group = 0;
     if (parser.parseInteger(group))
       return failure();
     result.addAttribute("group", parser.getBuilder().getI64IntegerAttr(group));

@@ -181,6 +181,16 @@ TK_REGISTER_TYPE_IMPL(RegTileType, "register tile", false)
 TK_REGISTER_TYPE_IMPL(RegVecType, "register vector", true)
 #undef TK_REGISTER_TYPE_IMPL
 
+RegisterType tk::tile::cloneWithChecked(RegisterType type, Type elementType,
+                                        Attribute layout, std::string &why) {
+  MLIRContext *ctx = type.getContext();
+  if (isa<RegTileType>(type))
+    return getCheckedType<RegTileType>(ctx, why, type.getShape(), elementType,
+                                       type.getScope(), layout);
+  return getCheckedType<RegVecType>(ctx, why, type.getShape(), elementType,
+                                    type.getScope(), layout);
+}
+
 //===----------------------------------------------------------------------===//
 // Shared tiles and vectors
 //===----------------------------------------------------------------------===//

@@ -329,10 +329,12 @@ bool apply(KernelOp kernel, LayoutClasses &classes, Attribute fallback) {
       classes.pin(v, fallback);
       layout = fallback;
     }
-    auto chosen = type.cloneWith(type.getElementType(), layout);
-    why = checkFits(kernel, chosen);
-    if (!why.empty()) {
+    // The type's verifier names the layout; checkFits does not.
+    RegisterType chosen =
+        cloneWithChecked(type, type.getElementType(), layout, why);
+    if (chosen && !(why = checkFits(kernel, chosen)).empty())
       llvm::raw_string_ostream(why) << " (layout " << layout << ")";
+    if (!why.empty()) {
       where = v.getParentBlock()->getParentOp();
       if (Operation *def = v.getDefiningOp())
         where = def;
@@ -348,6 +350,14 @@ bool apply(KernelOp kernel, LayoutClasses &classes, Attribute fallback) {
     for (Value result : op->getResults())
       plan(result);
   });
+  // Each conversion's target type must exist before anything changes.
+  for (const auto &c : classes.conversions) {
+    if (!why.empty())
+      break;
+    auto type = cast<RegisterType>(c.user->getOperand(c.operand).getType());
+    if (!cloneWithChecked(type, type.getElementType(), c.layout, why))
+      where = c.user;
+  }
   if (!why.empty()) {
     where->emitRemark("register layouts left open: ") << why;
     return false;

@@ -335,12 +335,13 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
         MLIRContext *ctx = kernel.getContext();
         int64_t eb = std::max<int64_t>(
             1, tile.getElementType().getIntOrFloatBitWidth() / 8);
-        auto type = RegTileType::get(
-            tile.getShape(), tile.getElementType(), Scope::block,
+        auto type = getCheckedType<RegTileType>(
+            ctx, why, tile.getShape(), tile.getElementType(), Scope::block,
             ChunksLayoutAttr::get(ctx, getTargetInfo(kernel).warpSize,
                                   kernel.getNumWarps(), 16 / eb));
         FragmentMap map;
-        if (failed(getFragmentMap(type, kernel.getNumWarps(), map, why))) {
+        if (!type ||
+            failed(getFragmentMap(type, kernel.getNumWarps(), map, why))) {
           why = "the staged tile does not fit: " + why;
           break;
         }
@@ -660,9 +661,10 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     copy->removeAttr(kStagesAttr);
     Value previous = arith::XOrIOp::create(
         b, loc, round, arith::ConstantIntOp::create(b, loc, 1, 32));
+    Value warpgroup = WarpgroupIdOp::create(b, loc);
+    Value first = constIndex(b, loc, 0);
     Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                             WarpgroupIdOp::create(b, loc),
-                                             constIndex(b, loc, 0));
+                                             warpgroup, first);
     auto load = scf::IfOp::create(b, loc, isProducer, false);
     load->setAttr(kTileCopyAttr, b.getUnitAttr());
     {

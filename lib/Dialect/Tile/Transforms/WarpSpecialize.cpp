@@ -347,8 +347,9 @@ struct WarpSpecializePass
     Value trips =
         tripCount(b, loc, pipelinedCopy.getLowerBound(),
                   pipelinedCopy.getUpperBound(), pipelinedCopy.getStep());
-    auto loads2 = scf::ForOp::create(b, loc, constIndex(b, loc, 0), trips,
-                                     constIndex(b, loc, 1));
+    Value zero = constIndex(b, loc, 0);
+    Value one = constIndex(b, loc, 1);
+    auto loads2 = scf::ForOp::create(b, loc, zero, trips, one);
     IRMapping map;
     map.map(prologueLoop.getInductionVar(), loads2.getInductionVar());
     b.setInsertionPoint(loads2.getBody()->getTerminator());

@@ -3,6 +3,8 @@
 #define TK_DIALECT_TILE_IR_TILETYPES_H
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
 #include "mlir/IR/Types.h"
 #include "tk/Dialect/Tile/IR/TileAttrs.h"
 
@@ -24,6 +26,27 @@ int64_t getSharedTileBytes(mlir::Type type);
 /// does not fit the layout.
 llvm::LogicalResult getFragmentMap(RegisterType type, unsigned numWarps,
                                    FragmentMap &map, std::string &why);
+
+/// `T::getChecked(args...)` without emitting anything: the type, or null
+/// with the verifier's message in `why`. For passes that build a type from
+/// parameters they have not checked: `T::get` would assert (and without
+/// assertions build an invalid type); this lets them report a located
+/// diagnostic or leave the IR alone instead.
+template <typename T, typename... Args>
+T getCheckedType(mlir::MLIRContext *ctx, std::string &why, Args &&...args) {
+  mlir::ScopedDiagnosticHandler capture(ctx, [&](mlir::Diagnostic &diag) {
+    why = diag.str();
+    return mlir::success();
+  });
+  return T::getChecked(
+      [&] { return mlir::emitError(mlir::UnknownLoc::get(ctx)); },
+      std::forward<Args>(args)...);
+}
+
+/// `type` with another element type and layout, or null with the reason
+/// in `why` when that type is invalid (e.g. the layout does not fit).
+RegisterType cloneWithChecked(RegisterType type, mlir::Type elementType,
+                              mlir::Attribute layout, std::string &why);
 } // namespace tk::tile
 
 #endif // TK_DIALECT_TILE_IR_TILETYPES_H
