@@ -3,7 +3,9 @@
 duplicates or truncates lines, swaps numbers, keywords, types and SSA names)
 and requires every result to be accepted or rejected with exit code 1 and a
 located error, never a crash; mutants that verify are also scheduled and
-lowered, for NVIDIA (NVVM) and for AMD (ROCDL).
+lowered, for NVIDIA (NVVM) and for AMD (ROCDL), with scheduling-pass options
+drawn at random (ring stages, their override, the producer's registers;
+values out of range too, which must be rejected with a located error).
 
 usage: mutate.py TK_OPT SEED COUNT FILE...
 """
@@ -48,6 +50,25 @@ def mutate(rng, text):
     return replace_random(rng, text, r"%\w+", names or ["%x"])
 
 
+def scheduling_passes(rng, amd):
+    """The scheduling passes, each with options drawn from `rng` (or none,
+    half of the time)."""
+    def options(choices):
+        if rng.random() < 0.5:
+            return ""
+        picked = [f"{name}={rng.choice(values)}"
+                  for name, values in choices if rng.random() < 0.7]
+        return "=" + " ".join(picked) if picked else ""
+    pipeline = "-tile-pipeline" + options(
+        [("stages", [0, 1, 2, 3, 4, 9]),
+         ("override-stages", ["true", "false"])])
+    if amd:
+        return [pipeline, "-tile-assign-layouts"]
+    specialize = "-tile-warp-specialize" + options(
+        [("producer-registers", [24, 32, 40, 56, 20, 260])])
+    return [pipeline, specialize, "-tile-assign-layouts"]
+
+
 def main():
     tk_opt, seed, count, files = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
     rng = random.Random(seed)
@@ -65,9 +86,8 @@ def main():
         # Verify and normalise; a mutant that verifies is also lowered.
         amd = "gfx9" in text
         lower = "-convert-tile-to-rocdl" if amd else "-convert-tile-to-nvvm"
-        schedule = (["-tile-pipeline", "-tile-assign-layouts"] if amd else
-                    ["-tile-pipeline", "-tile-warp-specialize",
-                     "-tile-assign-layouts"])
+        schedule = scheduling_passes(random.Random(seed * 100003 + case),
+                                     amd)
         for pipeline in (["-canonicalize", "-tile-print-layouts"],
                          [lower], [*schedule, lower]):
             proc = subprocess.run([tk_opt, path, "-allow-unregistered-dialect",
