@@ -27,6 +27,8 @@
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
 #include <vector>
@@ -57,6 +59,10 @@ int main(int argc, char **argv) {
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   mlir::registerROCDLDialectTranslation(registry);
   mlir::ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
+
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "tk-mlir version " << TK_MLIR_VERSION << "\n";
+  });
 
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
