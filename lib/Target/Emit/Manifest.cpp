@@ -50,6 +50,12 @@ FailureOr<tk::Emission> tk::findLowered(ModuleOp module, StringRef outputDir,
   emission.abi = module->getAttrOfType<DictionaryAttr>("tile.abi");
   if (!emission.gpuModule || !emission.abi)
     return module.emitError(missing);
+  // The artifacts are several files (binary, assembly, manifest): `out`
+  // names the folder they go to; standard output cannot hold them.
+  if (outputDir.empty() || outputDir == "-")
+    return module.emitError("'out' must name a folder for the binary, "
+                            "assembly and manifest, got '")
+           << outputDir << "'";
   emission.dir = outputDir.str();
   if (!emission.abi.empty())
     emission.name = emission.abi.begin()->getName().getValue().str();
