@@ -33,15 +33,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir.linear_attention import linear_attention  # noqa: E402
-from timing import time_interleaved, time_pairs  # noqa: E402
-
-
-def copy_bandwidth(nbytes=1 << 30):
-    """GB/s of a device-to-device copy (bytes read + written over time)."""
-    src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    ms = time_interleaved({"copy": lambda: dst.copy_(src)})["copy"]
-    return 2 * nbytes / ms / 1e6
+from timing import copy_bandwidth, time_pairs  # noqa: E402
 
 
 def main():

@@ -30,17 +30,9 @@ ROOT = os.path.join(os.path.dirname(__file__), "..")
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(__file__))
 from tk_mlir import ssd_chunk_scan  # noqa: E402
-from timing import time_interleaved, time_pairs  # noqa: E402
+from timing import copy_bandwidth, time_pairs  # noqa: E402
 
 SHAPES = "16:1024:16:64:64,16:4096:16:64:64,16:16384:16:64:64,8:8192:80:64:128"
-
-
-def copy_bandwidth(nbytes=1 << 30):
-    """GB/s of a device-to-device copy (bytes read + written over time)."""
-    src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    ms = time_interleaved({"copy": lambda: dst.copy_(src)})["copy"]
-    return 2 * nbytes / ms / 1e6
 
 
 def main():

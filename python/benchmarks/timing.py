@@ -143,3 +143,11 @@ def time_sustained(fns, seconds=2.5, windows=3, per_batch=5, batch=None,
             window.append(batch(fns[name], per_batch))
         samples[name].extend(window[len(window) // 2:])
     return {name: statistics.median(t) for name, t in samples.items()}
+
+
+def copy_bandwidth(nbytes=1 << 30):
+    """GB/s of a device-to-device copy (bytes read + written over time)."""
+    src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    ms = time_interleaved({"copy": lambda: dst.copy_(src)})["copy"]
+    return 2 * nbytes / ms / 1e6

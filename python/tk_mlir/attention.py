@@ -176,21 +176,31 @@ def _dims(layout):
 _loaded = {}
 
 
-def _kernel(name):
+def load_compiled(name, program, options, names):
+    """The kernel compiled from kernels/`program`.mlir with tk-opt
+    -tile-to-nvidia `options` into <artifacts>/`name`/ (loaded once per
+    process); FileNotFoundError with the command that builds it when it is
+    missing. Every kernel family's variants load through here."""
     from .runtime import Kernel
     if name not in _loaded:
-        program, options = VARIANTS.get(name, (name, ""))
         path = os.path.join(artifacts_dir(), name, program + ".json")
         if not os.path.exists(path):
             raise FileNotFoundError(
                 f"no compiled kernel at {path}; run scripts/setup.sh or "
                 f"tk-opt kernels/{program}.mlir -tile-to-nvidia=\"out="
-                f"{os.path.dirname(path)} producer-registers=24"
+                f"{os.path.dirname(path)}"
                 + (" " + options if options else "") + "\"")
-        names = _ARG_NAMES.get(
-            name, ["q", "k", "v", "o", "lse", "scale", "causal"])
         _loaded[name] = Kernel(path, names=names)
     return _loaded[name]
+
+
+def _kernel(name):
+    program, options = VARIANTS.get(name, (name, ""))
+    names = _ARG_NAMES.get(
+        name, ["q", "k", "v", "o", "lse", "scale", "causal"])
+    return load_compiled(name, program,
+                         " ".join(filter(None, ["producer-registers=24",
+                                                options])), names)
 
 
 def forward_kernel(dim, seq, causal):

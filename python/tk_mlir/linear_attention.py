@@ -9,9 +9,8 @@ build/artifacts): <dir>/<name>/<program>.json. Each program is compiled
 once per layout (tile-bind fixes its `bshd` parameter), so both layouts are
 read and written in place.
 """
-import os
 
-from .attention import _dims, artifacts_dir, bhsd_shape
+from .attention import _dims, bhsd_shape, load_compiled
 from .forward_only import forward_only
 from .runtime import ArgumentError, check_one_device
 
@@ -51,21 +50,9 @@ def variants():
             for p in programs for layout in LAYOUTS}
 
 
-_loaded = {}
-
-
 def _kernel(name):
-    from .runtime import Kernel
-    if name not in _loaded:
-        program, options = variants()[name]
-        path = os.path.join(artifacts_dir(), name, program + ".json")
-        if not os.path.exists(path):
-            raise FileNotFoundError(
-                f"no compiled kernel at {path}; run scripts/setup.sh or "
-                f"tk-opt kernels/{program}.mlir -tile-to-nvidia=\"out="
-                f"{os.path.dirname(path)} {options}\"")
-        _loaded[name] = Kernel(path, names=ARGS[program])
-    return _loaded[name]
+    program, options = variants()[name]
+    return load_compiled(name, program, options, ARGS[program])
 
 
 def check_arguments(q, k, v, layout):

@@ -13,9 +13,8 @@ as [batch·heads, seq] rows padded to 16 bytes). The kernels are looked up like 
 ($TK_MLIR_ARTIFACTS, default build/artifacts).
 """
 import math
-import os
 
-from .attention import artifacts_dir
+from .attention import load_compiled
 from .forward_only import forward_only
 from .runtime import ArgumentError
 
@@ -50,21 +49,9 @@ def variants():
         for skip in (False, True)}
 
 
-_loaded = {}
-
-
 def _kernel(name):
-    from .runtime import Kernel
-    if name not in _loaded:
-        program, options = variants()[name]
-        path = os.path.join(artifacts_dir(), name, program + ".json")
-        if not os.path.exists(path):
-            raise FileNotFoundError(
-                f"no compiled kernel at {path}; run scripts/setup.sh or "
-                f"tk-opt kernels/{program}.mlir -tile-to-nvidia=\"out="
-                f"{os.path.dirname(path)} {options}\"")
-        _loaded[name] = Kernel(path, names=ARGS)
-    return _loaded[name]
+    program, options = variants()[name]
+    return load_compiled(name, program, options, ARGS)
 
 
 def _shape(t):
