@@ -1,10 +1,12 @@
 // Mamba2's SSD forward, state dim N = 128: kernels/mamba2_ssd.mlir (the
 // math, the schedule and the views, read there) with B, C and the state
 // 128 columns wide. B, C are [batch, seq, groups·128]; S_in, S_out
-// [batch·heads·P / 64, 64, 128].
+// [batch·heads·P / 64, 64, 128], and so is S_mid, the state handed from
+// one segment of a tile's chunks to the next.
 !view = !tile.gl<?x?x?xbf16>
 !steps = !tile.gl<?x?xf32>
 !states = !tile.gl<?x?x?xf32>
+!counters = !tile.gl<?xi32>
 !st = !tile.st<64x64xbf16>
 !stn = !tile.st<64x128xbf16>
 !rt16 = !tile.rt<64x64xbf16, warpgroup>
@@ -18,7 +20,8 @@ tile.kernel @mamba2_ssd_n128(%X: !view, %B: !view, %C: !view, %Z: !view,
                              %Y: !view, %DT: !steps, %DA: !steps, %D: !steps,
                              %S_in: !states, %S_out: !states, %heads: index,
                              %groups: index, %gate: i1, %skip: i1,
-                             %load_state: i1, %store_state: i1)
+                             %load_state: i1, %store_state: i1,
+                             %S_mid: !states, %F: !counters, %segments: index)
     launch(warpgroups = 1, grid = tiles, blocks_per_sm = 2) {
   %x = tile.alloc : !st
   %b = tile.alloc : !stn
@@ -39,25 +42,44 @@ tile.kernel @mamba2_ssd_n128(%X: !view, %B: !view, %C: !view, %Z: !view,
   %per_group = arith.divui %heads, %groups : index
   %chunks = arith.ceildivui %seq, %c64 : index
 
-  tile.foreach_tile (%j, %n) in (%cols, %batch) {
+  %per_segment = arith.ceildivui %chunks, %segments : index
+  %last_segment = arith.subi %segments, %c1 : index
+
+  tile.foreach_tile (%j, %n, %seg) in (%cols, %batch, %segments) {
+    %first_chunk = arith.muli %seg, %per_segment : index
+    %next_chunk = arith.addi %first_chunk, %per_segment : index
+    %end_chunk = arith.minui %next_chunk, %chunks : index
+    %is_first = arith.cmpi eq, %seg, %c0 : index
+    %is_last = arith.cmpi eq, %seg, %last_segment : index
     %h = arith.divui %j, %parts : index
     %g = arith.divui %h, %per_group : index
     %nh = arith.muli %n, %heads : index
     %bh = arith.addi %nh, %h : index
     %ncols = arith.muli %n, %cols : index
     %rows = arith.addi %ncols, %j : index
-    %s0 = scf.if %load_state -> !rtn {
-      %s = tile.load %S_in[%rows, %c0, %c0] : !states -> !rtn
-      scf.yield %s : !rtn
+    // The state before the segment's first chunk: the initial state (or
+    // zero) for the first segment, else the one the previous segment of
+    // this tile handed over through S_mid.
+    %s0 = scf.if %is_first -> !rtn {
+      %s_start = scf.if %load_state -> !rtn {
+        %s = tile.load %S_in[%rows, %c0, %c0] : !states -> !rtn
+        scf.yield %s : !rtn
+      } else {
+        %s = tile.fill 0.0 : !rtn
+        scf.yield %s : !rtn
+      }
+      scf.yield %s_start : !rtn
     } else {
-      %s = tile.fill 0.0 : !rtn
+      %seg_i32 = arith.index_cast %seg : index to i32
+      tile.signal_wait %F[%rows], %seg_i32 : !counters
+      %s = tile.load %S_mid[%rows, %c0, %c0] : !states -> !rtn
       scf.yield %s : !rtn
     }
     %s0_16 = tile.cast %s0 : !rtn to !rtn16
     tile.store %s0_16, %state : !rtn16, !stn
     tile.fence async_proxy
     tile.barrier warpgroup
-    %s_last = scf.for %ch = %c0 to %chunks step %c1
+    %s_last = scf.for %ch = %first_chunk to %end_chunk step %c1
         iter_args(%s = %s0) -> (!rtn) {
       tile.copy %X[%n, %ch, %j] -> %x : !view, !st
       tile.copy %B[%n, %ch, %g] -> %b : !view, !stn
@@ -137,8 +159,23 @@ tile.kernel @mamba2_ssd_n128(%X: !view, %B: !view, %C: !view, %Z: !view,
       tile.barrier warpgroup
       scf.yield %s_new : !rtn
     }
-    scf.if %store_state {
-      tile.store %s_last, %S_out[%rows, %c0, %c0] : !rtn, !states
+    // Hand the state to the next segment, or store the final state and set
+    // the tile's counter back to zero for the next launch.
+    scf.if %is_last {
+      scf.if %store_state {
+        tile.store %s_last, %S_out[%rows, %c0, %c0] : !rtn, !states
+      }
+      %split = arith.cmpi ne, %seg, %c0 : index
+      scf.if %split {
+        %c0_i32 = arith.constant 0 : i32
+        %seg_i32 = arith.index_cast %seg : index to i32
+        %reset = arith.subi %c0_i32, %seg_i32 : i32
+        tile.signal_add %F[%rows], %reset : !counters
+      }
+    } else {
+      tile.store %s_last, %S_mid[%rows, %c0, %c0] : !rtn, !states
+      %c1_i32 = arith.constant 1 : i32
+      tile.signal_add %F[%rows], %c1_i32 : !counters
     }
   }
 }

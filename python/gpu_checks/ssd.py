@@ -11,7 +11,8 @@ mamba_chunk_scan_combined (chunk 64) on the same inputs, at awkward
 shapes: sequence lengths 1, 63, 64, 65, 130, 257, 1000 and 4097, odd
 heads, groups 1, between and equal to the heads, head dims 64 and 128,
 state dims 64 and 128, with and without D ([heads] and [heads, P]), z,
-dt_bias with softplus, dt_limit, initial and final states. Inputs are
+dt_bias with softplus, dt_limit, initial and final states, and enough
+tiles that the sequence is cut into segments. Inputs are
 random: x, B, C, z, initial states normal (bf16 where the kernel takes
 bf16); dt uniform in [0.001, 0.1] (or normal − 3 before softplus);
 A = −U(0.5, 8); D normal. Tolerance: the largest error over the largest
@@ -36,6 +37,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..")
 sys.path.insert(0, ROOT)
 from report import finish  # noqa: E402
 from tk_mlir import ArgumentError, ssd_chunk_scan  # noqa: E402
+from tk_mlir.ssd import segments_for  # noqa: E402
 
 TOLERANCE = 2e-2
 # (batch, seq, heads, groups, P, N, options)
@@ -53,6 +55,12 @@ SHAPES = [
     (1, 4097, 4, 4, 64, 64, "Dp z bias states"),
     (4, 513, 16, 1, 64, 64, "states32"),
     (2, 200, 2, 2, 64, 64, "D z bias states limit"),
+    # Enough tiles (batch · heads · P / 64) that the chunks are cut into
+    # segments handed from block to block (on a 132-multiprocessor H100:
+    # 640 tiles -> 2 segments; 270 tiles of 6 chunks -> 4 segments of 2,
+    # the last empty).
+    (8, 700, 40, 2, 128, 128, "D z states"),
+    (3, 330, 90, 1, 64, 64, "states"),
 ]
 
 
@@ -150,8 +158,12 @@ def main():
         torch.cuda.synchronize()
         y, h = out if isinstance(out, tuple) else (out, None)
         peer_y, peer_h = peer if isinstance(peer, tuple) else (peer, None)
+        segments = segments_for(
+            batch * heads * dim // 64, -(-seq // 64),
+            torch.cuda.get_device_properties(0).multi_processor_count * 2)
         row = {"batch": batch, "seq": seq, "heads": heads, "groups": groups,
                "P": dim, "N": state, "options": options,
+               "segments": segments,
                "y_err": relative(y, want_y),
                "y_err_vs_mamba": relative(y, peer_y),
                "mamba_y_err": relative(peer_y, want_y)}
@@ -168,7 +180,8 @@ def main():
         row["ok"] = bool(ok)
         rows.append(row)
         print(f"B={batch} T={seq:>5} H={heads:>2} G={groups} P={dim:>3} "
-              f"N={state:>3} [{options}]: y {row['y_err']:.2e} (mamba "
+              f"N={state:>3} S={segments} [{options}]: "
+              f"y {row['y_err']:.2e} (mamba "
               f"{row['mamba_y_err']:.2e}, ours vs mamba "
               f"{row['y_err_vs_mamba']:.2e})"
               + (f", state {row['state_err']:.2e}" if h is not None else "")

@@ -11,8 +11,8 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from test_linear_attention import T  # noqa: E402
 from tk_mlir import ArgumentError  # noqa: E402
-from tk_mlir.ssd import (check_ssd_arguments, kernel_name,  # noqa: E402
-                         ssd_chunk_scan, variants)
+from tk_mlir.ssd import (MAX_SEGMENTS, check_ssd_arguments,  # noqa: E402
+                         kernel_name, segments_for, ssd_chunk_scan, variants)
 
 
 def args(batch=2, seq=100, heads=4, groups=2, dim=64, state=64):
@@ -100,3 +100,21 @@ def test_variants_bind_gate_and_skip():
     assert v["mamba2_ssd_z"] == ("mamba2_ssd", "bind=12=true,13=false")
     assert v["mamba2_ssd_n128_d"] == ("mamba2_ssd_n128",
                                       "bind=12=false,13=true")
+
+
+def test_segments_fill_the_last_round():
+    # 640 tiles on 264 block slots: three rounds, the last 42% full; two
+    # pieces per tile run in five rounds of half a tile (2.5 < 3).
+    assert segments_for(640, 128, 264) == 2
+    # 256 tiles fit in one round: a split only lengthens the chain.
+    assert segments_for(256, 256, 264) == 1
+    assert segments_for(264, 128, 264) == 1
+    assert segments_for(8, 256, 264) == 1
+    # Never more pieces than chunks, nor more than MAX_SEGMENTS.
+    assert segments_for(265, 1, 264) == 1
+    assert 1 <= segments_for(10**6, 10**6, 264) <= MAX_SEGMENTS
+    # 529 tiles: 3 rounds whole, 5 of halves (2.5), 7 of thirds (2.33).
+    assert segments_for(529, 64, 264) == 3
+    # A split that saves under 5% is not taken: 1000 tiles take 4 rounds
+    # whole (3.79 full), 8 of halves, 12 of thirds, 16 of quarters.
+    assert segments_for(1000, 64, 264) == 1

@@ -928,11 +928,6 @@ def _cuda_device(args):
 def _cache_key(args):
     """What a launch's parameters depend on: each tensor's address, dtype,
     device, shape and strides, and each scalar's value and type."""
-    key = []
-    for a in args:
-        if hasattr(a, "data_ptr"):
-            key.append((a.data_ptr(), str(a.dtype), str(a.device),
-                        tuple(a.shape), tuple(a.stride())))
-        else:
-            key.append((type(a).__name__, a))
-    return tuple(key)
+    return tuple((a.data_ptr(), a.dtype, a.device, tuple(a.shape),
+                  a.stride()) if hasattr(a, "data_ptr")
+                 else (type(a).__name__, a) for a in args)

@@ -12,6 +12,7 @@ few small elementwise passes over [batch, seq, heads], read by the kernel
 as [batch·heads, seq] rows padded to 16 bytes). The kernels are looked up like attention()'s
 ($TK_MLIR_ARTIFACTS, default build/artifacts).
 """
+import functools
 import math
 
 from .attention import load_compiled
@@ -24,7 +25,9 @@ PROGRAMS = {64: "mamba2_ssd", 128: "mamba2_ssd_n128"}
 HEAD_DIMS = (64, 128)
 ARGS = ["x", "B", "C", "z", "out", "dt", "dA", "D", "initial_states",
         "final_states", "heads", "groups", "gate", "skip", "load_state",
-        "store_state"]
+        "store_state", "handoff_states", "handoff_counters", "segments"]
+# Longest sequence split: each piece is one more block per tile.
+MAX_SEGMENTS = 4
 # The z gate and the D skip are compiled in or out (tile-bind of `gate`
 # and `skip`): the untaken branches' registers made the consumer spill
 # (188 bytes at N = 64) and cost 10-17% (B = 16, H = 16, T = 4096 and
@@ -38,6 +41,7 @@ def kernel_name(state, gate, skip):
     return PROGRAMS[state] + ("_z" if gate else "") + ("_d" if skip else "")
 
 
+@functools.lru_cache(maxsize=None)
 def variants():
     """name -> (program, tk-opt -tile-to-nvidia options), as
     scripts/setup.sh builds them."""
@@ -47,6 +51,31 @@ def variants():
         f"{SWITCHES['skip']}={str(skip).lower()}")
         for state in PROGRAMS for gate in (False, True)
         for skip in (False, True)}
+
+
+def segments_for(tiles, chunks, workers):
+    """How many consecutive pieces to cut each tile's chunks into. A tile
+    (batch, head, 64 state rows) is one chain of chunks; blocks run whole
+    tiles, so 640 tiles on 264 block slots (B = 8, H = 80 on an H100 with
+    two blocks per multiprocessor) take three rounds, the last 42% full.
+    Cut into S pieces, piece k + 1 of a tile starts from the state piece k
+    hands over, and the rounds fill up (1280 pieces: 4.85 rounds of half
+    the length), while a tile's pieces still run one after another. The
+    time in tile lengths is max(ceil(tiles * S / workers), S) / S; a split
+    must save 5% to be taken."""
+    def cost(s):
+        return max(-(-tiles * s // workers), s) / s
+    best = 1
+    for s in range(2, min(MAX_SEGMENTS, max(chunks, 1)) + 1):
+        if cost(s) < 0.95 * cost(best):
+            best = s
+    return best
+
+
+@functools.lru_cache(maxsize=None)
+def _multiprocessors(device):
+    import torch
+    return torch.cuda.get_device_properties(device).multi_processor_count
 
 
 def _kernel(name):
@@ -189,7 +218,8 @@ def ssd_chunk_scan(x, dt, A, B, C, chunk_size=64, D=None, z=None,
         steps = steps + dt_bias.float()
     if dt_softplus:
         steps = F.softplus(steps, threshold=20.0)
-    steps = steps.clamp(float(dt_limit[0]), float(dt_limit[1]))
+    if tuple(dt_limit) != (0.0, math.inf):   # as mamba_ssm: clamp only then
+        steps = steps.clamp(float(dt_limit[0]), float(dt_limit[1]))
     # Rows padded with zeros to 16-byte multiples: TMA copies the chunks.
     padded = -(-seq // 4) * 4
     rows_dt = torch.empty(2, batch, heads, padded, device=device,
@@ -215,13 +245,23 @@ def ssd_chunk_scan(x, dt, A, B, C, chunk_size=64, D=None, z=None,
                         dtype=torch.float32) if return_final_states else spare
     out = torch.empty_like(x)
     width = heads * dim
-    _kernel(kernel_name(state, z is not None, D is not None))(
+    kernel = _kernel(kernel_name(state, z is not None, D is not None))
+    segments = segments_for(rows, -(-seq // 64), _multiprocessors(device)
+                            * kernel.spec.blocks_per_sm)
+    if segments > 1:
+        handoff = torch.empty(rows, 64, state, device=device,
+                              dtype=torch.float32)
+        counters = torch.zeros(rows, device=device, dtype=torch.int32)
+    else:
+        handoff, counters = spare, spare.view(-1).view(torch.int32)[:1]
+    kernel(
         x.view(batch, seq, width), B.view(batch, seq, groups * state),
         C.view(batch, seq, groups * state),
         (z if z is not None else x).view(batch, seq, width),
         out.view(batch, seq, width), steps, decay, skip, start, final,
         heads, groups, z is not None, D is not None,
-        initial_states is not None, bool(return_final_states))
+        initial_states is not None, bool(return_final_states), handoff,
+        counters, segments)
     inputs = (x, dt, A, B, C, D, z, dt_bias, initial_states)
     if not return_final_states:
         return forward_only(out, inputs, "tk_mlir.ssd_chunk_scan")

@@ -8,6 +8,8 @@
 
 // CHECK-LABEL: tile.kernel @mamba2_ssd
 // CHECK-SAME: launch(warpgroups = 1, blocks_per_sm = 2)
+// CHECK: tile.foreach_tile (%{{.*}}, %{{.*}}, %{{.*}}) in
+// CHECK: tile.signal_wait
 // CHECK: scf.for
 // CHECK: tile.copy {{.*}} !tile.sv<64xf32>
 // CHECK: tile.cumsum
@@ -18,5 +20,6 @@
 // CHECK: tile.vec_reduce sum
 // CHECK: math.exp
 // CHECK: tile.mma AtB
+// CHECK: tile.signal_add
 // N128-LABEL: tile.kernel @mamba2_ssd_n128
 // N128: tile.mma AtB {{.*}} -> !tile.rt<64x128xf32, warpgroup>

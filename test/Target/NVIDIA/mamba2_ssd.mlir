@@ -3,7 +3,9 @@
 // dt rows (shared vectors) with a producer warpgroup, wgmma m64n64k16 (and
 // m64n128k16 for the state of the N = 128 program), the chunk's scans
 // (shuffles and an exchange between the warpgroup's warps), exp on the
-// special-function unit, the initial and final states' loads and stores.
+// special-function unit, the initial and final states' loads and stores,
+// and the hand-over between segments of a tile's chunks (acquire poll of
+// the tile's counter, release add).
 // `blocks_per_sm = 2`: `.minnctapersm 2`, each of the 256 threads starts
 // with 128 registers, the consumer gets 216 (2 x 128 x 128 registers per
 // multiprocessor), and the manifest tells the launcher to start two
@@ -26,6 +28,8 @@
 // CHECK-DAG: shfl.sync.idx.b32
 // CHECK-DAG: shfl.sync.bfly.b32
 // CHECK-DAG: ex2.approx.ftz.f32
+// CHECK-DAG: ld.acquire.gpu.global.b32
+// CHECK-DAG: red.release.gpu.global.add.s32
 // MANIFEST: "blocks_per_sm": 2
 // MANIFEST: "threads": 256
 // N128: .minnctapersm 2
