@@ -4,6 +4,9 @@
 # reports and a closing "N passed, M failed" line; exits non-zero on any
 # failure.
 #
+# It installs the release build into a temporary prefix and builds and runs
+# examples/embed against it (scripts/check_install.sh), counted as one test.
+#
 # Then (unless --quick) it builds the sanitizer build (assertions on, ASan +
 # UBSan) and the GCC build (scripts/build.sh) and runs, each counted as one
 # test: the
@@ -24,7 +27,7 @@ for arg in "$@"; do
 done
 
 scripts/install-deps.sh
-scripts/build.sh tk-opt mlir-doc
+scripts/build.sh tk-opt tk-compile mlir-doc
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -42,7 +45,7 @@ passed=$(( $(count Passed) + $(pycount passed) ))
 failed=$(( $(count Failed) + $(count Unresolved) + $(count 'Timed Out') + $(count 'Unexpectedly Passed') + $(pycount failed) + $(pycount error) ))
 rm -f "$pylog"
 
-# The sanitizer and GCC builds: each check below counts as one test.
+# Each check below counts as one test.
 extra_failed=0
 check() {
   local name=$1
@@ -57,12 +60,15 @@ check() {
     extra_failed=1
   fi
 }
+# The installed form: an outside CMake project embeds the compiler.
+check "install, then build and run examples/embed against it" \
+  scripts/check_install.sh build
 if [ "$all" -eq 1 ]; then
   # MLIR's global registries are never freed: leaks are not errors here.
   export ASAN_OPTIONS=detect_leaks=0
   export UBSAN_OPTIONS=print_stacktrace=1
-  TK_BUILD=san scripts/build.sh tk-opt mlir-doc
-  TK_BUILD=gcc scripts/build.sh tk-opt mlir-doc
+  TK_BUILD=san scripts/build.sh tk-opt tk-compile mlir-doc
+  TK_BUILD=gcc scripts/build.sh tk-opt tk-compile mlir-doc
   check "lit, sanitizer build" /usr/lib/llvm-22/bin/lit -q build-san/test
   check "lit, GCC build" /usr/lib/llvm-22/bin/lit -q build-gcc/test
   check "1000 mutants, sanitizer build" /usr/bin/python3 test/tk-opt/mutate.py \

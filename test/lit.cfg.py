@@ -22,7 +22,7 @@ config.substitutions.append(("%tk_src_root", config.tk_src_root))
 config.substitutions.append(("%tk_obj_root", config.tk_obj_root))
 
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.add_tool_substitutions(["tk-opt"], [config.tk_tools_dir])
+llvm_config.add_tool_substitutions(["tk-opt", "tk-compile"], [config.tk_tools_dir])
 # Scripts run by tests find tk-opt on PATH.
 llvm_config.with_environment("PATH", config.tk_tools_dir, append_path=True)
 

@@ -5,26 +5,11 @@
 // pipelines use.
 //
 //===----------------------------------------------------------------------===//
+#include "tk/Compiler.h"
 #include "tk/Conversion/Passes.h"
-#include "tk/Dialect/Tile/IR/TileDialect.h"
 #include "tk/Dialect/Tile/Transforms/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVM/ROCDL/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
@@ -47,21 +32,10 @@ int main(int argc, char **argv) {
   argv = args.data();
 
   mlir::DialectRegistry registry;
-  registry.insert<tk::tile::TileDialect, mlir::arith::ArithDialect,
-                  mlir::cf::ControlFlowDialect, mlir::gpu::GPUDialect,
-                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
-                  mlir::ROCDL::ROCDLDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect>();
-  mlir::registerBuiltinDialectTranslation(registry);
-  mlir::registerGPUDialectTranslation(registry);
-  mlir::registerLLVMDialectTranslation(registry);
-  mlir::registerNVVMDialectTranslation(registry);
-  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  mlir::registerROCDLDialectTranslation(registry);
-  mlir::ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
+  tk::registerCompilerDialects(registry);
 
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
-    os << "tk-mlir version " << TK_MLIR_VERSION << "\n";
+    os << "tk-mlir version " << tk::version() << "\n";
   });
 
   mlir::registerCanonicalizerPass();

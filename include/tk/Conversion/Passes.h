@@ -18,10 +18,6 @@ namespace tk {
 #define GEN_PASS_REGISTRATION
 #include "tk/Conversion/Passes.h.inc"
 
-/// Registers `-tile-to-nvidia`: the lowering and serialization pipeline from
-/// tile programs to PTX, cubin and manifest.
-void registerTilePipelines();
-
 } // namespace tk
 
 #endif // TK_CONVERSION_PASSES_H

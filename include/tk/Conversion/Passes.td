@@ -63,8 +63,8 @@ def TileEmitNVIDIA : Pass<"tile-emit-nvidia", "::mlir::ModuleOp"> {
     registers while they are still needed; docs/nvidia.md, "Assembler").
   }];
   let options = [
-    Option<"outputDir", "out", "std::string", "\".\"",
-           "Folder the artifacts are written to">,
+    Option<"outputDir", "out", "std::string", "\"\"",
+           "Folder the artifacts are written to (required)">,
     Option<"emitCubin", "cubin", "bool", "true",
            "Also assemble a cubin when ptxas can be found">,
   ];
@@ -119,8 +119,8 @@ def TileEmitAMDGPU : Pass<"tile-emit-amdgpu", "::mlir::ModuleOp"> {
     the pass fails when they exceed the chip's limits.
   }];
   let options = [
-    Option<"outputDir", "out", "std::string", "\".\"",
-           "Folder the artifacts are written to">,
+    Option<"outputDir", "out", "std::string", "\"\"",
+           "Folder the artifacts are written to (required)">,
     Option<"lld", "lld", "std::string", "\"\"",
            "ld.lld to link the code object with (default: LLVM's, then PATH)">,
   ];

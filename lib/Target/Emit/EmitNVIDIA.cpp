@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Manifest.h"
 #include "tk/Conversion/Passes.h"
+#include "tk/Target/Emit.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -118,54 +119,57 @@ struct TileEmitNVIDIAPass
   using Base::Base;
 
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    FailureOr<tk::Emission> emission = tk::findLowered(
-        module, outputDir,
-        "no lowered kernels: run convert-tile-to-nvvm and the LLVM "
-        "conversions first (or use -tile-to-nvidia)");
-    if (failed(emission))
-      return signalPassFailure();
-    if (emission->abi.empty())
-      return;
-    auto target =
-        NVVM::NVVMTargetAttr::get(&getContext(), /*optLevel=*/3,
-                                  "nvptx64-nvidia-cuda", "sm_90a", "+ptx80");
-    FailureOr<std::string> ptx = tk::emitAssembly(
-        module, *emission, target, ".ptx", "PTX generation failed");
-    if (failed(ptx))
-      return signalPassFailure();
-    gpu::GPUModuleOp gpuModule = emission->gpuModule;
-    auto serializer = cast<gpu::TargetAttrInterface>(target);
-    auto path = [&](StringRef ext) { return emission->path(ext); };
-
-    std::optional<std::string> cubinFile;
-    if (emitCubin) {
-      if (std::optional<std::string> toolkit = findCudaToolkit()) {
-        gpu::TargetOptions binOptions(*toolkit, {}, {}, {},
-                                      gpu::CompilationTarget::Binary);
-        std::optional<SmallVector<char, 0>> cubin =
-            serializer.serializeToObject(gpuModule, binOptions);
-        if (!cubin) {
-          gpuModule.emitError("ptxas rejected the PTX");
-          return signalPassFailure();
-        }
-        warnOnRegisterAMiscompile(gpuModule, *toolkit, *ptx);
-        cubinFile = path(".cubin");
-        if (failed(tk::writeFile(module, *cubinFile,
-                                 StringRef(cubin->data(), cubin->size()))))
-          return signalPassFailure();
-      } else {
-        module.emitRemark("ptxas not found (set CUDA_ROOT): wrote PTX only");
-      }
-    }
-
-    llvm::json::Object manifest;
-    manifest["ptx"] = llvm::sys::path::filename(path(".ptx")).str();
-    if (cubinFile)
-      manifest["cubin"] = llvm::sys::path::filename(*cubinFile).str();
-    if (failed(tk::writeManifest(module, path(".json"), emission->abi,
-                                 std::move(manifest), {})))
-      return signalPassFailure();
+    FailureOr<tk::CompiledKernels> kernels =
+        tk::emitNVIDIA(getOperation(), emitCubin);
+    if (failed(kernels) || failed(kernels->writeTo(getOperation(), outputDir)))
+      signalPassFailure();
   }
 };
 } // namespace
+
+FailureOr<tk::CompiledKernels> tk::emitNVIDIA(ModuleOp module, bool cubin) {
+  FailureOr<Emission> emission = findLowered(
+      module, "no lowered kernels: run convert-tile-to-nvvm and "
+              "the LLVM conversions first (or use -tile-to-nvidia)");
+  if (failed(emission))
+    return failure();
+  CompiledKernels kernels;
+  if (emission->abi.empty())
+    return kernels;
+  kernels.name = emission->name;
+  kernels.target = "sm_90a";
+  kernels.assemblyExtension = ".ptx";
+  kernels.binaryExtension = ".cubin";
+  auto target =
+      NVVM::NVVMTargetAttr::get(module.getContext(), /*optLevel=*/3,
+                                "nvptx64-nvidia-cuda", "sm_90a", "+ptx80");
+  FailureOr<std::string> ptx =
+      emitAssembly(*emission, target, "PTX generation failed");
+  if (failed(ptx))
+    return failure();
+  kernels.assembly = std::move(*ptx);
+  gpu::GPUModuleOp gpuModule = emission->gpuModule;
+
+  if (cubin) {
+    if (std::optional<std::string> toolkit = findCudaToolkit()) {
+      gpu::TargetOptions binOptions(*toolkit, {}, {}, {},
+                                    gpu::CompilationTarget::Binary);
+      std::optional<SmallVector<char, 0>> object =
+          cast<gpu::TargetAttrInterface>(target).serializeToObject(gpuModule,
+                                                                   binOptions);
+      if (!object)
+        return gpuModule.emitError("ptxas rejected the PTX");
+      warnOnRegisterAMiscompile(gpuModule, *toolkit, kernels.assembly);
+      kernels.binary.assign(object->data(), object->size());
+    } else {
+      module.emitRemark("ptxas not found (set CUDA_ROOT): wrote PTX only");
+    }
+  }
+
+  llvm::json::Object manifest;
+  manifest["ptx"] = kernels.name + kernels.assemblyExtension;
+  if (!kernels.binary.empty())
+    manifest["cubin"] = kernels.name + kernels.binaryExtension;
+  kernels.manifest = renderManifest(emission->abi, std::move(manifest), {});
+  return kernels;
+}

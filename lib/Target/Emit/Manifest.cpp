@@ -1,5 +1,6 @@
 //===- Manifest.cpp - What both emitters share ----------------------------===//
 #include "Manifest.h"
+#include "tk/Target/Emit.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "llvm/Support/FileSystem.h"
@@ -37,54 +38,32 @@ static llvm::json::Value toJson(Attribute attr) {
   return nullptr;
 }
 
-std::string tk::Emission::path(StringRef ext) const {
-  SmallString<256> p(dir);
-  llvm::sys::path::append(p, name + ext);
-  return std::string(p);
-}
-
-FailureOr<tk::Emission> tk::findLowered(ModuleOp module, StringRef outputDir,
-                                        StringRef missing) {
+FailureOr<tk::Emission> tk::findLowered(ModuleOp module, StringRef missing) {
   Emission emission;
   emission.gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("tk_kernels");
   emission.abi = module->getAttrOfType<DictionaryAttr>("tile.abi");
   if (!emission.gpuModule || !emission.abi)
     return module.emitError(missing);
-  // The artifacts are several files (binary, assembly, manifest): `out`
-  // names the folder they go to; standard output cannot hold them.
-  if (outputDir.empty() || outputDir == "-")
-    return module.emitError("'out' must name a folder for the binary, "
-                            "assembly and manifest, got '")
-           << outputDir << "'";
-  emission.dir = outputDir.str();
   if (!emission.abi.empty())
     emission.name = emission.abi.begin()->getName().getValue().str();
   return emission;
 }
 
-FailureOr<std::string> tk::emitAssembly(ModuleOp module,
-                                        const Emission &emission,
-                                        Attribute target, StringRef ext,
-                                        StringRef failure) {
+FailureOr<std::string> tk::emitAssembly(const Emission &emission,
+                                        Attribute target, StringRef failure) {
   gpu::GPUModuleOp gpuModule = emission.gpuModule;
-  gpuModule.setTargetsAttr(ArrayAttr::get(module.getContext(), {target}));
-  if (std::error_code ec = llvm::sys::fs::create_directories(emission.dir))
-    return module.emitError("cannot create '")
-           << emission.dir << "': " << ec.message();
+  gpuModule.setTargetsAttr(ArrayAttr::get(gpuModule.getContext(), {target}));
   gpu::TargetOptions options({}, {}, {}, {}, gpu::CompilationTarget::Assembly);
   std::optional<SmallVector<char, 0>> text =
       cast<gpu::TargetAttrInterface>(target).serializeToObject(gpuModule,
                                                                options);
   if (!text)
     return gpuModule.emitError(failure);
-  std::string assembly =
-      StringRef(text->data(), text->size()).rtrim('\0').str();
-  if (failed(writeFile(module, emission.path(ext), assembly)))
-    return mlir::failure();
-  return assembly;
+  return StringRef(text->data(), text->size()).rtrim('\0').str();
 }
 
-LogicalResult tk::writeFile(Operation *op, StringRef path, StringRef contents) {
+static LogicalResult writeFile(Operation *op, StringRef path,
+                               StringRef contents) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec);
   if (ec)
@@ -93,9 +72,31 @@ LogicalResult tk::writeFile(Operation *op, StringRef path, StringRef contents) {
   return success();
 }
 
-LogicalResult tk::writeManifest(Operation *op, StringRef path,
-                                DictionaryAttr abi, llvm::json::Object fields,
-                                llvm::StringMap<llvm::json::Object> extras) {
+LogicalResult tk::CompiledKernels::writeTo(Operation *op, StringRef dir) const {
+  if (name.empty())
+    return success();
+  // The artifacts are several files (binary, assembly, manifest): `dir`
+  // names the folder they go to; standard output cannot hold them.
+  if (dir.empty() || dir == "-")
+    return op->emitError("'out' must name a folder for the binary, "
+                         "assembly and manifest, got '")
+           << dir << "'";
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return op->emitError("cannot create '") << dir << "': " << ec.message();
+  auto path = [&](StringRef ext) {
+    SmallString<256> p(dir);
+    llvm::sys::path::append(p, name + ext);
+    return std::string(p);
+  };
+  if (failed(writeFile(op, path(assemblyExtension), assembly)))
+    return failure();
+  if (!binary.empty() && failed(writeFile(op, path(binaryExtension), binary)))
+    return failure();
+  return writeFile(op, path(".json"), manifest);
+}
+
+std::string tk::renderManifest(DictionaryAttr abi, llvm::json::Object fields,
+                               llvm::StringMap<llvm::json::Object> extras) {
   fields["format"] = "tk-mlir-manifest-1";
   llvm::json::Object kernels;
   for (NamedAttribute kernel : abi) {
@@ -110,5 +111,5 @@ LogicalResult tk::writeManifest(Operation *op, StringRef path,
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(fields))) << "\n";
-  return writeFile(op, path, text);
+  return text;
 }

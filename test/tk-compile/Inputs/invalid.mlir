@@ -1,0 +1,2 @@
+// Not a valid program: an unknown op.
+  tile.no_such_op
