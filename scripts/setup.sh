@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
-scripts/build.sh tk-opt tk-compile
+scripts/build.sh tk-opt tk-compile TKCAPI
 
 kernel=kernels/gemm.mlir
 out=build/artifacts/gemm

@@ -27,7 +27,7 @@ for arg in "$@"; do
 done
 
 scripts/install-deps.sh
-scripts/build.sh tk-opt tk-compile mlir-doc
+scripts/build.sh tk-opt tk-compile TKCAPI mlir-doc
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -67,8 +67,8 @@ if [ "$all" -eq 1 ]; then
   # MLIR's global registries are never freed: leaks are not errors here.
   export ASAN_OPTIONS=detect_leaks=0
   export UBSAN_OPTIONS=print_stacktrace=1
-  TK_BUILD=san scripts/build.sh tk-opt tk-compile mlir-doc
-  TK_BUILD=gcc scripts/build.sh tk-opt tk-compile mlir-doc
+  TK_BUILD=san scripts/build.sh tk-opt tk-compile TKCAPI mlir-doc
+  TK_BUILD=gcc scripts/build.sh tk-opt tk-compile TKCAPI mlir-doc
   check "lit, sanitizer build" /usr/lib/llvm-22/bin/lit -q build-san/test
   check "lit, GCC build" /usr/lib/llvm-22/bin/lit -q build-gcc/test
   check "1000 mutants, sanitizer build" /usr/bin/python3 test/tk-opt/mutate.py \

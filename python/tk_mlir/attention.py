@@ -6,7 +6,9 @@ and `VARIANTS`).
 
 The compiled kernels are looked up in $TK_MLIR_ARTIFACTS (default
 build/artifacts of this checkout), as scripts/setup.sh writes them:
-<dir>/<name>/<name>.json, e.g. <dir>/attention_naive/attention_naive.json.
+<dir>/<name>/<name>.json, e.g. <dir>/attention_naive/attention_naive.json;
+a kernel not found there is compiled from its program on first use, in
+process (tk_mlir.compile), and cached on disk.
 
 Gradients go through one of two forms, chosen per head dim and length by
 measurement (`FUSED_FROM`, `uses_fused`): the fused kernel, kernels/attention_bwd.mlir
@@ -173,24 +175,43 @@ def _dims(layout):
         ("batch", "seq", "heads", "dim")
 
 
+def programs_dir():
+    """The bundled tile programs: the package's copy (an installed wheel),
+    else the checkout's kernels/."""
+    packaged = os.path.join(os.path.dirname(__file__), "kernels")
+    if os.path.isdir(packaged):
+        return packaged
+    return os.path.normpath(os.path.join(os.path.dirname(__file__), "..",
+                                         "..", "kernels"))
+
+
+def compiled_manifest(name, program, options):
+    """The manifest of kernels/`program`.mlir compiled with -tile-to-nvidia
+    `options`: the prebuilt one in <artifacts>/`name`/ when there is one
+    (scripts/setup.sh), else compiled now in-process (tk_mlir.compile, cached
+    on disk, so once per machine)."""
+    path = os.path.join(artifacts_dir(), name, program + ".json")
+    if os.path.exists(path):
+        return path
+    from .compiler import compile as compile_program
+    source = os.path.join(programs_dir(), program + ".mlir")
+    if not os.path.exists(source):
+        raise FileNotFoundError(f"no compiled kernel at {path} and no "
+                                f"program {source} to compile")
+    return compile_program(source, "sm_90a", options).manifest_path
+
+
 _loaded = {}
 
 
 def load_compiled(name, program, options, names):
-    """The kernel compiled from kernels/`program`.mlir with tk-opt
-    -tile-to-nvidia `options` into <artifacts>/`name`/ (loaded once per
-    process); FileNotFoundError with the command that builds it when it is
-    missing. Every kernel family's variants load through here."""
+    """The kernel `name`: kernels/`program`.mlir compiled with -tile-to-nvidia
+    `options` (compiled_manifest), loaded once per process. Every kernel
+    family's variants load through here."""
     from .runtime import Kernel
     if name not in _loaded:
-        path = os.path.join(artifacts_dir(), name, program + ".json")
-        if not os.path.exists(path):
-            raise FileNotFoundError(
-                f"no compiled kernel at {path}; run scripts/setup.sh or "
-                f"tk-opt kernels/{program}.mlir -tile-to-nvidia=\"out="
-                f"{os.path.dirname(path)}"
-                + (" " + options if options else "") + "\"")
-        _loaded[name] = Kernel(path, names=names)
+        _loaded[name] = Kernel(compiled_manifest(name, program, options),
+                               names=names)
     return _loaded[name]
 
 

@@ -1,0 +1,99 @@
+"""tk_mlir.compile through the C API library (build/lib/libTKCAPI.so,
+built by scripts/test.sh): real compiles on the CPU, the on-disk cache,
+diagnostics, and the loaders' compile-on-first-use fallback."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from tk_mlir import compiler  # noqa: E402
+from tk_mlir.attention import compiled_manifest  # noqa: E402
+from tk_mlir.compiler import CompileError, compile, options_string  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+GEMM = os.path.join(ROOT, "kernels", "gemm_naive.mlir")
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TK_MLIR_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_compile_a_file_then_from_cache(cache):
+    first = compile(GEMM, cubin=False)
+    assert not first.from_cache
+    assert first.name == "gemm_naive" and first.target == "sm_90a"
+    assert ".entry gemm_naive" in first.assembly
+    assert "wgmma.mma_async" in first.assembly
+    assert first.binary is None
+    assert first.manifest["format"] == "tk-mlir-manifest-1"
+    assert first.manifest["kernels"]["gemm_naive"]["threads"] == 384
+    assert os.path.dirname(first.directory) == str(cache)
+    again = compile(GEMM, cubin=False)
+    assert again.from_cache and again.directory == first.directory
+    assert again.assembly == first.assembly
+    assert not compile(GEMM, cubin=False, cache=False).from_cache
+    # Other options, another entry.
+    assert compile(GEMM, cubin=False, stages=2).directory != first.directory
+
+
+def test_compile_source_text_with_a_cubin():
+    with open(GEMM) as f:
+        text = f.read()
+    out = compile(text)
+    if out.binary is not None:   # ptxas found
+        assert out.binary[:4] == b"\x7fELF"
+        assert out.manifest["cubin"] == "gemm_naive.cubin"
+    assert out.manifest["ptx"] == "gemm_naive.ptx"
+
+
+def test_compile_for_amd():
+    out = compile(GEMM, "gfx950")
+    assert out.binary[:4] == b"\x7fELF"
+    assert '.amdgcn_target "amdgcn-amd-amdhsa--gfx950"' in out.assembly
+    assert out.manifest["hsaco"] == "gemm_naive.hsaco"
+
+
+def test_options_string():
+    assert options_string() == ""
+    assert options_string("stages=3", cubin=False, producer_registers=24,
+                          bind=["12=true", "13=false"]) == \
+        "stages=3 bind=12=true,13=false cubin=false producer-registers=24"
+
+
+def test_errors_are_located():
+    with pytest.raises(CompileError) as error:
+        compile("tile.kernel @k() launch(warpgroups = 1) {\n  tile.nope\n}\n")
+    assert "<program>:2:3: error:" in error.value.diagnostics
+    with pytest.raises(CompileError, match="invalid options for sm_90a"):
+        compile(GEMM, stages="many")
+    with pytest.raises(CompileError, match="has no tile.kernel"):
+        compile("module {\n}\n")
+    with pytest.raises(ValueError, match="target must be one of"):
+        compile(GEMM, "sm_80")
+    with pytest.raises(FileNotFoundError):
+        compile(os.path.join(ROOT, "kernels", "no_such_program.mlir"))
+    with pytest.raises(TypeError):
+        compile(42)
+
+
+def test_missing_library_is_named(monkeypatch):
+    monkeypatch.setattr(compiler, "_library", None)
+    monkeypatch.setenv("TK_MLIR_LIBRARY", "/nonexistent/libTKCAPI.so")
+    with pytest.raises(CompileError, match="cannot load"):
+        compile(GEMM)
+
+
+def test_loaders_compile_on_first_use(tmp_path, monkeypatch, cache):
+    monkeypatch.setenv("TK_MLIR_ARTIFACTS", str(tmp_path / "empty"))
+    path = compiled_manifest("gemm_naive", "gemm_naive", "cubin=false")
+    assert path.startswith(str(cache)) and path.endswith("gemm_naive.json")
+    with pytest.raises(FileNotFoundError, match="no program"):
+        compiled_manifest("nothing", "no_such_program", "")
+    # A prebuilt artifact wins.
+    prebuilt = tmp_path / "empty" / "gemm_naive" / "gemm_naive.json"
+    prebuilt.parent.mkdir(parents=True)
+    prebuilt.write_text("{}")
+    assert compiled_manifest("gemm_naive", "gemm_naive", "") == str(prebuilt)
