@@ -2,7 +2,7 @@
 // kernels/attention_naive.mlir (see there) with 64-column Q, K, V and O, i.e.
 // kernels/attention_naive_d64.mlir with two consumer warpgroups of 64 rows
 // instead of three. attention() takes it for short causal sequences
-// (`SHORT_CAUSAL_BELOW` in python/tk_mlir/attention.py), where the
+// (`SHORT_CAUSAL_BELOW` in python/tk_mlir/ops/attention.py), where the
 // three-warpgroup tile computes more masked scores per diagonal.
 !qkv = !tile.gl<?x?x?x64xbf16>
 !st = !tile.st<128x64xbf16>

@@ -4,11 +4,12 @@
 set -euo pipefail
 
 # libclang-rt-22-dev: the sanitizer runtimes (TK_BUILD=san); g++-12: the
-# GCC build (TK_BUILD=gcc), both run by `scripts/test.sh`.
+# GCC build (TK_BUILD=gcc), both run by `scripts/test.sh`; python3-venv:
+# the fresh environment `pip install .` is checked in.
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 clang-22 clang-format-22
   libclang-rt-22-dev g++-12
-  cmake ninja-build ccache python3 python3-pytest git
+  cmake ninja-build ccache python3 python3-pytest python3-venv git
 )
 
 missing=()

@@ -50,18 +50,18 @@ for kernel in attention_naive attention_naive_d64 attention_naive_d64_q128 \
     -o /dev/null 2>/dev/null
 done
 # Variants: a program compiled again with other options under its own name,
-# as tk_mlir.attention.VARIANTS lists them (e.g. the short causal
+# as tk_mlir.ops.attention.VARIANTS lists them (e.g. the short causal
 # head-dim-64 forward's four-stage ring, with the attention programs'
 # producer budget), the linear-attention programs, one per layout
-# (tk_mlir.linear_attention.variants()), and the Mamba2 SSD programs, one per
-# state dim with and without the gate and the skip (tk_mlir.ssd.variants()).
+# (tk_mlir.ops.linear_attention.variants()), and the Mamba2 SSD programs, one per
+# state dim with and without the gate and the skip (tk_mlir.ops.ssd.variants()).
 PYTHONPATH=python python3 -c '
-from tk_mlir.attention import VARIANTS
+from tk_mlir.ops.attention import VARIANTS
 from importlib import import_module
 for name, (program, options) in VARIANTS.items():
     print(name, program, "producer-registers=24", options)
 for module in ("linear_attention", "ssd"):
-    variants = import_module("tk_mlir." + module).variants
+    variants = import_module("tk_mlir.ops." + module).variants
     for name, (program, options) in variants().items():
         print(name, program, options)' |
 while read -r name program options; do

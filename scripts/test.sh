@@ -14,7 +14,9 @@
 # (test/tk-opt/mutate.py: any signal, abort, sanitizer report or unlocated
 # diagnostic fails), and the bundled kernels' PTX and AMD ISA compared byte
 # for byte between the clang and GCC builds and between two runs
-# (scripts/compare_outputs.py).
+# (scripts/compare_outputs.py), and `pip install .` into a fresh virtual
+# environment used from outside the checkout (scripts/check_pip.sh; the
+# first run builds the compiler library in build/pip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -79,6 +81,8 @@ if [ "$all" -eq 1 ]; then
     scripts/compare_outputs.py build/bin/tk-opt build-gcc/bin/tk-opt
   check "kernels identical, two runs" /usr/bin/python3 \
     scripts/compare_outputs.py build/bin/tk-opt
+  check "pip install . into a fresh venv, then compile and pack from it" \
+    scripts/check_pip.sh
 fi
 echo
 echo "$passed passed, $failed failed"

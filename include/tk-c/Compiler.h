@@ -27,7 +27,8 @@ MLIR_CAPI_EXPORTED MlirStringRef tkVersion(void);
 /* Inserts the tile dialect, the upstream dialects tile programs use and
    those the pipelines lower to, their LLVM IR translations and the NVVM /
    ROCDL target models into `registry`. */
-MLIR_CAPI_EXPORTED void tkRegisterCompilerDialects(MlirDialectRegistry registry);
+MLIR_CAPI_EXPORTED void
+tkRegisterCompilerDialects(MlirDialectRegistry registry);
 
 /* Registers tk-mlir's passes and the `tile-to-nvidia` / `tile-to-amdgpu`
    pipelines with MLIR's registry (for mlirParsePassPipeline). */

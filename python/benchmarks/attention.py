@@ -40,7 +40,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from report import finish  # noqa: E402
-from tk_mlir.attention import (attention_backward, attention_forward,  # noqa: E402
+from tk_mlir.ops.attention import (attention_backward, attention_forward,  # noqa: E402
                                forward_kernel, fused_program, uses_fused)
 from peers import sdpa_backward, sdpa_forward  # noqa: E402
 from timing import time_interleaved, time_pairs, time_sustained  # noqa: E402

@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
-from tk_mlir.attention import (attention_backward, attention_forward,  # noqa: E402
+from tk_mlir.ops.attention import (attention_backward, attention_forward,  # noqa: E402
                                backward_delta, fused_program, uses_fused)
 from peers import sdpa_backward  # noqa: E402
 from timing import time_interleaved  # noqa: E402

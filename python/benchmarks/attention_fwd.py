@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
-from tk_mlir.attention import one_tile_per_block  # noqa: E402
+from tk_mlir.ops.attention import one_tile_per_block  # noqa: E402
 from peers import sdpa_forward  # noqa: E402
 from timing import time_interleaved  # noqa: E402
 

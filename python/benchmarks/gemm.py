@@ -25,7 +25,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir import ArgumentError, Kernel  # noqa: E402
-from tk_mlir.gemm import StreamKGemm  # noqa: E402
+from tk_mlir.ops.gemm import StreamKGemm  # noqa: E402
 from timing import time_interleaved  # noqa: E402
 
 CHECK_SHAPES = [  # M, N, K

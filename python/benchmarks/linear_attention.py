@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from tk_mlir.linear_attention import linear_attention  # noqa: E402
+from tk_mlir.ops.linear_attention import linear_attention  # noqa: E402
 from timing import copy_bandwidth, time_pairs  # noqa: E402
 
 
@@ -48,7 +48,7 @@ def main():
     from fla.ops.linear_attn import chunk_linear_attn
     from fla.ops.simple_gla import chunk_simple_gla
     from fla.ops.based import fused_chunk_based, parallel_based
-    from tk_mlir.linear_attention import based
+    from tk_mlir.ops.linear_attention import based
     torch.manual_seed(0)
     copy = copy_bandwidth()
     print(f"{torch.cuda.get_device_name()}; device-to-device copy "

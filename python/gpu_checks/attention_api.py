@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from reference import attention_reference  # noqa: E402
 from report import finish  # noqa: E402
 from tk_mlir import attention  # noqa: E402
-from tk_mlir.attention import forward_kernel  # noqa: E402
+from tk_mlir.ops.attention import forward_kernel  # noqa: E402
 
 CASES = [  # batch, heads, kv heads, seq, dim, causal, layout[, growth]
     (1, 2, 2, 1, 64, False, "bhsd"), (2, 4, 4, 17, 64, True, "bhsd"),

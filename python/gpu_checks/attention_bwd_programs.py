@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the fused backward programs besides each head dim's default
-(tk_mlir.attention.FUSED_ALTERNATIVES, e.g. the 80-query attention_bwd_q80,
+(tk_mlir.ops.attention.FUSED_ALTERNATIVES, e.g. the 80-query attention_bwd_q80,
 which attention() takes for no call since the twenty-fourth session) against a float32
 torch reference on awkward shapes (lengths 1 to 4097, GQA and MQA, causal
 and not; tolerances as in benchmarks/attention_bwd.py), and times each
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..",
 from attention_bwd import compare, reference_grads  # noqa: E402
 from report import finish  # noqa: E402
 from timing import time_interleaved  # noqa: E402
-from tk_mlir.attention import (FUSED_ALTERNATIVES, FUSED_BACKWARD,  # noqa: E402
+from tk_mlir.ops.attention import (FUSED_ALTERNATIVES, FUSED_BACKWARD,  # noqa: E402
                                attention_backward, attention_forward)
 
 CASES = [  # batch, heads, kv heads, seq, causal

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from report import finish  # noqa: E402
-from tk_mlir.linear_attention import based, linear_attention  # noqa: E402
+from tk_mlir.ops.linear_attention import based, linear_attention  # noqa: E402
 
 TOLERANCE = 2e-2
 # (batch, heads, seq, dim, layout); elu1 runs them at dims 64 and 128, the

@@ -37,7 +37,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..")
 sys.path.insert(0, ROOT)
 from report import finish  # noqa: E402
 from tk_mlir import ArgumentError, ssd_chunk_scan  # noqa: E402
-from tk_mlir.ssd import segments_for  # noqa: E402
+from tk_mlir.ops.ssd import segments_for  # noqa: E402
 
 TOLERANCE = 2e-2
 # (batch, seq, heads, groups, P, N, options)

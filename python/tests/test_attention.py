@@ -7,7 +7,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from tk_mlir import ArgumentError, check_attention_arguments  # noqa: E402
-from tk_mlir.attention import artifacts_dir  # noqa: E402
+from tk_mlir.ops.attention import artifacts_dir  # noqa: E402
 
 
 class T:
@@ -75,7 +75,7 @@ def _compiled_params(tmp_path, name):
     tk_opt = os.path.join(root, "build", "bin", "tk-opt")
     if not os.path.exists(tk_opt):
         pytest.skip("tk-opt is not built")
-    from tk_mlir.attention import VARIANTS
+    from tk_mlir.ops.attention import VARIANTS
     program, options = VARIANTS.get(name, (name, ""))
     out = tmp_path / name
     subprocess.run([tk_opt, os.path.join(root, "kernels", program + ".mlir"),
@@ -91,7 +91,7 @@ def test_backward_argument_names_match_the_kernels(tmp_path, dim):
     """Each backward kernel's manifest lists as many parameters as the names
     attention_backward() passes, and the fused kernel's dQ accumulator is an
     f32 view of the head dim."""
-    from tk_mlir.attention import (_ARG_NAMES, BACKWARD, DELTA,
+    from tk_mlir.ops.attention import (_ARG_NAMES, BACKWARD, DELTA,
                                    FUSED_BACKWARD)
     for name in (FUSED_BACKWARD[dim], DELTA[dim]) + BACKWARD[dim]:
         params = _compiled_params(tmp_path, name)
@@ -124,7 +124,7 @@ def test_forward_kernel_by_length(dim, seq, causal, name):
     192-query program, compiled with a four-stage ring for causal calls
     shorter than SHORT_CAUSAL_BELOW and for causal = false for non-causal
     calls (NON_CAUSAL_KERNEL)."""
-    from tk_mlir.attention import forward_kernel
+    from tk_mlir.ops.attention import forward_kernel
     assert forward_kernel(dim, seq, causal) == name
 
 
@@ -136,7 +136,7 @@ def test_forward_kernel_by_length(dim, seq, causal, name):
 def test_forward_launch_mode(dim, seq, causal, one_tile):
     """Causal head-dim-64 calls from 8192 queries run one tile per block;
     everything else the persistent (snake-ordered) grid."""
-    from tk_mlir.attention import KERNELS, ONE_TILE_FROM, one_tile_per_block
+    from tk_mlir.ops.attention import KERNELS, ONE_TILE_FROM, one_tile_per_block
     assert set(ONE_TILE_FROM) == set(KERNELS)
     assert one_tile_per_block(dim, seq, causal) is one_tile
 
@@ -146,7 +146,7 @@ def test_other_forward_kernels_take_the_same_arguments(tmp_path, dim):
     """The 176-key program has the 128-key program's parameters, and the
     short causal head-dim-64 variant (a deeper ring) the program's, so
     attention_forward() launches either with the same arguments."""
-    from tk_mlir.attention import (KERNELS, LONG_KERNEL, NON_CAUSAL_KERNEL,
+    from tk_mlir.ops.attention import (KERNELS, LONG_KERNEL, NON_CAUSAL_KERNEL,
                                    SHORT_CAUSAL_KERNEL)
     names = (KERNELS[dim], {128: LONG_KERNEL, 64: SHORT_CAUSAL_KERNEL}[dim],
              *([NON_CAUSAL_KERNEL[dim]] if dim in NON_CAUSAL_KERNEL else []))
@@ -163,7 +163,7 @@ def test_non_causal_variant_is_bound_to_causal_false(tmp_path):
     `causal`; the program itself leaves causal open."""
     from tests.test_runtime import FakeTensor
     from tk_mlir import ArgumentError, KernelSpec, check_arguments
-    from tk_mlir.attention import KERNELS, NON_CAUSAL_KERNEL
+    from tk_mlir.ops.attention import KERNELS, NON_CAUSAL_KERNEL
     bound = _compiled_params(tmp_path, NON_CAUSAL_KERNEL[64])
     assert bound[6] == {"kind": "scalar", "dtype": "i1", "value": False}
     assert "value" not in _compiled_params(tmp_path, KERNELS[64])[6]
@@ -183,7 +183,7 @@ def test_non_causal_variant_is_bound_to_causal_false(tmp_path):
                                      (4097, 3), (4098, 2)])
 def test_row_padding(seq, pad):
     """L and Δ rows are padded to whole 16 bytes for the TMA copies."""
-    from tk_mlir.attention import row_padding
+    from tk_mlir.ops.attention import row_padding
     assert row_padding(seq) == pad
     assert (seq + pad) * 4 % 16 == 0
 
@@ -197,7 +197,7 @@ def test_backward_copies_lse_and_delta_with_tma(tmp_path, name):
     import json
     from tests.test_runtime import FakeTensor
     from tk_mlir import KernelSpec, check_arguments
-    from tk_mlir.attention import _ARG_NAMES, row_padding
+    from tk_mlir.ops.attention import _ARG_NAMES, row_padding
     _compiled_params(tmp_path, name)
     entry = json.load(open(tmp_path / name / (name + ".json")))
     spec = KernelSpec(name, entry["kernels"][name])
@@ -239,7 +239,7 @@ def test_backward_copies_lse_and_delta_with_tma(tmp_path, name):
 def test_every_head_dim_has_a_backward_form():
     """attention() picks a backward form for each head dim it supports: the
     fused kernel from FUSED_FROM's length on, the two kernels below it."""
-    from tk_mlir.attention import (BACKWARD, FUSED_BACKWARD, FUSED_FROM,
+    from tk_mlir.ops.attention import (BACKWARD, FUSED_BACKWARD, FUSED_FROM,
                                    KERNELS, uses_fused)
     assert set(FUSED_FROM) == set(KERNELS) == set(BACKWARD)
     assert set(FUSED_FROM) == set(FUSED_BACKWARD)
@@ -261,7 +261,7 @@ def test_delta_program_tiles_and_arguments(tmp_path, dim):
     import json
     from tests.test_runtime import FakeTensor
     from tk_mlir import KernelSpec, check_arguments
-    from tk_mlir.attention import _ARG_NAMES, DELTA, row_padding
+    from tk_mlir.ops.attention import _ARG_NAMES, DELTA, row_padding
     name = DELTA[dim]
     params = _compiled_params(tmp_path, name)
     assert [(p["dtype"], p["shape"]) for p in params] == [
@@ -291,7 +291,7 @@ def test_q80_backward_holds_dq_transposed_in_whole_column_tiles(tmp_path):
     import json
     from tests.test_runtime import FakeTensor
     from tk_mlir import KernelSpec, check_arguments
-    from tk_mlir.attention import _ARG_NAMES, FUSED_ALTERNATIVES
+    from tk_mlir.ops.attention import _ARG_NAMES, FUSED_ALTERNATIVES
     name = "attention_bwd_q80"
     assert name in FUSED_ALTERNATIVES[128]
     params = _compiled_params(tmp_path, name)
@@ -327,7 +327,7 @@ def test_q80_backward_holds_dq_transposed_in_whole_column_tiles(tmp_path):
 def test_backward_program_must_be_an_alternative():
     """attention_backward(program=...) names a fused program of the head
     dim; anything else is refused before any tensor is touched."""
-    from tk_mlir.attention import attention_backward
+    from tk_mlir.ops.attention import attention_backward
     q = T([1, 1, 4, 64])
     with pytest.raises(ValueError, match=r"program: head dim 64 has the "
                        r"fused programs \['attention_bwd_d64'\], not "
@@ -342,7 +342,7 @@ def test_long_noncausal_backward_program(monkeypatch):
     session); with an entry, non-causal head-dim calls from its length on
     take that program, shorter, causal and other head dims the default."""
     import importlib
-    att = importlib.import_module("tk_mlir.attention")
+    att = importlib.import_module("tk_mlir.ops.attention")
     assert all(p in att.FUSED_ALTERNATIVES[d]
                for d, (p, _) in att.LONG_NONCAUSAL_BACKWARD.items())
     assert att.fused_program(128, 16384, False) == att.FUSED_BACKWARD[128]
@@ -363,7 +363,7 @@ def test_dq_convert_program_tiles_and_arguments(tmp_path):
     import json
     from tests.test_runtime import FakeTensor
     from tk_mlir import KernelSpec, check_arguments
-    from tk_mlir.attention import _ARG_NAMES, DQ_CONVERT
+    from tk_mlir.ops.attention import _ARG_NAMES, DQ_CONVERT
     params = _compiled_params(tmp_path, DQ_CONVERT)
     assert params == [
         {"dtype": "f32", "kind": "view", "layout": "fragments",

@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir import compiler  # noqa: E402
-from tk_mlir.attention import compiled_manifest  # noqa: E402
+from tk_mlir.ops.attention import compiled_manifest  # noqa: E402
 from tk_mlir.compiler import CompileError, compile, options_string  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))

@@ -10,7 +10,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from test_runtime import FakeTensor  # noqa: E402
 from tk_mlir import ArgumentError  # noqa: E402
-from tk_mlir.gemm import check_gemm_arguments  # noqa: E402
+from tk_mlir.ops.gemm import check_gemm_arguments  # noqa: E402
 
 
 def test_matching_operands():

@@ -8,7 +8,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from tk_mlir import ArgumentError  # noqa: E402
-from tk_mlir.linear_attention import (check_arguments,  # noqa: E402
+from tk_mlir.ops.linear_attention import (check_arguments,  # noqa: E402
                                       check_based_arguments, check_decay,
                                       program_for, variants)
 

@@ -11,7 +11,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from test_linear_attention import T  # noqa: E402
 from tk_mlir import ArgumentError  # noqa: E402
-from tk_mlir.ssd import (MAX_SEGMENTS, check_ssd_arguments,  # noqa: E402
+from tk_mlir.ops.ssd import (MAX_SEGMENTS, check_ssd_arguments,  # noqa: E402
                          kernel_name, segments_for, ssd_chunk_scan, variants)
 
 

@@ -7,6 +7,7 @@ once per machine. The library is looked up in $TK_MLIR_LIBRARY, next to this
 package (an installed wheel), then in the checkout's build/lib.
 """
 import ctypes
+import glob
 import hashlib
 import json
 import os
@@ -48,9 +49,10 @@ def library_path():
     if os.environ.get("TK_MLIR_LIBRARY"):
         return os.environ["TK_MLIR_LIBRARY"]
     for folder in (_PACKAGE, os.path.join(_CHECKOUT, "build", "lib")):
-        path = os.path.join(folder, "libTKCAPI.so")
-        if os.path.exists(path):
-            return path
+        # The checkout has libTKCAPI.so; a wheel only the versioned file.
+        found = sorted(glob.glob(os.path.join(folder, "libTKCAPI.so*")))
+        if found:
+            return found[0]
     raise CompileError("tk-mlir's compiler library (libTKCAPI.so) was not "
                        "found: set TK_MLIR_LIBRARY, install the package "
                        "(pip install .) or build it (scripts/build.sh "

@@ -47,7 +47,7 @@
 // RUN: %ptxas -arch=sm_90a %t.an/attention_naive.ptx -o %t.an/check.cubin
 // RUN: rm -rf %t.a6 && tk-opt %kernels/attention_naive_d64.mlir -tile-to-nvidia="out=%t.a6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.a6/attention_naive_d64.ptx -o %t.a6/check.cubin
-// The short causal variant (tk_mlir.attention.VARIANTS): a four-stage ring.
+// The short causal variant (tk_mlir.ops.attention.VARIANTS): a four-stage ring.
 // RUN: rm -rf %t.r4 && tk-opt %kernels/attention_naive_d64.mlir -tile-to-nvidia="out=%t.r4 cubin=false producer-registers=24 stages=4 override-stages=true" -o /dev/null 2>/dev/null
 // RUN: %ptxas -arch=sm_90a %t.r4/attention_naive_d64.ptx -o %t.r4/check.cubin
 // RUN: rm -rf %t.aq && tk-opt %kernels/attention_naive_d64_q128.mlir -tile-to-nvidia="out=%t.aq cubin=false producer-registers=24" -o /dev/null 2>/dev/null

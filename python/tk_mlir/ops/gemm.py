@@ -1,14 +1,43 @@
-"""GEMM kernels that need scratch memory besides their operands."""
-from .runtime import ArgumentError, Kernel, check_one_device
+"""gemm(a, b): C = A · B with the bundled GEMM program
+(kernels/gemm.mlir), and GEMM kernels that need scratch memory besides
+their operands (stream-K)."""
+from .attention import load_compiled
+from ..tracing import compiling
+from ..runtime import ArgumentError, Kernel, check_one_device
+
+try:
+    import torch
+except ImportError:   # the CPU-side tools and tests run without torch
+    torch = None
 
 
-def check_gemm_arguments(a, b, c):
+
+def gemm(a, b):
+    """C = A · B for bf16 CUDA matrices A [M, K] and B [K, N] (K and N
+    multiples of 8: rows of whole 16-byte units, as TMA copies them),
+    f32 accumulation, C bf16. A torch custom op (torch.ops.tk_mlir.gemm)."""
+    if not compiling():
+        check_gemm_arguments(a, b)
+    return torch.ops.tk_mlir.gemm(a, b)
+
+
+def gemm_impl(a, b):
+    """What torch.ops.tk_mlir.gemm runs."""
+    import torch
+    check_gemm_arguments(a, b)
+    c = torch.empty(a.shape[0], b.shape[1], device=a.device,
+                    dtype=torch.bfloat16)
+    load_compiled("gemm", "gemm", "", ["A", "B", "C"])(a, b, c)
+    return c
+
+
+def check_gemm_arguments(a, b, c=None):
     """Checks that C = A @ B fits its operands: A [M, K], B [K, N] and
-    C [M, N] on A's CUDA device; ArgumentError naming the argument
-    otherwise (the kernel's own checks add dtypes and layouts)."""
+    C [M, N] (when given) on A's CUDA device; ArgumentError naming the
+    argument otherwise (the kernel's own checks add dtypes and layouts)."""
     if not getattr(a, "is_cuda", False):
         raise ArgumentError("argument 'A': expected a CUDA tensor")
-    operands = (("A", a), ("B", b), ("C", c))
+    operands = (("A", a), ("B", b)) + ((("C", c),) if c is not None else ())
     for name, t in operands:
         if not all(hasattr(t, attr) for attr in ("shape", "device")):
             raise ArgumentError(f"argument '{name}': expected a tensor, got "
@@ -20,7 +49,7 @@ def check_gemm_arguments(a, b, c):
     if rows != k:
         raise ArgumentError(f"argument 'B': {rows} rows, but A has {k} "
                             f"columns (A [M, K] @ B [K, N])")
-    if tuple(c.shape) != (m, n):
+    if c is not None and tuple(c.shape) != (m, n):
         raise ArgumentError(f"argument 'C': expected shape {(m, n)} (A's "
                             f"rows, B's columns), got {tuple(c.shape)}")
     check_one_device([(f"argument '{name}'", t) for name, t in operands])

@@ -16,8 +16,14 @@ import functools
 import math
 
 from .attention import load_compiled
-from .forward_only import forward_only
-from .runtime import ArgumentError
+from ..tracing import compiling
+from ..runtime import ArgumentError
+
+try:
+    import torch
+except ImportError:   # the CPU-side tools and tests run without torch
+    torch = None
+
 
 # State dim N -> program; head dim P is any multiple of 64 the program's
 # 64-row state blocks cover (64 and 128 are checked on the GPU).
@@ -142,7 +148,7 @@ def check_ssd_arguments(x, dt, A, B, C, chunk_size, D=None, z=None,
     if groups == 0 or heads % groups:
         raise ArgumentError(f"argument 'B': groups ({groups}) must divide "
                             f"the heads ({heads})")
-    if state not in PROGRAMS:
+    if int(state) not in PROGRAMS:   # (int: a traced size is unhashable)
         raise ArgumentError(f"argument 'B': state dim must be one of "
                             f"{tuple(PROGRAMS)}, got {state}")
     device = x.device
@@ -199,13 +205,28 @@ def ssd_chunk_scan(x, dt, A, B, C, chunk_size=64, D=None, z=None,
     always scans chunks of 64 positions, which gives the same result up to
     rounding. seq_idx, cu_seqlens and return_varlen_states
     are not supported (ValueError naming them). Forward only: backward
-    raises NotImplementedError."""
+    raises NotImplementedError. A torch custom op
+    (torch.ops.tk_mlir.ssd_chunk_scan)."""
     for name, value in (("seq_idx", seq_idx), ("cu_seqlens", cu_seqlens),
                         ("return_varlen_states", return_varlen_states)):
         if value is not None and value is not False:
             raise ValueError(f"ssd_chunk_scan: '{name}' is not supported "
                              f"(packed variable-length sequences); pass "
                              f"{'False' if name.startswith('return') else 'None'}")
+    if not compiling():
+        check_ssd_arguments(x, dt, A, B, C, chunk_size, D, z, dt_bias,
+                            initial_states, dt_limit)
+    out, final = torch.ops.tk_mlir.ssd_chunk_scan(
+        x, dt, A, B, C, int(chunk_size), D, z, dt_bias, initial_states,
+        bool(dt_softplus), float(dt_limit[0]), float(dt_limit[1]),
+        bool(return_final_states))
+    return (out, final) if return_final_states else out
+
+
+def ssd_impl(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
+             dt_softplus, dt_limit, return_final_states):
+    """What torch.ops.tk_mlir.ssd_chunk_scan runs: (out, final states or
+    None)."""
     import torch
     import torch.nn.functional as F
     batch, seq, heads, dim, groups, state = check_ssd_arguments(
@@ -262,8 +283,6 @@ def ssd_chunk_scan(x, dt, A, B, C, chunk_size=64, D=None, z=None,
         heads, groups, z is not None, D is not None,
         initial_states is not None, bool(return_final_states), handoff,
         counters, segments)
-    inputs = (x, dt, A, B, C, D, z, dt_bias, initial_states)
     if not return_final_states:
-        return forward_only(out, inputs, "tk_mlir.ssd_chunk_scan")
-    final = final.view(batch, heads, dim, state)
-    return forward_only((out, final), inputs, "tk_mlir.ssd_chunk_scan")
+        return out, None
+    return out, final.view(batch, heads, dim, state)

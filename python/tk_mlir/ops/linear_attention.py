@@ -11,8 +11,14 @@ read and written in place.
 """
 
 from .attention import _dims, bhsd_shape, load_compiled
-from .forward_only import forward_only
-from .runtime import ArgumentError, check_one_device
+from ..tracing import compiling
+from ..runtime import ArgumentError, check_one_device
+
+try:
+    import torch
+except ImportError:   # the CPU-side tools and tests run without torch
+    torch = None
+
 
 LAYOUTS = ("bhsd", "bshd")
 FEATURE_MAPS = ("elu1",)
@@ -93,7 +99,7 @@ def program_for(feature_map, normalize, decay, dim, value_dim):
     if feature_map is not None and feature_map not in FEATURE_MAPS:
         raise ValueError(f"feature_map must be one of {FEATURE_MAPS} or "
                          f"None, got {feature_map!r}")
-    key = (feature_map, bool(normalize), decay is not None, dim)
+    key = (feature_map, bool(normalize), decay is not None, int(dim))
     if key not in PROGRAMS:
         supported = "; ".join(
             f"feature_map={f!r}, normalize={n}, "
@@ -139,32 +145,52 @@ def linear_attention(q, k, v, feature_map="elu1", normalize=True,
     [batch, heads, dim, dim] (Σ_s exp(-slope_h (T - 1 - s)) k_sᵀ v_s).
 
     Returns o (bf16) in the input layout (and the state). Forward only:
-    calling backward on the result raises NotImplementedError."""
-    import torch
+    calling backward on the result raises NotImplementedError. A torch
+    custom op (torch.ops.tk_mlir.linear_attention)."""
+    if not compiling():
+        linear_attention_checks(q, k, v, feature_map, normalize, decay,
+                                layout, return_state)
+    o, state = torch.ops.tk_mlir.linear_attention(
+        q, k, v, feature_map, bool(normalize), decay, layout,
+        bool(return_state))
+    return (o, state) if return_state else o
+
+
+def linear_attention_checks(q, k, v, feature_map, normalize, decay, layout,
+                            return_state):
+    """linear_attention's argument checks; returns (batch, heads, seq, dim)
+    and the program."""
     batch, heads, seq, dim = check_arguments(q, k, v, layout)
     program = program_for(feature_map, normalize, decay, dim, v.shape[-1])
     if return_state and decay is None:
         raise NotImplementedError("linear_attention: return_state is "
                                   "supported with decay only")
+    if decay is not None:
+        check_decay(decay, heads, q.device)
+    return (batch, heads, seq, dim), program
+
+
+def linear_attention_impl(q, k, v, feature_map, normalize, decay, layout,
+                          return_state):
+    """What torch.ops.tk_mlir.linear_attention runs: (o, state or None)."""
+    import torch
+    (batch, heads, seq, dim), program = linear_attention_checks(
+        q, k, v, feature_map, normalize, decay, layout, return_state)
     if decay is None:
-        return _run(program, layout, q, k, v, (batch, heads, seq))
-    check_decay(decay, heads, q.device)
+        return _run(program, layout, q, k, v, (batch, heads, seq)), None
     # The per-step log decay of each head, read past the end as 0.
     steps = decay.float()[:, None].expand(heads, seq).contiguous()
     state = torch.empty(batch * heads if return_state else 1, dim, dim,
                         device=q.device, dtype=torch.float32)
     o = _run(program, layout, q, k, v, (batch, heads, seq),
              views=(steps, state), scalars=(bool(return_state),))
-    if return_state:
-        return o, state.view(batch, heads, dim, dim)
-    return o
+    return o, (state.view(batch, heads, dim, dim) if return_state else None)
 
 
 def _run(program, layout, q, k, v, shape, views=(), scalars=()):
     """Launches `program`'s variant for `layout` on q, k, v and a new o
     (then the program's other `views`, its batch, heads and bshd
-    parameters, then its other `scalars`); returns o, marked forward-only
-    where an input requires grad."""
+    parameters, then its other `scalars`); returns o.""" 
     import torch
     batch, heads, seq = shape
     o = torch.empty_like(v)
@@ -174,8 +200,7 @@ def _run(program, layout, q, k, v, shape, views=(), scalars=()):
         qkvo = [t.view(batch, seq, heads * t.shape[-1]) for t in (q, k, v, o)]
     _kernel(kernel_name(program, layout))(*qkvo, *views, batch, heads,
                                           layout == "bshd", *scalars)
-    return forward_only(o, (q, k, v), "tk_mlir.linear_attention and "
-                        "tk_mlir.based")
+    return o
 
 
 def check_based_arguments(q, k, v, layout):
@@ -197,7 +222,15 @@ def based(q, k, v, normalize=True, layout="bhsd"):
     defines it: with s = (q_t / 4)·k_s and a = 1 + s + s² / 2,
     o_t = Σ_{s<=t} a v_s, divided by Σ_{s<=t} a + 1e-6 when `normalize`.
     Returns o (bf16) in the input layout. Forward only: calling backward on
-    the result raises NotImplementedError."""
+    the result raises NotImplementedError. A torch custom op
+    (torch.ops.tk_mlir.based)."""
+    if not compiling():
+        check_based_arguments(q, k, v, layout)
+    return torch.ops.tk_mlir.based(q, k, v, bool(normalize), layout)
+
+
+def based_impl(q, k, v, normalize, layout):
+    """What torch.ops.tk_mlir.based runs."""
     batch, heads, seq, _ = check_based_arguments(q, k, v, layout)
     return _run("based", layout, q, k, v, (batch, heads, seq),
                 scalars=(bool(normalize),))

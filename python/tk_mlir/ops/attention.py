@@ -22,7 +22,14 @@ The forward is a torch.autograd.Function.
 import math
 import os
 
-from .runtime import ArgumentError, check_one_device, from_fragments
+from ..tracing import compiling
+from ..runtime import ArgumentError, check_one_device, from_fragments
+
+try:
+    import torch
+except ImportError:   # the CPU-side tools and tests run without torch
+    torch = None
+
 
 # Head dim -> kernel name (its folder and manifest are named alike).
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
@@ -115,8 +122,8 @@ LAYOUTS = ("bhsd", "bshd")
 
 
 def artifacts_dir():
-    default = os.path.join(os.path.dirname(__file__), "..", "..", "build",
-                           "artifacts")
+    default = os.path.join(os.path.dirname(__file__), "..", "..", "..",
+                           "build", "artifacts")
     return os.environ.get("TK_MLIR_ARTIFACTS", os.path.normpath(default))
 
 
@@ -129,7 +136,7 @@ def check_attention_arguments(q, k, v, layout):
     shapes = {name: bhsd_shape(name, t, layout)
               for name, t in (("q", q), ("k", k), ("v", v))}
     batch, heads, seq, dim = shapes["q"]
-    if dim not in KERNELS:
+    if int(dim) not in KERNELS:   # (int: a traced size is unhashable)
         raise ArgumentError(f"argument 'q': head dim {dim} is not supported; "
                             f"kernels exist for {sorted(KERNELS)}")
     kb, kv_heads, kseq, kdim = shapes["k"]
@@ -178,11 +185,11 @@ def _dims(layout):
 def programs_dir():
     """The bundled tile programs: the package's copy (an installed wheel),
     else the checkout's kernels/."""
-    packaged = os.path.join(os.path.dirname(__file__), "kernels")
+    here = os.path.dirname(os.path.abspath(__file__))
+    packaged = os.path.join(here, "..", "programs")
     if os.path.isdir(packaged):
-        return packaged
-    return os.path.normpath(os.path.join(os.path.dirname(__file__), "..",
-                                         "..", "kernels"))
+        return os.path.normpath(packaged)
+    return os.path.normpath(os.path.join(here, "..", "..", "..", "kernels"))
 
 
 def compiled_manifest(name, program, options):
@@ -193,7 +200,7 @@ def compiled_manifest(name, program, options):
     path = os.path.join(artifacts_dir(), name, program + ".json")
     if os.path.exists(path):
         return path
-    from .compiler import compile as compile_program
+    from ..compiler import compile as compile_program
     source = os.path.join(programs_dir(), program + ".mlir")
     if not os.path.exists(source):
         raise FileNotFoundError(f"no compiled kernel at {path} and no "
@@ -208,7 +215,7 @@ def load_compiled(name, program, options, names):
     """The kernel `name`: kernels/`program`.mlir compiled with -tile-to-nvidia
     `options` (compiled_manifest), loaded once per process. Every kernel
     family's variants load through here."""
-    from .runtime import Kernel
+    from ..runtime import Kernel
     if name not in _loaded:
         _loaded[name] = Kernel(compiled_manifest(name, program, options),
                                names=names)
@@ -367,57 +374,30 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
     return dq, dk, dv
 
 
-def _function():
-    import torch
-
-    class AttentionFunction(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, q, k, v, causal, scale):
-            o, lse = attention_forward(q, k, v, causal, scale)
-            ctx.save_for_backward(q, k, v, o, lse)
-            ctx.causal, ctx.scale = causal, scale
-            ctx.mark_non_differentiable(lse)
-            return o, lse
-
-        @staticmethod
-        def backward(ctx, do, _dlse):
-            q, k, v, o, lse = ctx.saved_tensors
-            dq, dk, dv = attention_backward(q, k, v, o, lse, do.contiguous(),
-                                            ctx.causal, ctx.scale)
-            return dq, dk, dv, None, None
-
-    return AttentionFunction
-
-
-_autograd = []
-
-
 def attention(q, k, v, causal=False, scale=None, layout="bhsd",
               return_lse=False):
     """softmax(q kᵀ · scale) v for bf16 CUDA tensors in layout "bhsd"
     ([batch, heads, seq, dim]) or "bshd" ([batch, seq, heads, dim]); k and v
     may have fewer heads than q (GQA/MQA). Returns o in q's layout, and with
     return_lse=True also the f32 log-sum-exp [batch, heads, seq].
-    Differentiable."""
-    import torch
-    dim = check_attention_arguments(q, k, v, layout)[4]
-    needs_grad = torch.is_grad_enabled() and any(
-        t.requires_grad for t in (q, k, v))
-    if needs_grad and dim not in BACKWARD:
-        raise NotImplementedError(
-            f"attention backward exists for head dims {sorted(BACKWARD)}, "
-            f"not {dim}")
+    Differentiable; a torch custom op (torch.compile traces it)."""
+    dim = q.shape[-1]
+    if not compiling():   # (under torch.compile the op's fake checks)
+        check_attention_arguments(q, k, v, layout)
+        needs_grad = torch.is_grad_enabled() and any(
+            t.requires_grad for t in (q, k, v))
+        if needs_grad and dim not in BACKWARD:
+            raise NotImplementedError(
+                f"attention backward exists for head dims "
+                f"{sorted(BACKWARD)}, not {dim}")
     if scale is None:
         scale = 1.0 / math.sqrt(dim)
     if layout == "bshd":
-        q, k, v = (t.transpose(1, 2) for t in (q, k, v))
-    q, k, v = (t.contiguous() for t in (q, k, v))
-    if needs_grad:
-        if not _autograd:
-            _autograd.append(_function())
-        o, lse = _autograd[0].apply(q, k, v, bool(causal), float(scale))
-    else:
-        o, lse = attention_forward(q, k, v, causal, scale)
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    # torch.ops.tk_mlir.attention_fwd (torch_ops): differentiable.
+    o, lse = torch.ops.tk_mlir.attention_fwd(q, k, v, bool(causal),
+                                             float(scale))
     if layout == "bshd":
         o = o.transpose(1, 2).contiguous()
     return (o, lse) if return_lse else o

@@ -1,0 +1,149 @@
+"""The kernel families as torch custom ops (torch.library, namespace
+`tk_mlir`): torch.ops.tk_mlir.{gemm, attention_fwd, attention_bwd,
+linear_attention, based, ssd_chunk_scan}. Each has a fake (meta)
+implementation that checks the arguments and gives the outputs' shapes, so
+torch.compile traces the public functions (tk_mlir.attention, ...) without
+graph breaks; attention's backward is registered as its autograd formula,
+and the forward-only ops register a backward that raises. Registered when
+torch is importable (the CPU-side tools and tests run without it)."""
+try:
+    import torch
+    from torch import Tensor
+except ImportError:
+    torch = None
+
+REGISTERED = torch is not None and hasattr(torch.library, "custom_op")
+
+
+def _forward_only(name):
+    """A backward for forward-only op `name` that says so."""
+    def backward(ctx, *grads):
+        raise NotImplementedError(
+            f"tk_mlir.{name} is forward only: it has no backward; compute "
+            f"gradients with another implementation")
+    return backward
+
+
+def _keep_nothing(ctx, inputs, output):
+    pass
+
+
+if REGISTERED:
+    from typing import Optional, Tuple
+
+    from .ops.attention import (attention_backward, attention_forward,
+                            check_attention_arguments)
+    from .ops.gemm import check_gemm_arguments, gemm_impl
+    from .ops.linear_attention import (based_impl, check_based_arguments,
+                                   linear_attention_checks,
+                                   linear_attention_impl)
+    from .ops.ssd import check_ssd_arguments, ssd_impl
+
+    @torch.library.custom_op("tk_mlir::gemm", mutates_args=(),
+                             device_types="cuda")
+    def gemm(a: Tensor, b: Tensor) -> Tensor:
+        return gemm_impl(a, b)
+
+    @gemm.register_fake
+    def _(a, b):
+        c = a.new_empty(a.shape[0], b.shape[-1])
+        check_gemm_arguments(a, b, c)
+        return c
+
+    @torch.library.custom_op("tk_mlir::attention_fwd", mutates_args=(),
+                             device_types="cuda")
+    def attention_fwd(q: Tensor, k: Tensor, v: Tensor, causal: bool,
+                      scale: float) -> Tuple[Tensor, Tensor]:
+        return attention_forward(q, k, v, causal, scale)
+
+    @attention_fwd.register_fake
+    def _(q, k, v, causal, scale):
+        batch, heads, _, seq, _ = check_attention_arguments(q, k, v, "bhsd")
+        return (torch.empty_like(q),
+                q.new_empty(batch, heads, seq, dtype=torch.float32))
+
+    @torch.library.custom_op("tk_mlir::attention_bwd", mutates_args=(),
+                             device_types="cuda")
+    def attention_bwd(q: Tensor, k: Tensor, v: Tensor, o: Tensor,
+                      lse: Tensor, do: Tensor, causal: bool,
+                      scale: float) -> Tuple[Tensor, Tensor, Tensor]:
+        return attention_backward(q, k, v, o, lse, do, causal, scale)
+
+    @attention_bwd.register_fake
+    def _(q, k, v, o, lse, do, causal, scale):
+        return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+    def _attention_setup(ctx, inputs, output):
+        q, k, v, causal, scale = inputs
+        ctx.save_for_backward(q, k, v, *output)
+        ctx.causal, ctx.scale = causal, scale
+
+    def _attention_backward(ctx, do, _dlse):
+        q, k, v, o, lse = ctx.saved_tensors
+        dq, dk, dv = torch.ops.tk_mlir.attention_bwd(
+            q, k, v, o, lse, do.contiguous(), ctx.causal, ctx.scale)
+        return dq, dk, dv, None, None
+
+    attention_fwd.register_autograd(_attention_backward,
+                                    setup_context=_attention_setup)
+
+    @torch.library.custom_op("tk_mlir::linear_attention", mutates_args=(),
+                             device_types="cuda")
+    def linear_attention(q: Tensor, k: Tensor, v: Tensor,
+                         feature_map: Optional[str], normalize: bool,
+                         decay: Optional[Tensor], layout: str,
+                         return_state: bool) -> Tuple[Tensor, Tensor]:
+        o, state = linear_attention_impl(q, k, v, feature_map, normalize,
+                                         decay, layout, return_state)
+        return o, state if state is not None else o.new_empty(0)
+
+    @linear_attention.register_fake
+    def _(q, k, v, feature_map, normalize, decay, layout, return_state):
+        (batch, heads, _, dim), _ = linear_attention_checks(
+            q, k, v, feature_map, normalize, decay, layout, return_state)
+        state = (q.new_empty(batch, heads, dim, dim, dtype=torch.float32)
+                 if return_state else v.new_empty(0))
+        return torch.empty_like(v), state
+
+    linear_attention.register_autograd(
+        _forward_only("linear_attention"), setup_context=_keep_nothing)
+
+    @torch.library.custom_op("tk_mlir::based", mutates_args=(),
+                             device_types="cuda")
+    def based(q: Tensor, k: Tensor, v: Tensor, normalize: bool,
+              layout: str) -> Tensor:
+        return based_impl(q, k, v, normalize, layout)
+
+    @based.register_fake
+    def _(q, k, v, normalize, layout):
+        check_based_arguments(q, k, v, layout)
+        return torch.empty_like(v)
+
+    based.register_autograd(_forward_only("based"),
+                            setup_context=_keep_nothing)
+
+    @torch.library.custom_op("tk_mlir::ssd_chunk_scan", mutates_args=(),
+                             device_types="cuda")
+    def ssd_chunk_scan(x: Tensor, dt: Tensor, A: Tensor, B: Tensor,
+                       C: Tensor, chunk_size: int, D: Optional[Tensor],
+                       z: Optional[Tensor], dt_bias: Optional[Tensor],
+                       initial_states: Optional[Tensor], dt_softplus: bool,
+                       dt_low: float, dt_high: float,
+                       return_final_states: bool) -> Tuple[Tensor, Tensor]:
+        out, final = ssd_impl(x, dt, A, B, C, chunk_size, D, z, dt_bias,
+                              initial_states, dt_softplus, (dt_low, dt_high),
+                              return_final_states)
+        return out, final if final is not None else out.new_empty(0)
+
+    @ssd_chunk_scan.register_fake
+    def _(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
+          dt_softplus, dt_low, dt_high, return_final_states):
+        batch, _, heads, dim, _, state = check_ssd_arguments(
+            x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
+            (dt_low, dt_high))
+        final = (x.new_empty(batch, heads, dim, state, dtype=torch.float32)
+                 if return_final_states else x.new_empty(0))
+        return torch.empty_like(x), final
+
+    ssd_chunk_scan.register_autograd(_forward_only("ssd_chunk_scan"),
+                                     setup_context=_keep_nothing)
