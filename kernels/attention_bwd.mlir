@@ -82,7 +82,7 @@ tile.kernel @attention_bwd(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
       // dPᵀ = V dOᵀ are queued together and the softmax waits for Sᵀ only,
       // so it runs while the tensor cores compute dPᵀ (1.00-1.03x on H100
       // from 1024 queries; at 80 queries, attention_bwd_q80.mlir, it spills
-      // and was slower: docs/performance.md, "Twenty-fourth session").
+      // and was slower: docs/performance.md).
       %s_raw = tile.mma_async ABt %k, %q : !kv_st, !q_st -> !st
       %dp = tile.mma_async ABt %v, %do : !kv_st, !q_st -> !st
       tile.mma_wait 1

@@ -21,8 +21,7 @@
 // costs, and the accumulators (dK, dV: 32 registers each per thread) leave
 // room for Sᵀ and dPᵀ, 64 registers each, queued together: the softmax of
 // Sᵀ runs while the tensor cores compute dPᵀ. 1.12-1.19x the 64-query
-// program at 512-16384 on H100, no spills (docs/performance.md, "Eighteenth
-// session").
+// program at 512-16384 on H100, no spills (docs/performance.md).
 !qkv = !tile.gl<?x?x?x64xbf16>
 !vec = !tile.gl<?x?x?xf32>
 !kv_st = !tile.st<128x64xbf16>

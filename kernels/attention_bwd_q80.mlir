@@ -7,12 +7,12 @@
 // A is K read transposed), and adds it to dQᵀ: [batch, heads, 128, seq] f32
 // in fragment order with the sequence padded to the 80-column tiles (the
 // manifest's `tile_cols`; attention_backward transposes it back). Two Q/dO
-// stages leave room for the dQᵀ staging. 0.91-0.99x the 64-query program
-// on the H100 from 2048 to 4096 queries (docs/performance.md, "Sixteenth
-// session": dSᵀ with 80 columns takes a 32-byte swizzle), 1.00-1.04x from
-// 8192 on, where attention() took it for non-causal calls until the 64-query
-// program queued Sᵀ and dPᵀ together ("Twenty-fourth session": now 0.89x at
-// 8192, 1.00x at 16384); attention_backward(program=...) still runs it.
+// stages leave room for the dQᵀ staging. On the H100 it measures 0.89x the
+// 64-query program, which queues Sᵀ and dPᵀ together, at 8192 queries and
+// 1.00x at 16384, so attention() does not take it (against the 64-query
+// program without that queueing: 0.91-0.99x from 2048 to 4096 queries, as
+// dSᵀ with 80 columns takes a 32-byte swizzle, and 1.00-1.04x from 8192
+// on; docs/performance.md). attention_backward(program=...) still runs it.
 !qkv = !tile.gl<?x?x?x128xbf16>
 !vec = !tile.gl<?x?x?xf32>
 !kv_st = !tile.st<128x128xbf16>

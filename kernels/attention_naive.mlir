@@ -10,11 +10,11 @@
 // Head dim 128 (kernels/attention_naive_d64.mlir: the same program for 64).
 // `tile.stagger`: the second consumer warpgroup starts 2400 cycles after the
 // first, so the two do not run their MMAs and softmaxes in step (1.00-1.07x
-// at most points on H100; docs/performance.md, "Twenty-second session").
+// at most points on H100; docs/performance.md).
 // `tile.pingpong`: then the two take turns issuing their MMAs (tile-pingpong),
 // so one's softmax runs under the other's MMAs at every step, not only
-// after the start (1.01-1.04x at 512-2048 tokens on H100; "Twenty-ninth
-// session").
+// after the start (1.01-1.04x at 512-2048 tokens on H100;
+// docs/performance.md).
 !qkv = !tile.gl<?x?x?x128xbf16>
 !q_rt = !tile.rt<128x128xbf16, block>
 !st = !tile.st<128x128xbf16>

@@ -13,32 +13,31 @@
 // the 128-row form non-causal on H100). Its running maximum may lag by up
 // to 8 in exp2 units (`row_max ... slack`), so after the first key tiles
 // a step rarely moves it and its threads skip rescaling O (`mul ...
-// skip_ones`): +0.5-4.6% on H100 (docs/performance.md, "Thirteenth
-// session"; the 128-key, 160-key and 128-query programs were not faster
-// with it and keep the plain maximum).
+// skip_ones`): +0.5-4.6% on H100 (docs/performance.md; the 128-key,
+// 160-key and 128-query programs were not faster with it and keep the
+// plain maximum).
 // Each consumer warpgroup skips the key tiles its own 64 rows do not need
 // (`tile.part_rows`): all its rows past the sequence (the last 192-query
 // tile of 512 or 1024 queries has one or two such slices) or, causal, all
 // above the key tile. Its running values stay as they are, which is what
 // the skipped step would give its rows (all scores masked) or rows nothing
 // stores; the others have the tensor cores to themselves. 1.03-1.07x
-// cuDNN at 512 and 1024 non-causal (0.95-0.98 before), and the 192-query
-// tile now beats the 128-query one causal too (docs/performance.md,
-// "Seventeenth session"). Causal, it also masks only the key tiles that
-// cross its own rows' diagonal, not every one that crosses the tile's
-// (docs/performance.md, "Nineteenth session").
+// cuDNN at 512 and 1024 non-causal (0.95-0.98 without it), and with it the
+// 192-query tile beats the 128-query one causal too (docs/performance.md).
+// Causal, it also masks only the key tiles that cross its own rows'
+// diagonal, not every one that crosses the tile's (docs/performance.md).
 // Causal, a warpgroup whose rows all end before a key tile's second 64 keys
 // (one step per diagonal) takes a half step: Q Kᵀ and P V over the tile's
 // first 64 keys only (`tile.subtile` of K and V; m64n64 MMAs). At 512
 // causal that is 4 of the 20 warpgroup steps of a head at half the work:
 // 1.04-1.06x cuDNN there against 0.98-1.01 for the full steps, 1.03-1.05
-// against 1.00-1.02 at 1024 (H100, docs/performance.md "Thirty-seventh
-// session"). Non-causal calls run this program compiled for causal = false
-// (`bind=6=false`, tk_mlir.attention's NON_CAUSAL_KERNEL), where the half
-// step and the masks fold away.
+// against 1.00-1.02 at 1024 (H100, docs/performance.md). Non-causal calls
+// run this program compiled for causal = false (`bind=6=false`,
+// tk_mlir.attention's NON_CAUSAL_KERNEL), where the half step and the
+// masks fold away.
 // `tile.stagger`: consumer warpgroup i starts 1200·i cycles late, so the
 // three do not run their MMAs and softmaxes in step (1.00-1.06x at most
-// points on H100; docs/performance.md, "Twenty-second session").
+// points on H100; docs/performance.md).
 !qkv = !tile.gl<?x?x?x64xbf16>
 !q_rt = !tile.rt<192x64xbf16, block>
 !q_st = !tile.st<192x64xbf16>

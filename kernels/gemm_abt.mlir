@@ -22,7 +22,7 @@
 // The warpgroup index comes from each thread's own index
 // (tile.uniform_warpgroup_id = false): with lane 0's, which ptxas schedules
 // differently, the 8192 x 8192 x 28672 product measured 0.963-0.966x (H100,
-// docs/performance.md "Seventeenth session").
+// docs/performance.md).
 tile.kernel @gemm_abt(%A: !view, %B: !view, %C: !view)
     launch(warpgroups = 3, grid = persistent)
     attributes {tile.uniform_warpgroup_id = false} {

@@ -17,11 +17,11 @@ TFLOP/s = 4 · batch · heads · seq² · dim, halved for causal, the backward
 counted as 2.5 × the forward. "vs_cudnn" is ours / cuDNN, both from their
 pair ("tk_tflops" is ours in that pair); "vs_flash" ours / flash from
 theirs ("tk_tflops_flash_pair" ours there). --set interleaves all three in
-one set (timing.time_interleaved; the method until the thirty-fourth
-session: with flash in the set, ours / cuDNN read 1.3-5.5% lower than head
-to head on an H100, docs/performance.md). --sustained S times each
-function in windows of S seconds of back-to-back calls
-(timing.time_sustained: its own steady state under the GPU's power limit).
+one set (timing.time_interleaved; not the default: with flash in the
+set, ours / cuDNN read 1.3-5.5% lower than head to head on an H100,
+docs/performance.md). --sustained S times each function in windows of S
+seconds of back-to-back calls (timing.time_sustained: its own steady state
+under the GPU's power limit).
 
 Every timed point is also a check, on its own random bf16 inputs: ours
 against cuDNN's output (forward: relative Frobenius error of O below 2e-2)

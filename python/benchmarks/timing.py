@@ -6,8 +6,8 @@ import statistics
 import torch
 
 # Milliseconds of untimed calls of a function right before each of its timed
-# batches (TK_MLIR_SETTLE_MS overrides; 0 gives the method used before the
-# twenty-third session). See time_interleaved.
+# batches (TK_MLIR_SETTLE_MS overrides; 0 times each batch right after the
+# function before it, without settling). See time_interleaved.
 SETTLE_MS = float(os.environ.get("TK_MLIR_SETTLE_MS", 200))
 
 
@@ -32,7 +32,7 @@ def balanced_order(count, rounds):
     function r) puts each function after the same one in most rounds: on
     an H100 the function timed after SDPA's flash backend (the slowest,
     least power-hungry one) measured 3-6% slower than when timed after
-    cuDNN (docs/performance.md, "Thirty-first session")."""
+    cuDNN (docs/performance.md)."""
     if count < 2:
         return [0] * rounds * count
     unused = {a: [b for b in range(count) if b != a] for a in range(count)}
@@ -66,10 +66,10 @@ def time_interleaved(fns, warmup=5, rounds=15, per_batch=10, settle_ms=None):
     5-12% faster on an H100 (the attention backward at 16384 tokens: ours
     548 TFLOP/s after cuDNN, 606 after SDPA's flash backend; cuDNN 538 after
     ours, 566 after flash); 10-80 ms of settling was not enough, 240 ms gave
-    the same numbers in either order (docs/performance.md, "Twenty-third
-    session"). Settling does not remove every trace of the function before
-    (the thirty-first session measured the opposite sign after flash with
-    it), hence the balanced order."""
+    the same numbers in either order (docs/performance.md). Settling does
+    not remove every trace of the function before (with it, the function
+    after flash measured 3-6% slower, the opposite sign; see
+    balanced_order), hence the balanced order."""
     settle_ms = SETTLE_MS if settle_ms is None else settle_ms
     names = list(fns)
     settle = {}
@@ -96,8 +96,8 @@ def time_pairs(fns, base, interleave=None, **options):
     two: on an H100 at its 700 W limit, with SDPA's flash backend (the
     slowest, least power-hungry) in the set, ours / cuDNN read 1.3-5.5%
     lower than the two timed alone, at each of four attention points and in
-    both repetitions (docs/performance.md, "Thirty-fourth session"). So each
-    comparison is made between its two functions only.
+    both repetitions (docs/performance.md). So each comparison is made
+    between its two functions only.
 
     `interleave(fns, **options)` -> {name: ms} is time_interleaved unless
     given (tests pass a fake)."""
@@ -120,9 +120,9 @@ def time_sustained(fns, seconds=2.5, windows=3, per_batch=5, batch=None,
     On an H100 at its 700 W limit the SM clock falls from 1980 MHz to
     1350-1700 MHz within about a second of attention kernels, and a
     kernel's throughput kept falling for more than a second after it
-    started (docs/performance.md, "Thirty-third session"); the 200 ms of
-    settling in time_interleaved leave each batch partly in the state the
-    functions before it left. This is slower (seconds per function and
+    started (docs/performance.md); the 200 ms of settling in
+    time_interleaved leave each batch partly in the state the functions
+    before it left. This is slower (seconds per function and
     window) and measures what a long run of one kernel sees.
 
     `batch(fn, count)` -> ms per call and `clock()` -> seconds are the CUDA

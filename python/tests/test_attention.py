@@ -338,9 +338,9 @@ def test_backward_program_must_be_an_alternative():
 
 def test_long_noncausal_backward_program(monkeypatch):
     """attention() takes FUSED_BACKWARD's program at every length (no
-    LONG_NONCAUSAL_BACKWARD entry is faster since the twenty-fourth
-    session); with an entry, non-causal head-dim calls from its length on
-    take that program, shorter, causal and other head dims the default."""
+    program measures faster for LONG_NONCAUSAL_BACKWARD); with an entry,
+    non-causal head-dim calls from its length on take that program,
+    shorter, causal and other head dims the default."""
     import importlib
     att = importlib.import_module("tk_mlir.ops.attention")
     assert all(p in att.FUSED_ALTERNATIVES[d]

@@ -34,7 +34,7 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
            "Give each tile.mma_wait a basic block of its own, so ptxas keeps "
            "the wgmma wait after the work written before it (ptxas otherwise "
            "moves a wait_group to the top of its block; measured on H100, "
-           "docs/performance.md, Eleventh session)">,
+           "docs/performance.md)">,
     Option<"waitTimeoutMs", "wait-timeout-ms", "unsigned", "0",
            "Debugging deadlocks: a thread that waits on a semaphore (or the "
            "tile queue) longer than this many milliseconds records its "

@@ -539,8 +539,7 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       // when every tile index is below 2^31: InvariantDivisor). Grouped
       // walks (GEMM: long tiles, the divisor of the last group's rows
       // varies) keep the strided loop: counted, the GEMM measured 0.98x at
-      // its largest shapes in two runs (docs/performance.md, "Twentieth
-      // session").
+      // its largest shapes in two runs (docs/performance.md).
       Value zero = zeroIndex;
       auto carry = [](OpBuilder &b, Location l, Value, ValueRange carried) {
         scf::YieldOp::create(b, l, carried);

@@ -34,12 +34,10 @@ except ImportError:   # the CPU-side tools and tests run without torch
 # Head dim -> kernel name (its folder and manifest are named alike).
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
 # Head dim 128 with 176-key tiles (Q from shared memory), and the sequence
-# lengths from which it runs instead (non-causal, causal; None: never): 1.8-2.5%
-# faster than the 128-key program at 8192 and 0.9-3.1% at 16384 non-causal,
-# 2.3-3.8% slower at 4096, level or slower causal (H100, docs/performance.md
-# "Thirty-third session"). (The 160-key program it replaces ran here from
-# 8192 / 16384 queries until the 128-key program kept Q in registers,
-# "Fourteenth session".)
+# lengths from which it runs instead (non-causal, causal; None: never):
+# 1.8-2.5% faster than the 128-key program at 8192 and 0.9-3.1% at 16384
+# non-causal, 2.3-3.8% slower at 4096, level or slower causal (H100,
+# docs/performance.md).
 LONG_KERNEL = "attention_naive_kv176"
 LONG_FROM = {False: 8192, True: None}
 # Programs compiled a second time with other tk-opt -tile-to-nvidia options,
@@ -52,17 +50,15 @@ VARIANTS = {
 }
 # Head dim 64, non-causal: the 192-query program compiled for causal =
 # false (`bind`: the causal masks and half steps fold away), 1.00-1.05x the
-# program compiled for both at 512 and 2048 (H100, docs/performance.md
-# "Thirty-seventh session").
+# program compiled for both at 512 and 2048 (H100, docs/performance.md).
 NON_CAUSAL_KERNEL = {64: "attention_naive_d64_nc"}
 # Head dim 64, causal, shorter than SHORT_CAUSAL_BELOW (None: never): the
 # 192-query program with a four-stage K/V ring instead of two, so a
 # warpgroup that skips the key tiles above its rows runs ahead into the
 # next tile: 1.05-1.06x the two-stage ring at 512 and 1024 causal, but
-# 0.96x non-causal from 2048 on (H100, docs/performance.md "Seventeenth
-# session", "Eighteenth session"). (The 128-query program,
-# kernels/attention_naive_d64_q128.mlir, was taken here until the 192-query
-# one skipped per warpgroup.)
+# 0.96x non-causal from 2048 on (H100, docs/performance.md). (The 192-query
+# program, which skips per warpgroup, beats the 128-query one,
+# kernels/attention_naive_d64_q128.mlir, here too.)
 SHORT_CAUSAL_KERNEL = "attention_naive_d64_ring4"
 SHORT_CAUSAL_BELOW = 2048
 # Causal forward calls at head dim d and at least ONE_TILE_FROM[d] queries
@@ -82,24 +78,23 @@ FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
 # of them or FUSED_BACKWARD's): head dim -> names.
 FUSED_ALTERNATIVES = {128: ("attention_bwd_q80",)}
 # Head dim -> (program, length): a fused program attention() would take for
-# non-causal calls from that length on instead of FUSED_BACKWARD's. None
-# now: the 80-query program (FlashAttention-3's non-causal tile) measured
-# 1.00-1.04x attention_bwd at 8192 and 16384 on H100 until attention_bwd
-# queued Sᵀ and dPᵀ together and dQ got its conversion program; since then
-# 0.89x at 8192 and 1.00x at 16384 (docs/performance.md, "Twenty-fourth
-# session"). attention_backward(program="attention_bwd_q80") still runs it.
+# non-causal calls from that length on instead of FUSED_BACKWARD's. None:
+# the 80-query program (FlashAttention-3's non-causal tile) measures 0.89x
+# attention_bwd at 8192 and 1.00x at 16384 on H100, as attention_bwd queues
+# Sᵀ and dPᵀ together and dQ has its conversion program (against
+# attention_bwd without those, 1.00-1.04x; docs/performance.md).
+# attention_backward(program="attention_bwd_q80") still runs it.
 LONG_NONCAUSAL_BACKWARD = {}
 # Head dim -> the sequence length from which attention() takes the fused
-# backward (None: never). Measured on an H100 with settled timing
-# (docs/performance.md "Twenty-fourth session"): at head dim 128 the fused
-# kernel (with the dQ conversion program) is 1.06x the two kernels at 1024
-# (non-causal and causal), 1.01x / 0.91x at 512; head to head with cuDNN at
-# 512 ("Thirty-fourth session") the two kernels 1.05 / 1.14-1.15x cuDNN
-# non-causal / causal, the fused one 1.06 / 1.06x. At head dim 64 the fused
-# program steps over 128 queries ("Eighteenth session"): 1.05-1.29x the two
-# kernels from 1024 on, 0.98-1.00x at 512 then; at 512 now (after the dQ
-# conversion program, "Twenty-fourth session") 1.10-1.15x cuDNN head to
-# head against the two kernels' 0.97-1.05x ("Thirty-fourth session").
+# backward (None: never). Measured on an H100 (docs/performance.md): at
+# head dim 128, with settled timing, the fused kernel (with the dQ
+# conversion program) is 1.06x the two kernels at 1024 (non-causal and
+# causal), 1.01x / 0.91x at 512; head to head with cuDNN at 512 the two
+# kernels are 1.05 / 1.14-1.15x cuDNN non-causal / causal, the fused one
+# 1.06 / 1.06x. At head dim 64 the fused program steps over 128 queries;
+# without the dQ conversion program it is 1.05-1.29x the two kernels from
+# 1024 on and 0.98-1.00x at 512, with it 1.10-1.15x cuDNN head to head at
+# 512 against the two kernels' 0.97-1.05x.
 # Calls shorter than the benchmark's 512 were not timed.
 FUSED_FROM = {128: 1024, 64: 512}
 _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",

@@ -1,10 +1,10 @@
 // The head-dim-128 forward with its tile loop made `dynamic` (tiles taken
-// from a counter as blocks ask; docs/performance.md "Twenty-first
-// session"): only the producer role's first warp walks the tiles, so the
-// queue's empty mbarriers count 9 warps (8 consumer warps + 1), and the
-// manifest asks for the tile counter. The program written with `dynamic`
-// and the bundled one compiled with the pipeline's dynamic-tiles option
-// (tile-dynamic-tiles) give the same PTX.
+// from a counter as blocks ask; docs/performance.md): only the producer
+// role's first warp walks the tiles, so the queue's empty mbarriers count
+// 9 warps (8 consumer warps + 1), and the manifest asks for the tile
+// counter. The program written with `dynamic` and the bundled one
+// compiled with the pipeline's dynamic-tiles option (tile-dynamic-tiles)
+// give the same PTX.
 // RUN: rm -rf %t && mkdir -p %t && sed 's/ snake {/ dynamic {/' %tk_src_root/kernels/attention_naive.mlir > %t/dynamic.mlir
 // RUN: tk-opt %t/dynamic.mlir -tile-to-nvidia="out=%t/out cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s < %t/out/attention_naive.ptx

@@ -278,7 +278,7 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
     same time (all their MMAs, then all their softmaxes); started apart,
     they keep apart, so one warpgroup's register work runs under another's
     MMAs. The attention forwards measured 1-5% faster at short lengths with
-    it (docs/performance.md, "Twenty-second session").
+    it (docs/performance.md).
 
     ```mlir
     tile.warp_specialize producer(warpgroups = 1, registers = 40) {

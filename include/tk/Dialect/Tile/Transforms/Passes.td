@@ -380,8 +380,7 @@ def TileEarlyEpilogue : Pass<"tile-early-epilogue", "::tk::tile::KernelOp"> {
 
     On the head-dim-128 forward (H100), the reciprocal of the row sum, the
     log-sum-exp and its store and the output buffer's wait then run under
-    the last P V: 1-4% faster at 512-2048 tokens (docs/performance.md,
-    "Thirty-eighth session").
+    the last P V: 1-4% faster at 512-2048 tokens (docs/performance.md).
   }];
 }
 
