@@ -32,9 +32,9 @@
 // causal that is 4 of the 20 warpgroup steps of a head at half the work:
 // 1.04-1.06x cuDNN there against 0.98-1.01 for the full steps, 1.03-1.05
 // against 1.00-1.02 at 1024 (H100, docs/performance.md). Non-causal calls
-// run this program compiled for causal = false (`bind=6=false`,
-// tk_mlir.attention's NON_CAUSAL_KERNEL), where the half step and the
-// masks fold away.
+// run this program compiled for causal = false (`bind=6=false`, CHOICES
+// in python/tk_mlir/ops/attention.py), where the half step and the masks
+// fold away.
 // `tile.stagger`: consumer warpgroup i starts 1200·i cycles late, so the
 // three do not run their MMAs and softmaxes in step (1.00-1.06x at most
 // points on H100; docs/performance.md).

@@ -1,9 +1,10 @@
 // Attention forward, naive form, head dim 64 with 128-query tiles:
 // kernels/attention_naive.mlir (see there) with 64-column Q, K, V and O, i.e.
 // kernels/attention_naive_d64.mlir with two consumer warpgroups of 64 rows
-// instead of three. attention() takes it for short causal sequences
-// (`SHORT_CAUSAL_BELOW` in python/tk_mlir/ops/attention.py), where the
-// three-warpgroup tile computes more masked scores per diagonal.
+// instead of three, which compute fewer masked scores per diagonal.
+// attention() does not run it: the 192-query program, whose warpgroups
+// skip the key tiles above their own rows, is faster for short causal
+// sequences too (CHOICES in python/tk_mlir/ops/attention.py).
 !qkv = !tile.gl<?x?x?x64xbf16>
 !st = !tile.st<128x64xbf16>
 !s = !tile.rt<128x128xf32, block>

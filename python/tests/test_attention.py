@@ -120,10 +120,9 @@ def test_backward_argument_names_match_the_kernels(tmp_path, dim):
 ])
 def test_forward_kernel_by_length(dim, seq, causal, name):
     """Head dim 128 runs the 176-key program for non-causal calls from 8192
-    queries (LONG_FROM) and the 128-key program otherwise; head dim 64 the
-    192-query program, compiled with a four-stage ring for causal calls
-    shorter than SHORT_CAUSAL_BELOW and for causal = false for non-causal
-    calls (NON_CAUSAL_KERNEL)."""
+    queries and the 128-key program otherwise; head dim 64 the 192-query
+    program, compiled with a four-stage ring for causal calls shorter than
+    2048 and for causal = false for non-causal calls (CHOICES)."""
     from tk_mlir.ops.attention import forward_kernel
     assert forward_kernel(dim, seq, causal) == name
 
@@ -136,9 +135,27 @@ def test_forward_kernel_by_length(dim, seq, causal, name):
 def test_forward_launch_mode(dim, seq, causal, one_tile):
     """Causal head-dim-64 calls from 8192 queries run one tile per block;
     everything else the persistent (snake-ordered) grid."""
-    from tk_mlir.ops.attention import KERNELS, ONE_TILE_FROM, one_tile_per_block
-    assert set(ONE_TILE_FROM) == set(KERNELS)
+    from tk_mlir.ops.attention import one_tile_per_block
     assert one_tile_per_block(dim, seq, causal) is one_tile
+
+
+def test_choices_cover_every_call():
+    """CHOICES has a forward and a backward row for every supported head
+    dim, causal or not, at every length; backward rows name a fused program
+    of their head dim or the two kernels."""
+    from tk_mlir.ops.attention import (BACKWARD, CHOICES, FUSED_BACKWARD,
+                                       KERNELS, choose)
+    assert set(KERNELS) == set(BACKWARD) == set(FUSED_BACKWARD)
+    for dim in KERNELS:
+        for causal in (False, True):
+            for seq in (1, 63, 511, 512, 1023, 1024, 2047, 2048, 8191, 8192,
+                        1 << 20):
+                choose("forward", dim, seq, causal)
+                row = choose("backward", dim, seq, causal)
+                assert row.kernel in (None, FUSED_BACKWARD[dim])
+    assert {row.part for row in CHOICES} == {"forward", "backward"}
+    with pytest.raises(ValueError, match="no forward program for head dim"):
+        choose("forward", 96, 512, False)
 
 
 @pytest.mark.parametrize("dim", [128, 64])
@@ -146,10 +163,11 @@ def test_other_forward_kernels_take_the_same_arguments(tmp_path, dim):
     """The 176-key program has the 128-key program's parameters, and the
     short causal head-dim-64 variant (a deeper ring) the program's, so
     attention_forward() launches either with the same arguments."""
-    from tk_mlir.ops.attention import (KERNELS, LONG_KERNEL, NON_CAUSAL_KERNEL,
-                                   SHORT_CAUSAL_KERNEL)
-    names = (KERNELS[dim], {128: LONG_KERNEL, 64: SHORT_CAUSAL_KERNEL}[dim],
-             *([NON_CAUSAL_KERNEL[dim]] if dim in NON_CAUSAL_KERNEL else []))
+    from tk_mlir.ops.attention import CHOICES, KERNELS
+    names = [KERNELS[dim]] + sorted(
+        {row.kernel for row in CHOICES if row.part == "forward" and
+         row.dim == dim and row.kernel != KERNELS[dim]})
+    assert len(names) > 1
     params = {name: [(p["kind"], p.get("dtype"), p.get("shape"))
                      for p in _compiled_params(tmp_path, name)]
               for name in names}
@@ -163,8 +181,8 @@ def test_non_causal_variant_is_bound_to_causal_false(tmp_path):
     `causal`; the program itself leaves causal open."""
     from tests.test_runtime import FakeTensor
     from tk_mlir import ArgumentError, KernelSpec, check_arguments
-    from tk_mlir.ops.attention import KERNELS, NON_CAUSAL_KERNEL
-    bound = _compiled_params(tmp_path, NON_CAUSAL_KERNEL[64])
+    from tk_mlir.ops.attention import KERNELS, forward_kernel
+    bound = _compiled_params(tmp_path, forward_kernel(64, 512, False))
     assert bound[6] == {"kind": "scalar", "dtype": "i1", "value": False}
     assert "value" not in _compiled_params(tmp_path, KERNELS[64])[6]
     spec = KernelSpec("k", {"target": "sm_90a", "threads": 512,
@@ -238,18 +256,12 @@ def test_backward_copies_lse_and_delta_with_tma(tmp_path, name):
 
 def test_every_head_dim_has_a_backward_form():
     """attention() picks a backward form for each head dim it supports: the
-    fused kernel from FUSED_FROM's length on, the two kernels below it."""
-    from tk_mlir.ops.attention import (BACKWARD, FUSED_BACKWARD, FUSED_FROM,
-                                   KERNELS, uses_fused)
-    assert set(FUSED_FROM) == set(KERNELS) == set(BACKWARD)
-    assert set(FUSED_FROM) == set(FUSED_BACKWARD)
-    for dim, start in FUSED_FROM.items():
-        if start is None:
-            assert not uses_fused(dim, 1 << 20)
-        else:
-            assert not uses_fused(dim, start - 1) and uses_fused(dim, start)
-    assert uses_fused(128, 1024) and not uses_fused(128, 512)
-    assert uses_fused(64, 512) and not uses_fused(64, 256)
+    fused kernel from 1024 queries at head dim 128 and 512 at 64, the two
+    kernels below."""
+    from tk_mlir.ops.attention import uses_fused
+    assert uses_fused(128, 1024) and not uses_fused(128, 1023)
+    assert uses_fused(128, 1 << 20) and not uses_fused(128, 512)
+    assert uses_fused(64, 512) and not uses_fused(64, 511)
 
 
 @pytest.mark.parametrize("dim", [128, 64])
@@ -338,21 +350,24 @@ def test_backward_program_must_be_an_alternative():
 
 def test_long_noncausal_backward_program(monkeypatch):
     """attention() takes FUSED_BACKWARD's program at every length (no
-    program measures faster for LONG_NONCAUSAL_BACKWARD); with an entry,
-    non-causal head-dim calls from its length on take that program,
-    shorter, causal and other head dims the default."""
+    alternative measures faster); a CHOICES row for one of
+    FUSED_ALTERNATIVES makes non-causal head-dim calls from its length on
+    take it, and leaves shorter, causal and other head dims alone."""
     import importlib
     att = importlib.import_module("tk_mlir.ops.attention")
-    assert all(p in att.FUSED_ALTERNATIVES[d]
-               for d, (p, _) in att.LONG_NONCAUSAL_BACKWARD.items())
+    assert all(row.kernel in (None, att.FUSED_BACKWARD[row.dim])
+               for row in att.CHOICES if row.part == "backward")
     assert att.fused_program(128, 16384, False) == att.FUSED_BACKWARD[128]
-    monkeypatch.setattr(att, "LONG_NONCAUSAL_BACKWARD",
-                        {128: ("attention_bwd_q80", 8192)})
+    row = att.Choice("backward", 128, False, 8192, None, "attention_bwd_q80")
+    assert row.kernel in att.FUSED_ALTERNATIVES[128]
+    monkeypatch.setattr(att, "CHOICES", (row,) + att.CHOICES)
     assert att.fused_program(128, 8192, False) == "attention_bwd_q80"
     assert att.fused_program(128, 16384, False) == "attention_bwd_q80"
     assert att.fused_program(128, 8191, False) == att.FUSED_BACKWARD[128]
     assert att.fused_program(128, 16384, True) == att.FUSED_BACKWARD[128]
     assert att.fused_program(64, 16384, False) == att.FUSED_BACKWARD[64]
+    # Below the fused form's length a call asking for it gets the default.
+    assert att.fused_program(128, 100, False) == att.FUSED_BACKWARD[128]
 
 
 def test_dq_convert_program_tiles_and_arguments(tmp_path):

@@ -11,9 +11,9 @@ a kernel not found there is compiled from its program on first use, in
 process (tk_mlir.compile), and cached on disk.
 
 Gradients go through one of two forms, chosen per head dim and length by
-measurement (`FUSED_FROM`, `uses_fused`): the fused kernel, kernels/attention_bwd.mlir
-(attention_bwd_d64.mlir for head dim 64; attention_bwd_q80.mlir for long
-non-causal head-dim-128 calls: `fused_program`), where one block per key tile
+measurement (`CHOICES`, `uses_fused`): the fused kernel, kernels/attention_bwd.mlir
+(attention_bwd_d64.mlir for head dim 64; attention_bwd_q80.mlir, an
+alternative attention_backward(program=...) runs), where one block per key tile
 computes dK and dV and adds its part of dQ into an f32 accumulator; or two
 kernels, kernels/attention_bwd_dq.mlir and attention_bwd_dkv.mlir (and their
 _d64 twins). attention_backward(..., fused=True/False) picks one explicitly.
@@ -21,6 +21,7 @@ The forward is a torch.autograd.Function.
 """
 import math
 import os
+from typing import NamedTuple, Optional
 
 from ..tracing import compiling
 from ..runtime import ArgumentError, check_one_device, from_fragments
@@ -31,15 +32,9 @@ except ImportError:   # the CPU-side tools and tests run without torch
     torch = None
 
 
-# Head dim -> kernel name (its folder and manifest are named alike).
+# Head dim -> the forward program the others of that head dim vary (its
+# parameters are theirs; its folder and manifest are named alike).
 KERNELS = {128: "attention_naive", 64: "attention_naive_d64"}
-# Head dim 128 with 176-key tiles (Q from shared memory), and the sequence
-# lengths from which it runs instead (non-causal, causal; None: never):
-# 1.8-2.5% faster than the 128-key program at 8192 and 0.9-3.1% at 16384
-# non-causal, 2.3-3.8% slower at 4096, level or slower causal (H100,
-# docs/performance.md).
-LONG_KERNEL = "attention_naive_kv176"
-LONG_FROM = {False: 8192, True: None}
 # Programs compiled a second time with other tk-opt -tile-to-nvidia options,
 # under their own name: name -> (program, options); the manifest is
 # <artifacts>/<name>/<program>.json.
@@ -48,55 +43,90 @@ VARIANTS = {
                                   "stages=4 override-stages=true"),
     "attention_naive_d64_nc": ("attention_naive_d64", "bind=6=false"),
 }
-# Head dim 64, non-causal: the 192-query program compiled for causal =
-# false (`bind`: the causal masks and half steps fold away), 1.00-1.05x the
-# program compiled for both at 512 and 2048 (H100, docs/performance.md).
-NON_CAUSAL_KERNEL = {64: "attention_naive_d64_nc"}
-# Head dim 64, causal, shorter than SHORT_CAUSAL_BELOW (None: never): the
-# 192-query program with a four-stage K/V ring instead of two, so a
-# warpgroup that skips the key tiles above its rows runs ahead into the
-# next tile: 1.05-1.06x the two-stage ring at 512 and 1024 causal, but
-# 0.96x non-causal from 2048 on (H100, docs/performance.md). (The 192-query
-# program, which skips per warpgroup, beats the 128-query one,
-# kernels/attention_naive_d64_q128.mlir, here too.)
-SHORT_CAUSAL_KERNEL = "attention_naive_d64_ring4"
-SHORT_CAUSAL_BELOW = 2048
-# Causal forward calls at head dim d and at least ONE_TILE_FROM[d] queries
-# launch one tile per block (the hardware's block scheduler balances the
-# tiles' different lengths); shorter ones, and every non-causal call, run
-# the persistent grid in snake order, which overlaps a tile's loads with the
-# previous tile's work (H100, docs/performance.md "Causal forward on the
-# persistent grid").
-ONE_TILE_FROM = {128: None, 64: 8192}
+
+
+class Choice(NamedTuple):
+    """A row of CHOICES: for `part` ("forward" or "backward") at head dim
+    `dim`, causal or not (`causal`; None: either) and a sequence length in
+    [`start`, `stop`) (None: no end), run `kernel`. Backward rows name the
+    fused program, or None for the two kernels (BACKWARD). Forward rows
+    with `one_tile` launch one tile per block instead of the persistent
+    grid."""
+    part: str
+    dim: int
+    causal: Optional[bool]
+    start: int
+    stop: Optional[int]
+    kernel: Optional[str]
+    one_tile: bool = False
+
+
+# What attention() runs: the first row that matches a call. Measured on an
+# H100 (docs/performance.md); each row's reason above it.
+CHOICES = (
+    # Head dim 128, non-causal, from 8192 queries: 176-key tiles (Q from
+    # shared memory), 1.8-2.5% faster than the 128-key program at 8192 and
+    # 0.9-3.1% at 16384; 2.3-3.8% slower at 4096, level or slower causal.
+    Choice("forward", 128, False, 8192, None, "attention_naive_kv176"),
+    # Head dim 128 otherwise: 128-query tiles, two consumer warpgroups
+    # taking turns on the tensor cores; the persistent grid in snake order
+    # overlaps a tile's loads with the previous tile's work.
+    Choice("forward", 128, None, 0, None, "attention_naive"),
+    # Head dim 64, causal, below 2048 queries: a four-stage K/V ring instead
+    # of two, so a warpgroup that skips the key tiles above its rows runs
+    # ahead into the next tile: 1.05-1.06x the two-stage ring at 512 and
+    # 1024 causal (0.96x non-causal from 2048 on). The 192-query program,
+    # which skips per warpgroup, beats the 128-query one
+    # (kernels/attention_naive_d64_q128.mlir) here too.
+    Choice("forward", 64, True, 0, 2048, "attention_naive_d64_ring4"),
+    # Head dim 64, causal, from 8192 queries: one tile per block (the
+    # hardware's block scheduler balances the tiles' different lengths).
+    Choice("forward", 64, True, 8192, None, "attention_naive_d64",
+           one_tile=True),
+    Choice("forward", 64, True, 0, None, "attention_naive_d64"),
+    # Head dim 64, non-causal: the 192-query program compiled for causal =
+    # false (`bind`: the causal masks and half steps fold away), 1.00-1.05x
+    # the program compiled for both at 512 and 2048.
+    Choice("forward", 64, False, 0, None, "attention_naive_d64_nc"),
+    # Backward, head dim 128, from 1024 queries: the fused kernel (with the
+    # dQ conversion program), 1.06x the two kernels at 1024 (non-causal and
+    # causal), 1.01x / 0.91x at 512; head to head with cuDNN at 512 the two
+    # kernels are 1.05 / 1.14-1.15x non-causal / causal, the fused one
+    # 1.06 / 1.06x. The 80-query fused program (FlashAttention-3's
+    # non-causal tile, FUSED_ALTERNATIVES) measures 0.89x attention_bwd at
+    # 8192 and 1.00x at 16384, so no row takes it.
+    Choice("backward", 128, None, 1024, None, "attention_bwd"),
+    Choice("backward", 128, None, 0, None, None),
+    # Backward, head dim 64, from 512 queries: the fused program steps over
+    # 128 queries: 1.10-1.15x cuDNN head to head at 512 against the two
+    # kernels' 0.97-1.05x (calls shorter than 512 were not timed).
+    Choice("backward", 64, None, 512, None, "attention_bwd_d64"),
+    Choice("backward", 64, None, 0, None, None),
+)
+
+
+def choose(part, dim, seq, causal):
+    """The first row of CHOICES for `part` that holds for head dim `dim`,
+    `seq` queries and `causal`."""
+    for row in CHOICES:
+        if row.part == part and row.dim == dim and \
+                row.causal in (None, bool(causal)) and seq >= row.start and \
+                (row.stop is None or seq < row.stop):
+            return row
+    raise ValueError(f"no {part} program for head dim {dim}, {seq} queries, "
+                     f"causal={bool(causal)}")
+
+
 BACKWARD = {128: ("attention_bwd_dq", "attention_bwd_dkv"),
             64: ("attention_bwd_dq_d64", "attention_bwd_dkv_d64")}
 _DQ_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq", "scale", "causal"]
 _DKV_ARGS = ["q", "k", "v", "do", "lse", "delta", "dk", "dv", "scale",
              "causal"]
-FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
-# Other fused backward programs (attention_backward's `program` names one
+# Head dim -> the fused backward program (`fused=True`), and the other
+# fused backward programs (attention_backward's `program` names one
 # of them or FUSED_BACKWARD's): head dim -> names.
+FUSED_BACKWARD = {128: "attention_bwd", 64: "attention_bwd_d64"}
 FUSED_ALTERNATIVES = {128: ("attention_bwd_q80",)}
-# Head dim -> (program, length): a fused program attention() would take for
-# non-causal calls from that length on instead of FUSED_BACKWARD's. None:
-# the 80-query program (FlashAttention-3's non-causal tile) measures 0.89x
-# attention_bwd at 8192 and 1.00x at 16384 on H100, as attention_bwd queues
-# Sᵀ and dPᵀ together and dQ has its conversion program (against
-# attention_bwd without those, 1.00-1.04x; docs/performance.md).
-# attention_backward(program="attention_bwd_q80") still runs it.
-LONG_NONCAUSAL_BACKWARD = {}
-# Head dim -> the sequence length from which attention() takes the fused
-# backward (None: never). Measured on an H100 (docs/performance.md): at
-# head dim 128, with settled timing, the fused kernel (with the dQ
-# conversion program) is 1.06x the two kernels at 1024 (non-causal and
-# causal), 1.01x / 0.91x at 512; head to head with cuDNN at 512 the two
-# kernels are 1.05 / 1.14-1.15x cuDNN non-causal / causal, the fused one
-# 1.06 / 1.06x. At head dim 64 the fused program steps over 128 queries;
-# without the dQ conversion program it is 1.05-1.29x the two kernels from
-# 1024 on and 0.98-1.00x at 512, with it 1.10-1.15x cuDNN head to head at
-# 512 against the two kernels' 0.97-1.05x.
-# Calls shorter than the benchmark's 512 were not timed.
-FUSED_FROM = {128: 1024, 64: 512}
 _FUSED_ARGS = ["q", "k", "v", "do", "lse", "delta", "dq_accum", "dk", "dv",
                "scale", "causal"]
 _ARG_NAMES = {name: args for dq, dkv in BACKWARD.values()
@@ -228,15 +258,8 @@ def _kernel(name):
 
 def forward_kernel(dim, seq, causal):
     """Name of the forward kernel for head dim `dim` and sequence length
-    `seq`."""
-    if dim == 128 and _reaches(LONG_FROM[bool(causal)], seq):
-        return LONG_KERNEL
-    if dim == 64 and causal and SHORT_CAUSAL_BELOW is not None and \
-            seq < SHORT_CAUSAL_BELOW:
-        return SHORT_CAUSAL_KERNEL
-    if not causal and dim in NON_CAUSAL_KERNEL:
-        return NON_CAUSAL_KERNEL[dim]
-    return KERNELS[dim]
+    `seq` (CHOICES)."""
+    return choose("forward", dim, seq, causal).kernel
 
 
 def attention_forward(q, k, v, causal, scale):
@@ -252,15 +275,10 @@ def attention_forward(q, k, v, causal, scale):
     return o, lse
 
 
-def _reaches(start, seq):
-    """Whether `seq` is at least a measured threshold (None: never)."""
-    return start is not None and seq >= start
-
-
 def one_tile_per_block(dim, seq, causal):
     """Whether the forward for head dim `dim` and `seq` queries launches one
-    tile per block instead of the persistent grid (`ONE_TILE_FROM`)."""
-    return bool(causal) and _reaches(ONE_TILE_FROM[dim], seq)
+    tile per block instead of the persistent grid (CHOICES)."""
+    return choose("forward", dim, seq, causal).one_tile
 
 
 def row_padding(seq):
@@ -285,17 +303,15 @@ def backward_delta(o, do):
 
 def uses_fused(dim, seq):
     """Whether attention() runs the fused backward for head dim `dim` and
-    `seq` queries (`FUSED_FROM`)."""
-    return _reaches(FUSED_FROM[dim], seq)
+    `seq` queries (CHOICES)."""
+    return choose("backward", dim, seq, False).kernel is not None
 
 
 def fused_program(dim, seq, causal):
-    """Name of the fused backward program attention() runs for head dim
-    `dim`, `seq` queries and `causal` (`LONG_NONCAUSAL_BACKWARD`)."""
-    long = LONG_NONCAUSAL_BACKWARD.get(dim)
-    if long is not None and not causal and _reaches(long[1], seq):
-        return long[0]
-    return FUSED_BACKWARD[dim]
+    """Name of the fused backward program for head dim `dim`, `seq` queries
+    and `causal`: CHOICES' row, or FUSED_BACKWARD's where the row takes the
+    two kernels (a call asking for the fused form)."""
+    return choose("backward", dim, seq, causal).kernel or FUSED_BACKWARD[dim]
 
 
 def _round_up(n, m):
