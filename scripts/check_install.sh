@@ -27,6 +27,6 @@ cmake -S examples/embed -B "$work/embed" -G Ninja \
   "${flags[@]}" > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
 ninja -C "$work/embed" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
 "$work/embed/embed"
-"$work/embed/embed_c" kernels/gemm_naive.mlir
+"$work/embed/embed_c" kernels/gemm/gemm_naive.mlir
 # The installed tk-opt runs and names its version.
 "$work/prefix/bin/tk-opt" --version | grep -q "tk-mlir version"

@@ -30,8 +30,8 @@ assert programs_dir() == os.path.join(package, "programs"), programs_dir()
 manifest = compiled_manifest("gemm_naive", "gemm_naive", "cubin=false")
 assert manifest.startswith(os.environ["TK_MLIR_CACHE"]), manifest
 # Compile for AMD and pack a launch's kernel arguments on the CPU.
-compiled = tk_mlir.compile(os.path.join(programs_dir(), "gemm_naive.mlir"),
-                           "gfx942")
+compiled = tk_mlir.compile(os.path.join(programs_dir(), "gemm",
+                                        "gemm_naive.mlir"), "gfx942")
 spec = load_manifest(compiled.manifest_path)[1]["gemm_naive"]
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compiles every bundled kernel with two tk-opt binaries (or one binary
 twice) and compares what comes out byte for byte: the PTX and manifest of
-each kernels/*.mlir through -tile-to-nvidia, and the AMD ISA and manifest
+each kernels/*/*.mlir through -tile-to-nvidia, and the AMD ISA and manifest
 of the programs that compile for gfx942 / gfx950. The output must not
 depend on the host compiler that built tk-opt (clang or GCC) nor differ
 between runs.
@@ -30,12 +30,12 @@ def compile_all(tk_opt, out):
     """Compiles into `out`; returns the programs that failed."""
     failed = []
     jobs = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "kernels", "*.mlir"))):
+    for path in sorted(glob.glob(os.path.join(ROOT, "kernels", "*", "*.mlir"))):
         name = os.path.splitext(os.path.basename(path))[0]
         jobs.append((name, path, "-tile-to-nvidia=out=%s cubin=false"
                      % os.path.join(out, name)))
     for name, chip in AMD:
-        path = os.path.join(ROOT, "kernels", name + ".mlir")
+        path, = glob.glob(os.path.join(ROOT, "kernels", "*", name + ".mlir"))
         jobs.append((f"{name}-{chip}", path, "-tile-to-amdgpu=chip=%s out=%s"
                      % (chip, os.path.join(out, f"{name}-{chip}"))))
     for name, path, option in jobs:

@@ -13,7 +13,10 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh tk-opt tk-compile TKCAPI
 
-kernel=kernels/gemm.mlir
+# kernels/<family>/<name>.mlir for a program name.
+src() { ls kernels/*/"$1".mlir; }
+
+kernel=kernels/gemm/gemm.mlir
 out=build/artifacts/gemm
 echo
 echo "== tk-opt $kernel -tile-to-nvidia=out=$out"
@@ -37,7 +40,7 @@ print("binaries:", m["ptx"], m.get("cubin", "(no ptxas: PTX only)"))
 PY
 # C = A · Bᵀ (gemm.py --transpose-b runs it).
 rm -rf build/artifacts/gemm_abt
-build/bin/tk-opt kernels/gemm_abt.mlir -tile-to-nvidia="out=build/artifacts/gemm_abt" \
+build/bin/tk-opt kernels/gemm/gemm_abt.mlir -tile-to-nvidia="out=build/artifacts/gemm_abt" \
   -o /dev/null
 for kernel in attention_naive attention_naive_d64 attention_naive_d64_q128 \
     attention_naive_kv176 attention_bwd \
@@ -45,7 +48,7 @@ for kernel in attention_naive attention_naive_d64 attention_naive_d64_q128 \
     attention_bwd_dkv_d64 attention_bwd_delta attention_bwd_delta_d64 \
     attention_bwd_q80 attention_bwd_dq_convert; do
   rm -rf "build/artifacts/$kernel"
-  build/bin/tk-opt "kernels/$kernel.mlir" \
+  build/bin/tk-opt "$(src "$kernel")" \
     -tile-to-nvidia="out=build/artifacts/$kernel producer-registers=24" \
     -o /dev/null 2>/dev/null
 done
@@ -66,7 +69,7 @@ for module in ("linear_attention", "ssd"):
         print(name, program, options)' |
 while read -r name program options; do
   rm -rf "build/artifacts/$name"
-  build/bin/tk-opt "kernels/$program.mlir" \
+  build/bin/tk-opt "$(src "$program")" \
     -tile-to-nvidia="out=build/artifacts/$name $options" -o /dev/null 2>/dev/null
 done
 echo
@@ -79,12 +82,12 @@ echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd
 for chip in gfx942 gfx950; do
-  build/bin/tk-opt kernels/gemm_naive.mlir \
+  build/bin/tk-opt kernels/gemm/gemm_naive.mlir \
     -tile-to-amdgpu="chip=$chip out=build/artifacts/amd/$chip" -o /dev/null
 done
 for chip in gfx942 gfx950; do
   for kernel in attention_naive attention_naive_d64; do
-    build/bin/tk-opt "kernels/$kernel.mlir" \
+    build/bin/tk-opt "$(src "$kernel")" \
       -tile-to-amdgpu="chip=$chip out=build/artifacts/amd/$chip" -o /dev/null \
       2>/dev/null
   done

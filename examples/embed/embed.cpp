@@ -15,7 +15,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
-// C = A · B with one 128x256 tile per block (kernels/gemm_naive.mlir).
+// C = A · B with one 128x256 tile per block (kernels/gemm/gemm_naive.mlir).
 static const char *kProgram = R"mlir(
 !view = !tile.gl<?x?xbf16>
 !acc = !tile.rt<128x256xf32, block>

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks tk_mlir.attention()'s gradients (the backward form it picks per
 head dim; for [batch, heads, seq, dim] cases also the other form: the fused
-kernels/attention_bwd.mlir / attention_bwd_d64.mlir (`fused_program`), or the two kernels
+kernels/attention/attention_bwd.mlir / attention_bwd_d64.mlir (`fused_program`), or the two kernels
 attention_bwd_dq.mlir + attention_bwd_dkv.mlir and their _d64 twins) against
 float32 torch autograd, and times both forms of the backward next to torch
 SDPA's flash and cuDNN backends in the same run.
@@ -12,11 +12,11 @@ Correctness: random bf16 inputs, loss = sum(O ∘ G) with random G; dQ, dK,
 dV relative Frobenius error below 3e-2 against the float32 reference (P
 and dS pass through bf16 for the MMAs), or, where the exact gradient is zero
 (a single key), largest absolute error below 3e-2; GQA cases check that dK and dV sum
-over the query heads sharing a kv head. Δ = rowsum(dO ∘ O) by kernels/attention_bwd_delta.mlir
+over the query heads sharing a kv head. Δ = rowsum(dO ∘ O) by kernels/attention/attention_bwd_delta.mlir
 (_d64) against a float64 torch sum at awkward lengths, within 1e-5 relative
 to Σ|dO ∘ O| per row, zeros in the padding. Timing: the backward alone (ours:
 the Δ program plus the fused kernel, with zeroing the f32 dQ
-accumulator and converting it to bf16 (kernels/attention_bwd_dq_convert.mlir)
+accumulator and converting it to bf16 (kernels/attention/attention_bwd_dq_convert.mlir)
 -- or plus the two kernels; "tk" is
 the form attention() uses, "vs_cudnn" its ratio; SDPA:
 torch.autograd.grad(o, (q, k, v), dO) on a retained graph, which returns the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks kernels/attention_fwd.mlir against a float32 torch reference and
+"""Checks kernels/alternatives/attention_fwd.mlir against a float32 torch reference and
 times it next to torch SDPA (its flash and cuDNN backends) in the same run.
 
 usage: attention_fwd.py --manifest build/artifacts/attention_fwd/attention_fwd.json

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks kernels/softmax_scores.mlir (row softmax of Q Kᵀ · scale on the
+"""Checks kernels/alternatives/softmax_scores.mlir (row softmax of Q Kᵀ · scale on the
 MMA accumulator) against a float32 torch reference on random inputs,
 including row counts that are not a multiple of the 64-row tile.
 

@@ -26,7 +26,7 @@ READELF = shutil.which("llvm-readelf") or "/usr/lib/llvm-22/bin/llvm-readelf"
 
 
 def attention_entry():
-    """What tk-opt writes for kernels/attention_naive.mlir on gfx950."""
+    """What tk-opt writes for kernels/attention/attention_naive.mlir on gfx950."""
     abi = []
     for p in range(4):
         abi.append({"kind": "view_ptr", "param": p})
@@ -184,7 +184,8 @@ def _metadata_args(hsaco, name):
 @pytest.mark.parametrize("kernel,chip", [("gemm_naive", "gfx942"),
                                          ("attention_naive", "gfx950")])
 def test_kernarg_layout_matches_code_object(tmp_path, kernel, chip):
-    subprocess.run([TK_OPT, os.path.join(ROOT, "kernels", kernel + ".mlir"),
+    from tk_mlir.ops.attention import program_source
+    subprocess.run([TK_OPT, program_source(kernel),
                     f"-tile-to-amdgpu=chip={chip} out={tmp_path}",
                     "-o", os.devnull], check=True, capture_output=True)
     _, specs, binaries = load_manifest(str(tmp_path / (kernel + ".json")))

@@ -75,10 +75,10 @@ def _compiled_params(tmp_path, name):
     tk_opt = os.path.join(root, "build", "bin", "tk-opt")
     if not os.path.exists(tk_opt):
         pytest.skip("tk-opt is not built")
-    from tk_mlir.ops.attention import VARIANTS
+    from tk_mlir.ops.attention import VARIANTS, program_source
     program, options = VARIANTS.get(name, (name, ""))
     out = tmp_path / name
-    subprocess.run([tk_opt, os.path.join(root, "kernels", program + ".mlir"),
+    subprocess.run([tk_opt, program_source(program),
                     f"-tile-to-nvidia=out={out} cubin=false "
                     f"producer-registers=24 {options}", "-o", os.devnull],
                    check=True, capture_output=True)

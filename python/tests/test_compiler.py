@@ -12,7 +12,7 @@ from tk_mlir.ops.attention import compiled_manifest  # noqa: E402
 from tk_mlir.compiler import CompileError, compile, options_string  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
-GEMM = os.path.join(ROOT, "kernels", "gemm_naive.mlir")
+GEMM = os.path.join(ROOT, "kernels", "gemm", "gemm_naive.mlir")
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +74,7 @@ def test_errors_are_located():
     with pytest.raises(ValueError, match="target must be one of"):
         compile(GEMM, "sm_80")
     with pytest.raises(FileNotFoundError):
-        compile(os.path.join(ROOT, "kernels", "no_such_program.mlir"))
+        compile(os.path.join(ROOT, "kernels", "gemm", "no_such_program.mlir"))
     with pytest.raises(TypeError):
         compile(42)
 
@@ -90,7 +90,7 @@ def test_loaders_compile_on_first_use(tmp_path, monkeypatch, cache):
     monkeypatch.setenv("TK_MLIR_ARTIFACTS", str(tmp_path / "empty"))
     path = compiled_manifest("gemm_naive", "gemm_naive", "cubin=false")
     assert path.startswith(str(cache)) and path.endswith("gemm_naive.json")
-    with pytest.raises(FileNotFoundError, match="no program"):
+    with pytest.raises(FileNotFoundError, match="no program no_such_program"):
         compiled_manifest("nothing", "no_such_program", "")
     # A prebuilt artifact wins.
     prebuilt = tmp_path / "empty" / "gemm_naive" / "gemm_naive.json"

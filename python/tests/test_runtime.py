@@ -43,7 +43,7 @@ class FakeTensor:
 
 
 def gemm_entry():
-    """The manifest entry tk-opt writes for kernels/gemm.mlir."""
+    """The manifest entry tk-opt writes for kernels/gemm/gemm.mlir."""
     view = {"kind": "view", "dtype": "bf16", "shape": [-1, -1]}
     abi = []
     for p in range(3):
@@ -215,7 +215,7 @@ def test_static_dimensions_are_checked():
 
 
 def stream_k_spec():
-    """kernels/gemm_streamk.mlir's parameters: gemm's plus an f32 workspace
+    """kernels/alternatives/gemm_streamk.mlir's parameters: gemm's plus an f32 workspace
     and i32 counters (plain views, no tensor maps)."""
     entry = gemm_entry()
     entry["params"].append({"kind": "view", "dtype": "f32", "shape": [-1, -1]})

@@ -8,12 +8,12 @@
 // The attention program after the scheduling passes: the log-sum-exp, its
 // store, 1 / l and the output buffer's wait run before the last P V's wait;
 // O · (1 / l) and the stores of O after it.
-// RUN: tk-opt %kernels/attention_naive.mlir -tile-set-target=chip=sm_90a -tile-pipeline -tile-warp-specialize -tile-overlap-mma -tile-pingpong -tile-early-epilogue 2>/dev/null | FileCheck %s --check-prefix=ATTN
+// RUN: tk-opt %kernels/attention/attention_naive.mlir -tile-set-target=chip=sm_90a -tile-pipeline -tile-warp-specialize -tile-overlap-mma -tile-pingpong -tile-early-epilogue 2>/dev/null | FileCheck %s --check-prefix=ATTN
 // -tile-to-nvidia runs it unless told not to: in the PTX the reciprocals
 // come before the last wgmma wait, or after it with early-epilogue=false.
-// RUN: rm -rf %t && tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t/on cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: rm -rf %t && tk-opt %kernels/attention/attention_naive.mlir -tile-to-nvidia="out=%t/on cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/on/attention_naive.ptx
-// RUN: tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t/off cubin=false producer-registers=24 early-epilogue=false" -o /dev/null 2>/dev/null
+// RUN: tk-opt %kernels/attention/attention_naive.mlir -tile-to-nvidia="out=%t/off cubin=false producer-registers=24 early-epilogue=false" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=OFF < %t/off/attention_naive.ptx
 
 // ATTN: tile.mul %{{.*}}, %arg5

@@ -8,9 +8,9 @@
 // The attention program after the scheduling passes: the prologue's Q Kᵀ,
 // the loop's Q Kᵀ and P V (issued together, the V wait between them), the
 // epilogue's P V.
-// RUN: tk-opt %kernels/attention_naive.mlir -tile-pipeline -tile-warp-specialize -tile-overlap-mma -tile-pingpong 2>/dev/null | FileCheck %s --check-prefix=ATTN
+// RUN: tk-opt %kernels/attention/attention_naive.mlir -tile-pipeline -tile-warp-specialize -tile-overlap-mma -tile-pingpong 2>/dev/null | FileCheck %s --check-prefix=ATTN
 // Without the attribute the program is left alone.
-// RUN: sed 's/, tile.pingpong//' %kernels/attention_naive.mlir | tk-opt -tile-pipeline -tile-warp-specialize -tile-overlap-mma -tile-pingpong 2>/dev/null | FileCheck %s --check-prefix=NOATTR
+// RUN: sed 's/, tile.pingpong//' %kernels/attention/attention_naive.mlir | tk-opt -tile-pipeline -tile-warp-specialize -tile-overlap-mma -tile-pingpong 2>/dev/null | FileCheck %s --check-prefix=NOATTR
 
 // ATTN: } consumer(warpgroups = 2, registers = 232, stagger = 2400) {
 // ATTN-NOT: tile.mma_turn

@@ -1,6 +1,6 @@
-// RUN: tk-opt %kernels/attention_fwd.mlir | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/attention_fwd.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/attention_fwd.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
+// RUN: tk-opt %kernels/alternatives/attention_fwd.mlir | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/alternatives/attention_fwd.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/alternatives/attention_fwd.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
 
 // The online softmax runs on the accumulator in registers: the row max,
 // exp2 and row sum all act on #tile.mma_acc values, P feeds the second mma

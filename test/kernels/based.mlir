@@ -1,6 +1,6 @@
-// RUN: tk-opt %kernels/based.mlir | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/based.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/based.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
+// RUN: tk-opt %kernels/linear_attention/based.mlir | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/linear_attention/based.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/linear_attention/based.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
 
 // CHECK-LABEL: tile.kernel @based
 // CHECK: tile.warpgroup_id

@@ -1,9 +1,9 @@
 // The bundled GEMM verifies, round-trips in both forms, and has the shape it
 // claims: a persistent 3-warpgroup kernel whose roles stream a 3-stage ring
 // and write C through shared memory with async stores.
-// RUN: tk-opt %kernels/gemm.mlir | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/gemm.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/gemm.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
+// RUN: tk-opt %kernels/gemm/gemm.mlir | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/gemm/gemm.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/gemm/gemm.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
 
 // CHECK-LABEL: tile.kernel @gemm
 // CHECK-SAME: launch(warpgroups = 3, grid = persistent)

@@ -1,8 +1,8 @@
 // The naive GEMM verifies, round-trips in both forms, and stays naive: no
 // semaphores, rings, warp roles or layouts until the passes run.
-// RUN: tk-opt %kernels/gemm_naive.mlir | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/gemm_naive.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
-// RUN: wc -l < %kernels/gemm_naive.mlir | FileCheck %s --check-prefix=LINES
+// RUN: tk-opt %kernels/gemm/gemm_naive.mlir | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/gemm/gemm_naive.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
+// RUN: wc -l < %kernels/gemm/gemm_naive.mlir | FileCheck %s --check-prefix=LINES
 
 // CHECK-LABEL: tile.kernel @gemm_naive
 // CHECK-SAME:  launch(warpgroups = 2)

@@ -1,6 +1,6 @@
-// RUN: tk-opt %kernels/linear_attention_d128.mlir | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/linear_attention_d128.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/linear_attention_d128.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
+// RUN: tk-opt %kernels/linear_attention/linear_attention_d128.mlir | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/linear_attention/linear_attention_d128.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/linear_attention/linear_attention_d128.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
 
 // CHECK-LABEL: tile.kernel @linear_attention_d128
 // CHECK: tile.warpgroup_id

@@ -1,10 +1,10 @@
-// RUN: tk-opt %kernels/mamba2_ssd.mlir | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/mamba2_ssd.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
-// RUN: tk-opt %kernels/mamba2_ssd.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
+// RUN: tk-opt %kernels/ssm/mamba2_ssd.mlir | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/ssm/mamba2_ssd.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/ssm/mamba2_ssd.mlir -canonicalize -cse | tk-opt -verify-each > /dev/null
 // Layouts and swizzles are left open for tile-assign-layouts: none is named.
-// RUN: tk-opt %kernels/mamba2_ssd.mlir | not grep -E '#tile[.](row|col|mma_acc|mfma|vec|swizzle)'
-// RUN: tk-opt %kernels/mamba2_ssd_n128.mlir | tk-opt | FileCheck %s --check-prefix=N128
-// RUN: tk-opt %kernels/mamba2_ssd_n128.mlir | not grep -E '#tile[.](row|col|mma_acc|mfma|vec|swizzle)'
+// RUN: tk-opt %kernels/ssm/mamba2_ssd.mlir | not grep -E '#tile[.](row|col|mma_acc|mfma|vec|swizzle)'
+// RUN: tk-opt %kernels/ssm/mamba2_ssd_n128.mlir | tk-opt | FileCheck %s --check-prefix=N128
+// RUN: tk-opt %kernels/ssm/mamba2_ssd_n128.mlir | not grep -E '#tile[.](row|col|mma_acc|mfma|vec|swizzle)'
 
 // CHECK-LABEL: tile.kernel @mamba2_ssd
 // CHECK-SAME: launch(warpgroups = 1, blocks_per_sm = 2)

@@ -1,17 +1,17 @@
 // tk-compile: a tile program in, one artifact out (stdout or -o), through
 // the in-process compiler (tk::compile); --out-dir writes them all.
-// RUN: tk-compile %kernels/gemm_naive.mlir --options="cubin=false" | FileCheck %s --check-prefix=PTX
-// RUN: tk-compile %kernels/gemm_naive.mlir --options="cubin=false" --emit=manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: tk-compile %kernels/gemm/gemm_naive.mlir --options="cubin=false" | FileCheck %s --check-prefix=PTX
+// RUN: tk-compile %kernels/gemm/gemm_naive.mlir --options="cubin=false" --emit=manifest | FileCheck %s --check-prefix=MANIFEST
 // RUN: rm -rf %t && mkdir %t
-// RUN: tk-compile %kernels/gemm_naive.mlir --options="cubin=false stages=2" -o %t/k.ptx
+// RUN: tk-compile %kernels/gemm/gemm_naive.mlir --options="cubin=false stages=2" -o %t/k.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t/k.ptx
-// RUN: tk-compile %kernels/gemm_naive.mlir --target=gfx950 | FileCheck %s --check-prefix=ISA
-// RUN: tk-compile %kernels/gemm_naive.mlir --target=gfx942 --emit=bin -o %t/k.hsaco --out-dir %t/all
+// RUN: tk-compile %kernels/gemm/gemm_naive.mlir --target=gfx950 | FileCheck %s --check-prefix=ISA
+// RUN: tk-compile %kernels/gemm/gemm_naive.mlir --target=gfx942 --emit=bin -o %t/k.hsaco --out-dir %t/all
 // RUN: %python -c "import sys; sys.exit(open(sys.argv[1], 'rb').read(4) != b'\x7fELF')" %t/k.hsaco
 // RUN: ls %t/all | FileCheck %s --check-prefix=FILES
-// RUN: not tk-compile %kernels/gemm_naive.mlir --target=sm_80 2>&1 | FileCheck %s --check-prefix=TARGET
-// RUN: not tk-compile %kernels/gemm_naive.mlir --options="stages=x" 2>&1 | FileCheck %s --check-prefix=OPTION
-// RUN: not tk-compile %kernels/gemm_naive.mlir --options="cubin=false" --emit=bin 2>&1 | FileCheck %s --check-prefix=NOBIN
+// RUN: not tk-compile %kernels/gemm/gemm_naive.mlir --target=sm_80 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not tk-compile %kernels/gemm/gemm_naive.mlir --options="stages=x" 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: not tk-compile %kernels/gemm/gemm_naive.mlir --options="cubin=false" --emit=bin 2>&1 | FileCheck %s --check-prefix=NOBIN
 // RUN: not tk-compile %S/Inputs/no-kernel.mlir 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not tk-compile %S/Inputs/invalid.mlir 2>&1 | FileCheck %s --check-prefix=INVALID
 // RUN: not tk-compile %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING

@@ -1,6 +1,6 @@
 """attention(q, k, v, causal=..., scale=...): softmax(Q Kᵀ · scale) V with the
-attention tile programs compiled by tk-opt (kernels/attention_naive.mlir for
-head dim 128, kernels/attention_naive_d64.mlir for 64; for head dim 64,
+attention tile programs compiled by tk-opt (kernels/attention/attention_naive.mlir for
+head dim 128, kernels/attention/attention_naive_d64.mlir for 64; for head dim 64,
 causal and short, the same program with a deeper ring: see `forward_kernel`
 and `VARIANTS`).
 
@@ -11,14 +11,15 @@ a kernel not found there is compiled from its program on first use, in
 process (tk_mlir.compile), and cached on disk.
 
 Gradients go through one of two forms, chosen per head dim and length by
-measurement (`CHOICES`, `uses_fused`): the fused kernel, kernels/attention_bwd.mlir
+measurement (`CHOICES`, `uses_fused`): the fused kernel, kernels/attention/attention_bwd.mlir
 (attention_bwd_d64.mlir for head dim 64; attention_bwd_q80.mlir, an
 alternative attention_backward(program=...) runs), where one block per key tile
 computes dK and dV and adds its part of dQ into an f32 accumulator; or two
-kernels, kernels/attention_bwd_dq.mlir and attention_bwd_dkv.mlir (and their
+kernels, kernels/attention/attention_bwd_dq.mlir and attention_bwd_dkv.mlir (and their
 _d64 twins). attention_backward(..., fused=True/False) picks one explicitly.
 The forward is a torch.autograd.Function.
 """
+import glob
 import math
 import os
 from typing import NamedTuple, Optional
@@ -77,7 +78,7 @@ CHOICES = (
     # ahead into the next tile: 1.05-1.06x the two-stage ring at 512 and
     # 1024 causal (0.96x non-causal from 2048 on). The 192-query program,
     # which skips per warpgroup, beats the 128-query one
-    # (kernels/attention_naive_d64_q128.mlir) here too.
+    # (kernels/alternatives/attention_naive_d64_q128.mlir) here too.
     Choice("forward", 64, True, 0, 2048, "attention_naive_d64_ring4"),
     # Head dim 64, causal, from 8192 queries: one tile per block (the
     # hardware's block scheduler balances the tiles' different lengths).
@@ -218,7 +219,7 @@ def programs_dir():
 
 
 def compiled_manifest(name, program, options):
-    """The manifest of kernels/`program`.mlir compiled with -tile-to-nvidia
+    """The manifest of the bundled `program` compiled with -tile-to-nvidia
     `options`: the prebuilt one in <artifacts>/`name`/ when there is one
     (scripts/setup.sh), else compiled now in-process (tk_mlir.compile, cached
     on disk, so once per machine)."""
@@ -226,18 +227,25 @@ def compiled_manifest(name, program, options):
     if os.path.exists(path):
         return path
     from ..compiler import compile as compile_program
-    source = os.path.join(programs_dir(), program + ".mlir")
-    if not os.path.exists(source):
-        raise FileNotFoundError(f"no compiled kernel at {path} and no "
-                                f"program {source} to compile")
-    return compile_program(source, "sm_90a", options).manifest_path
+    return compile_program(program_source(program), "sm_90a",
+                           options).manifest_path
+
+
+def program_source(program):
+    """The bundled program `program`: programs_dir()/<family>/`program`.mlir
+    (FileNotFoundError naming it when there is none)."""
+    found = glob.glob(os.path.join(programs_dir(), "*", program + ".mlir"))
+    if len(found) != 1:
+        raise FileNotFoundError(f"no program {program}.mlir in "
+                                f"{programs_dir()}/<family>/")
+    return found[0]
 
 
 _loaded = {}
 
 
 def load_compiled(name, program, options, names):
-    """The kernel `name`: kernels/`program`.mlir compiled with -tile-to-nvidia
+    """The kernel `name`: the bundled `program` compiled with -tile-to-nvidia
     `options` (compiled_manifest), loaded once per process. Every kernel
     family's variants load through here."""
     from ..runtime import Kernel

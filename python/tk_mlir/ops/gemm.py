@@ -1,5 +1,5 @@
 """gemm(a, b): C = A · B with the bundled GEMM program
-(kernels/gemm.mlir), and GEMM kernels that need scratch memory besides
+(kernels/gemm/gemm.mlir), and GEMM kernels that need scratch memory besides
 their operands (stream-K)."""
 from .attention import load_compiled
 from ..tracing import compiling
@@ -56,7 +56,7 @@ def check_gemm_arguments(a, b, c=None):
 
 
 class StreamKGemm:
-    """C = A @ B with a stream-K kernel (kernels/gemm_streamk.mlir, whose
+    """C = A @ B with a stream-K kernel (kernels/alternatives/gemm_streamk.mlir, whose
     parameters are A, B, C, a workspace W and counters F). Owns W and F, one
     pair per device: zero-filled once, and the kernel leaves them zero.
     Launches of one instance on one device share them, so they must not run

@@ -8,13 +8,13 @@
 // LDS: tile-pipeline keeps Q in registers (copied through K's buffer,
 // loaded once), which leaves K and V's 64 KiB; head dim 64 on gfx942 (12
 // waves; 96 MFMAs: the causal half step adds Q Kᵀ and P V over 64 keys).
-// RUN: rm -rf %t && tk-opt %kernels/attention_naive.mlir -tile-to-amdgpu="chip=gfx950 out=%t" -o /dev/null 2>/dev/null
+// RUN: rm -rf %t && tk-opt %kernels/attention/attention_naive.mlir -tile-to-amdgpu="chip=gfx950 out=%t" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=ISA < %t/attention_naive.s
 // RUN: %python %S/check_code_object.py %t attention_naive gfx950 --no-spills | FileCheck %s --check-prefix=OBJ
-// RUN: tk-opt %kernels/attention_naive_d64.mlir -tile-to-amdgpu="chip=gfx942 out=%t/d64" -o /dev/null 2>/dev/null
+// RUN: tk-opt %kernels/attention/attention_naive_d64.mlir -tile-to-amdgpu="chip=gfx942 out=%t/d64" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=ISA64 < %t/d64/attention_naive_d64.s
 // RUN: %python %S/check_code_object.py %t/d64 attention_naive_d64 gfx942 | FileCheck %s --check-prefix=OBJ64
-// RUN: tk-opt %kernels/attention_naive.mlir -tile-to-amdgpu="chip=gfx942 out=%t/942" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK942
+// RUN: tk-opt %kernels/attention/attention_naive.mlir -tile-to-amdgpu="chip=gfx942 out=%t/942" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK942
 // RUN: %python %S/check_code_object.py %t/942 attention_naive gfx942 | FileCheck %s --check-prefix=OBJ942
 
 // ISA-LABEL: attention_naive:

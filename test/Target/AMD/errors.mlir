@@ -3,7 +3,7 @@
 // RUN: not tk-opt %s -tile-set-target=chip=gfx1100 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not tk-opt %S/Inputs/written_for_sm90a.mlir -tile-to-amdgpu="chip=gfx942 out=%t" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WRITTEN
 // RUN: not tk-opt %s -tile-emit-amdgpu 2>&1 | FileCheck %s --check-prefix=EMIT
-// RUN: not tk-opt %kernels/gemm_naive.mlir -tile-to-amdgpu="chip=gfx942 out=%t lld=%t/no-such-lld" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LLD
+// RUN: not tk-opt %kernels/gemm/gemm_naive.mlir -tile-to-amdgpu="chip=gfx942 out=%t lld=%t/no-such-lld" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LLD
 
 // CHIP: error: unknown chip 'gfx1100'; expected one of sm_90a, gfx942, gfx950
 // WRITTEN: error: module is written for 'sm_90a' but is compiled for 'gfx942'

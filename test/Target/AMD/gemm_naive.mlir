@@ -4,17 +4,17 @@
 // transposed form), 8- or 16-byte LDS reads for the fragments and block
 // barriers; the code object is an AMDGPU HSA shared object whose registers
 // and LDS fit the chip, and the manifest states the launch.
-// RUN: rm -rf %t && tk-opt %kernels/gemm_naive.mlir -tile-to-amdgpu="chip=gfx942 out=%t/942" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/gemm/gemm_naive.mlir -tile-to-amdgpu="chip=gfx942 out=%t/942" -o /dev/null
 // RUN: FileCheck %s --check-prefixes=ISA,ISA942 < %t/942/gemm_naive.s
 // RUN: %python %S/check_code_object.py %t/942 gemm_naive gfx942 --no-spills | FileCheck %s --check-prefix=OBJ942
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/942/gemm_naive.json
-// RUN: tk-opt %kernels/gemm_naive.mlir -tile-to-amdgpu="chip=gfx950 out=%t/950" -o /dev/null
+// RUN: tk-opt %kernels/gemm/gemm_naive.mlir -tile-to-amdgpu="chip=gfx950 out=%t/950" -o /dev/null
 // RUN: FileCheck %s --check-prefixes=ISA,ISA950 < %t/950/gemm_naive.s
 // RUN: %python %S/check_code_object.py %t/950 gemm_naive gfx950 --no-spills | FileCheck %s --check-prefix=OBJ950
 // RUN: llvm-readelf -h %t/950/gemm_naive.hsaco | FileCheck %s --check-prefix=ELF
 // The same program with one warpgroup (one wave per SIMD): the 4-wave
 // interleave spreads the prefetch loads and LDS reads between the MFMAs.
-// RUN: sed 's/warpgroups = 2/warpgroups = 1/' %kernels/gemm_naive.mlir > %t/four.mlir
+// RUN: sed 's/warpgroups = 2/warpgroups = 1/' %kernels/gemm/gemm_naive.mlir > %t/four.mlir
 // RUN: tk-opt %t/four.mlir -tile-to-amdgpu="chip=gfx942 out=%t/four" -o /dev/null
 // RUN: FileCheck %s --check-prefix=FOUR < %t/four/gemm_naive.s
 // RUN: %python %S/check_code_object.py %t/four gemm_naive gfx942 --no-spills | FileCheck %s --check-prefix=OBJFOUR

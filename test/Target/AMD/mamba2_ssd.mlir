@@ -7,15 +7,15 @@
 // element. State dim 64 on gfx942 and gfx950; state dim 128 on gfx950 only:
 // its 66192 bytes of LDS exceed gfx942's 64 KiB (last RUN line).
 // `blocks_per_sm` is an NVIDIA setting that AMD targets ignore.
-// RUN: rm -rf %t && tk-opt %kernels/mamba2_ssd.mlir -tile-to-amdgpu="chip=gfx942 out=%t/942 bind=12=false,13=false" -o /dev/null 2>/dev/null
+// RUN: rm -rf %t && tk-opt %kernels/ssm/mamba2_ssd.mlir -tile-to-amdgpu="chip=gfx942 out=%t/942 bind=12=false,13=false" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=ISA942 < %t/942/mamba2_ssd.s
 // RUN: %python %S/check_code_object.py %t/942 mamba2_ssd gfx942 | FileCheck %s --check-prefix=OBJ942
-// RUN: tk-opt %kernels/mamba2_ssd.mlir -tile-to-amdgpu="chip=gfx950 out=%t/950 bind=12=true,13=true" -o /dev/null 2>/dev/null
+// RUN: tk-opt %kernels/ssm/mamba2_ssd.mlir -tile-to-amdgpu="chip=gfx950 out=%t/950 bind=12=true,13=true" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=ISA950 < %t/950/mamba2_ssd.s
 // RUN: %python %S/check_code_object.py %t/950 mamba2_ssd gfx950 | FileCheck %s --check-prefix=OBJ950
-// RUN: tk-opt %kernels/mamba2_ssd_n128.mlir -tile-to-amdgpu="chip=gfx950 out=%t/n128 bind=12=true,13=true" -o /dev/null 2>/dev/null
+// RUN: tk-opt %kernels/ssm/mamba2_ssd_n128.mlir -tile-to-amdgpu="chip=gfx950 out=%t/n128 bind=12=true,13=true" -o /dev/null 2>/dev/null
 // RUN: %python %S/check_code_object.py %t/n128 mamba2_ssd_n128 gfx950 | FileCheck %s --check-prefix=OBJ128
-// RUN: not tk-opt %kernels/mamba2_ssd_n128.mlir -tile-to-amdgpu="chip=gfx942 out=%t/n128_942" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LDS942
+// RUN: not tk-opt %kernels/ssm/mamba2_ssd_n128.mlir -tile-to-amdgpu="chip=gfx942 out=%t/n128_942" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LDS942
 
 // ISA942-LABEL: mamba2_ssd:
 // ISA942-DAG: v_mfma_f32_16x16x16_bf16

@@ -6,14 +6,14 @@
 // consumer warpgroup reads whole from shared vectors the producer fills with
 // TMA alongside Q and dO (no global loads in the consumers' loop), the
 // causal mask in its transposed form.
-// RUN: rm -rf %t && tk-opt %kernels/attention_bwd_dq.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: rm -rf %t && tk-opt %kernels/attention/attention_bwd_dq.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=DQ < %t/attention_bwd_dq.ptx
-// RUN: tk-opt %kernels/attention_bwd_dkv.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=DKV-IR
-// RUN: rm -rf %t.kv && tk-opt %kernels/attention_bwd_dkv.mlir -tile-to-nvidia="out=%t.kv cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: tk-opt %kernels/attention/attention_bwd_dkv.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=DKV-IR
+// RUN: rm -rf %t.kv && tk-opt %kernels/attention/attention_bwd_dkv.mlir -tile-to-nvidia="out=%t.kv cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=DKV --implicit-check-not=ld.global < %t.kv/attention_bwd_dkv.ptx
-// RUN: rm -rf %t.d64 && tk-opt %kernels/attention_bwd_dkv_d64.mlir -tile-to-nvidia="out=%t.d64 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: rm -rf %t.d64 && tk-opt %kernels/attention/attention_bwd_dkv_d64.mlir -tile-to-nvidia="out=%t.d64 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=D64 < %t.d64/attention_bwd_dkv_d64.ptx
-// RUN: rm -rf %t.q64 && tk-opt %kernels/attention_bwd_dq_d64.mlir -tile-to-nvidia="out=%t.q64 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: rm -rf %t.q64 && tk-opt %kernels/attention/attention_bwd_dq_d64.mlir -tile-to-nvidia="out=%t.q64 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=Q64 < %t.q64/attention_bwd_dq_d64.ptx
 
 // The fused backward (attention_bwd.mlir): one kernel per 128-key tile;
@@ -22,15 +22,15 @@
 // K and add-reduces its part of dQ into the accumulator, a view in fragment
 // order: eight 16-byte shared stores per thread and one 16 KiB bulk
 // reduction per warpgroup.
-// RUN: rm -rf %t.f && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.f cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: rm -rf %t.f && tk-opt %kernels/attention/attention_bwd.mlir -tile-to-nvidia="out=%t.f cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=FUSED --implicit-check-not=ld.global < %t.f/attention_bwd.ptx
 // RUN: FileCheck %s --check-prefix=FUSED-SDP < %t.f/attention_bwd.ptx
-// RUN: tk-opt %kernels/attention_bwd.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=FUSED-IR
-// RUN: rm -rf %t.c && tk-opt %kernels/attention_bwd.mlir -tile-to-nvidia="out=%t.c cubin=false producer-registers=24 mma-split=contraction stages=2" -o /dev/null 2>/dev/null
+// RUN: tk-opt %kernels/attention/attention_bwd.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=FUSED-IR
+// RUN: rm -rf %t.c && tk-opt %kernels/attention/attention_bwd.mlir -tile-to-nvidia="out=%t.c cubin=false producer-registers=24 mma-split=contraction stages=2" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=CONTRACTION < %t.c/attention_bwd.ptx
-// RUN: rm -rf %t.f6 && tk-opt %kernels/attention_bwd_d64.mlir -tile-to-nvidia="out=%t.f6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: rm -rf %t.f6 && tk-opt %kernels/attention/attention_bwd_d64.mlir -tile-to-nvidia="out=%t.f6 cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=FUSED64 < %t.f6/attention_bwd_d64.ptx
-// RUN: tk-opt %kernels/attention_bwd_d64.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=FUSED64-IR
+// RUN: tk-opt %kernels/attention/attention_bwd_d64.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=FUSED64-IR
 
 // FUSED: .entry attention_bwd
 // FUSED-DAG: setmaxnreg.inc.sync.aligned.u32 240

@@ -8,12 +8,12 @@
 // per thread, the conversion to bf16 and four 16-byte row-major stores
 // (element stores where a tile crosses the sequence's end); no shared
 // memory, no TMA, no MMA.
-// RUN: rm -rf %t.cv && tk-opt %kernels/attention_bwd_dq_convert.mlir -tile-to-nvidia="out=%t.cv cubin=false" -o /dev/null
+// RUN: rm -rf %t.cv && tk-opt %kernels/attention/attention_bwd_dq_convert.mlir -tile-to-nvidia="out=%t.cv cubin=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=CONVERT --implicit-check-not=cp.async.bulk --implicit-check-not=wgmma --implicit-check-not=.shared < %t.cv/attention_bwd_dq_convert.ptx
-// RUN: tk-opt %kernels/attention_bwd_delta.mlir -tile-pipeline | FileCheck %s --check-prefix=IR
-// RUN: rm -rf %t && tk-opt %kernels/attention_bwd_delta.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
+// RUN: tk-opt %kernels/attention/attention_bwd_delta.mlir -tile-pipeline | FileCheck %s --check-prefix=IR
+// RUN: rm -rf %t && tk-opt %kernels/attention/attention_bwd_delta.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX --implicit-check-not=ld.global --implicit-check-not=wgmma < %t/attention_bwd_delta.ptx
-// RUN: rm -rf %t.d64 && tk-opt %kernels/attention_bwd_delta_d64.mlir -tile-to-nvidia="out=%t.d64 cubin=false" -o /dev/null
+// RUN: rm -rf %t.d64 && tk-opt %kernels/attention/attention_bwd_delta_d64.mlir -tile-to-nvidia="out=%t.d64 cubin=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=D64 --implicit-check-not=ld.global < %t.d64/attention_bwd_delta_d64.ptx
 
 // IR:      tile.foreach_tile

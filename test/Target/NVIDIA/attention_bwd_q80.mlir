@@ -6,10 +6,10 @@
 // and one 20 KiB bulk reduction per warpgroup; the manifest asks the launch
 // for whole 80-column tiles. (L and Δ, 80 floats, sit in rings whose slots
 // are 384 bytes apart: test/Conversion/TileToNVVM/lowering.mlir.)
-// RUN: rm -rf %t && tk-opt %kernels/attention_bwd_q80.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>/dev/null
+// RUN: rm -rf %t && tk-opt %kernels/alternatives/attention_bwd_q80.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --implicit-check-not=ld.global < %t/attention_bwd_q80.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/attention_bwd_q80.json
-// RUN: tk-opt %kernels/attention_bwd_q80.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=IR
+// RUN: tk-opt %kernels/alternatives/attention_bwd_q80.mlir -tile-pipeline -tile-warp-specialize -tile-assign-layouts 2>/dev/null | FileCheck %s --check-prefix=IR
 
 // CHECK: .entry attention_bwd_q80
 // CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 240

@@ -5,11 +5,11 @@
 // counter. The program written with `dynamic` and the bundled one
 // compiled with the pipeline's dynamic-tiles option (tile-dynamic-tiles)
 // give the same PTX.
-// RUN: rm -rf %t && mkdir -p %t && sed 's/ snake {/ dynamic {/' %tk_src_root/kernels/attention_naive.mlir > %t/dynamic.mlir
+// RUN: rm -rf %t && mkdir -p %t && sed 's/ snake {/ dynamic {/' %tk_src_root/kernels/attention/attention_naive.mlir > %t/dynamic.mlir
 // RUN: tk-opt %t/dynamic.mlir -tile-to-nvidia="out=%t/out cubin=false producer-registers=24" -o /dev/null 2>/dev/null
 // RUN: FileCheck %s < %t/out/attention_naive.ptx
 // RUN: FileCheck %s --check-prefix=ABI < %t/out/attention_naive.json
-// RUN: tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t/opt cubin=false producer-registers=24 dynamic-tiles=true" -o /dev/null 2>/dev/null
+// RUN: tk-opt %kernels/attention/attention_naive.mlir -tile-to-nvidia="out=%t/opt cubin=false producer-registers=24 dynamic-tiles=true" -o /dev/null 2>/dev/null
 // RUN: cmp %t/out/attention_naive.ptx %t/opt/attention_naive.ptx
 // CHECK-LABEL: .entry attention_naive(
 // CHECK: mov.b32 %r[[WARPS:[0-9]+]], 9;

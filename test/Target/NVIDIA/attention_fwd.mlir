@@ -1,7 +1,7 @@
 // The attention forward program lowers end to end: online softmax on the
 // wgmma accumulator (quad shuffles, ex2), P·V with P as the register A
 // operand of wgmma, the log-sum-exp with lg2, and TMA for Q, K and V.
-// RUN: rm -rf %t && tk-opt %kernels/attention_fwd.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/alternatives/attention_fwd.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
 // RUN: FileCheck %s < %t/attention_fwd.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/attention_fwd.json
 // CHECK: .entry attention_fwd

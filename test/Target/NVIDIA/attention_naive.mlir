@@ -9,7 +9,7 @@
 // previous step's P V and waits for the first alone (wait_group 1), so the
 // softmax runs under P V. Q is read into registers (ldmatrix) once per
 // tile and is Q Kᵀ's A operand.
-// RUN: rm -rf %t && tk-opt %kernels/attention_naive.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: rm -rf %t && tk-opt %kernels/attention/attention_naive.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --check-prefix=PTX < %t/attention_naive.ptx
 // RUN: FileCheck %s --check-prefix=QREG < %t/attention_naive.ptx
 // RUN: not grep -q "sub.rn.f32" %t/attention_naive.ptx
@@ -51,7 +51,7 @@
 // LASTTURN-NEXT: ret;
 // The snake order survives warp specialization: producer and consumers walk
 // the same tiles.
-// RUN: tk-opt %kernels/attention_naive.mlir -tile-pipeline -tile-warp-specialize 2>/dev/null | FileCheck %s --check-prefix=SNAKE
+// RUN: tk-opt %kernels/attention/attention_naive.mlir -tile-pipeline -tile-warp-specialize 2>/dev/null | FileCheck %s --check-prefix=SNAKE
 // SNAKE: tile.warp_specialize producer
 // SNAKE: tile.foreach_tile ({{.*}}) in ({{.*}}) snake iteration(
 // SNAKE: consumer(

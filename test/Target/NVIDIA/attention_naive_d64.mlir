@@ -10,7 +10,7 @@
 // (shfl.sync.idx), so ptxas keeps it warp-uniform. Its running maximum lags by
 // up to 8 (exp2 units): a compare with the slack keeps it, and threads whose
 // two rescaling factors are both 1.0 branch around O's 32 multiplies.
-// RUN: rm -rf %t && tk-opt %kernels/attention_naive_d64.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: rm -rf %t && tk-opt %kernels/attention/attention_naive_d64.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t/attention_naive_d64.ptx
 // RUN: FileCheck %s --check-prefix=LAZY < %t/attention_naive_d64.ptx
 // RUN: FileCheck %s --check-prefix=QREG < %t/attention_naive_d64.ptx
@@ -19,7 +19,7 @@
 // Compiled for causal = false (`bind`, as tk_mlir.attention's non-causal
 // variant): the half step folds away (8 m64n64 MMAs, P V's, not 16) and the
 // manifest records the bound value.
-// RUN: tk-opt %kernels/attention_naive_d64.mlir -tile-to-nvidia="out=%t/nc cubin=false producer-registers=24 bind=6=false" -o /dev/null 2>/dev/null
+// RUN: tk-opt %kernels/attention/attention_naive_d64.mlir -tile-to-nvidia="out=%t/nc cubin=false producer-registers=24 bind=6=false" -o /dev/null 2>/dev/null
 // RUN: grep -c m64n64k16 %t/attention_naive_d64.ptx | FileCheck %s --check-prefix=BOTH
 // RUN: grep -c m64n64k16 %t/nc/attention_naive_d64.ptx | FileCheck %s --check-prefix=NC
 // RUN: FileCheck %s --check-prefix=NCJSON < %t/nc/attention_naive_d64.json

@@ -4,7 +4,7 @@
 // fit tile-overlap-mma's rotated loop (S 64 + O 32 + P 32 + 40 = 168), so
 // Q Kᵀ of a step is issued with the previous step's P V (wait_group 1).
 // O leaves through shared memory and a TMA store.
-// RUN: rm -rf %t && tk-opt %kernels/attention_naive_d64_q128.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: rm -rf %t && tk-opt %kernels/alternatives/attention_naive_d64_q128.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s < %t/attention_naive_d64_q128.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/attention_naive_d64_q128.json
 

@@ -6,7 +6,7 @@
 // the previous step's P V and waited for alone. One Q buffer and two K/V
 // stages take 209 KB of shared memory, too little room left for a
 // shared-memory epilogue (32 KB): O is stored from registers.
-// RUN: rm -rf %t && tk-opt %kernels/attention_naive_kv176.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: rm -rf %t && tk-opt %kernels/attention/attention_naive_kv176.mlir -tile-to-nvidia="out=%t cubin=false producer-registers=24" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: FileCheck %s --check-prefix=PTX < %t/attention_naive_kv176.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/attention_naive_kv176.json
 

@@ -3,7 +3,7 @@
 // split in 32s: n32), the normaliser's ones (n16) and q ⊗ q from registers
 // (k256); `tile.outer` as indexed shuffles inside each warp. ptxas accepts
 // it (ptxas.mlir).
-// RUN: rm -rf %t && tk-opt %kernels/based.mlir -tile-to-nvidia="out=%t cubin=false bind=6=false" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/linear_attention/based.mlir -tile-to-nvidia="out=%t cubin=false bind=6=false" -o /dev/null
 // RUN: FileCheck %s < %t/based.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/based.json
 // CHECK-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

@@ -1,9 +1,9 @@
 // The bundled GEMMs compile through the whole NVIDIA pipeline to PTX that
 // uses the instructions that make them fast, with a manifest for launching.
-// RUN: rm -rf %t && tk-opt %kernels/gemm.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/gemm/gemm.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/gemm.json
-// RUN: rm -rf %t.abt && tk-opt %kernels/gemm_abt.mlir -tile-to-nvidia="out=%t.abt cubin=false" -o /dev/null
+// RUN: rm -rf %t.abt && tk-opt %kernels/gemm/gemm_abt.mlir -tile-to-nvidia="out=%t.abt cubin=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t.abt/gemm_abt.ptx
 
 // PTX: .target sm_90a

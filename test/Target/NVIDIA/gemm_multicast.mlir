@@ -2,7 +2,7 @@
 // cluster that synchronises the pair, multicasts half of each B stage from
 // each block, and releases stages in both blocks; the manifest records the
 // cluster and B's 32-row multicast box.
-// RUN: rm -rf %t && tk-opt %kernels/gemm_multicast.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/alternatives/gemm_multicast.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_multicast.ptx
 // RUN: FileCheck %s --check-prefix=EXIT < %t/gemm_multicast.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/gemm_multicast.json

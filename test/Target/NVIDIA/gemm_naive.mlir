@@ -3,7 +3,7 @@
 // warpgroups with register budgets, a TMA ring on mbarriers, m64n256 wgmma,
 // a TMA-store epilogue, a persistent grid. The pipelined GPU check kernel
 // compiles with and without warp specialization.
-// RUN: rm -rf %t && tk-opt %kernels/gemm_naive.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/gemm/gemm_naive.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_naive.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/gemm_naive.json
 // RUN: rm -rf %t.p && tk-opt %tk_src_root/python/gpu_checks/gemm_pipelined.mlir -tile-to-nvidia="out=%t.p cubin=false warp-specialize=false" -o /dev/null

@@ -1,7 +1,7 @@
 // The ping-pong GEMM: per-warpgroup 64x256 tiles with one wgmma group in
 // flight (wait_group 1), ordering semaphores between the consumers, a
 // 4-stage ring and per-warpgroup TMA stores.
-// RUN: rm -rf %t && tk-opt %kernels/gemm_pingpong.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/alternatives/gemm_pingpong.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
 // RUN: FileCheck %s < %t/gemm_pingpong.ptx
 
 // CHECK: .entry gemm_pingpong

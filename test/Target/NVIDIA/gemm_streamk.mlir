@@ -4,7 +4,7 @@
 // the consumers' named barrier; the unit with the first k-step polls the
 // count with acquire, reads the workspace and stores C through TMA. The
 // manifest lists the workspace (f32) and the counters (i32) as plain views.
-// RUN: rm -rf %t && tk-opt %kernels/gemm_streamk.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/alternatives/gemm_streamk.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX < %t/gemm_streamk.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/gemm_streamk.json
 

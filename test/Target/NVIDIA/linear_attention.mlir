@@ -4,10 +4,10 @@
 // against ones m64n16k16 (its row maximum in lanes: butterflies); compiled
 // once per layout (tile-bind), the manifest records the bound value. ptxas
 // accepts both (ptxas.mlir).
-// RUN: rm -rf %t && tk-opt %kernels/linear_attention.mlir -tile-to-nvidia="out=%t cubin=false bind=6=true" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/linear_attention/linear_attention.mlir -tile-to-nvidia="out=%t cubin=false bind=6=true" -o /dev/null
 // RUN: FileCheck %s < %t/linear_attention.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/linear_attention.json
-// RUN: rm -rf %t.bhsd && tk-opt %kernels/linear_attention.mlir -tile-to-nvidia="out=%t.bhsd cubin=false bind=6=false" -o /dev/null
+// RUN: rm -rf %t.bhsd && tk-opt %kernels/linear_attention/linear_attention.mlir -tile-to-nvidia="out=%t.bhsd cubin=false bind=6=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=BHSD < %t.bhsd/linear_attention.json
 // CHECK-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: mbarrier.try_wait.parity.shared

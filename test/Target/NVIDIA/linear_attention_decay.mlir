@@ -6,7 +6,7 @@
 // vector (a conversion through shared memory), the scalar chunk decay on
 // the special-function unit (math.exp), and the final state's stores.
 // ptxas accepts it (ptxas.mlir).
-// RUN: rm -rf %t && tk-opt %kernels/linear_attention_decay.mlir -tile-to-nvidia="out=%t cubin=false bind=8=true" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/linear_attention/linear_attention_decay.mlir -tile-to-nvidia="out=%t cubin=false bind=8=true" -o /dev/null
 // RUN: FileCheck %s < %t/linear_attention_decay.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/linear_attention_decay.json
 // CHECK-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

@@ -12,12 +12,12 @@
 // persistent workers per multiprocessor. The N = 128 program's ring gets 2
 // stages, which is what fits in half a multiprocessor's shared memory.
 // ptxas accepts both (ptxas.mlir).
-// RUN: rm -rf %t && tk-opt %kernels/mamba2_ssd.mlir -tile-to-nvidia="out=%t cubin=false bind=12=true,13=true" -o /dev/null
+// RUN: rm -rf %t && tk-opt %kernels/ssm/mamba2_ssd.mlir -tile-to-nvidia="out=%t cubin=false bind=12=true,13=true" -o /dev/null
 // RUN: FileCheck %s < %t/mamba2_ssd.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/mamba2_ssd.json
-// RUN: rm -rf %t.n && tk-opt %kernels/mamba2_ssd_n128.mlir -tile-to-nvidia="out=%t.n cubin=false bind=12=false,13=false" -o /dev/null
+// RUN: rm -rf %t.n && tk-opt %kernels/ssm/mamba2_ssd_n128.mlir -tile-to-nvidia="out=%t.n cubin=false bind=12=false,13=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=N128 < %t.n/mamba2_ssd_n128.ptx
-// RUN: tk-opt %kernels/mamba2_ssd_n128.mlir -tile-pipeline 2>&1 | FileCheck %s --check-prefix=RING
+// RUN: tk-opt %kernels/ssm/mamba2_ssd_n128.mlir -tile-pipeline 2>&1 | FileCheck %s --check-prefix=RING
 // CHECK: .maxntid 256, 1, 1
 // CHECK-NEXT: .minnctapersm 2
 // CHECK-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

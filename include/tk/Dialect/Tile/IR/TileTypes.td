@@ -142,7 +142,7 @@ def Tile_GlobalType : Tile_Type<"Global", "gl"> {
     3's dQ accumulator). Such a view is written with `tile.store` (plain or
     `reduce add`) and read with `tile.load` of f32 register tiles of 64 rows
     per warpgroup only (a load takes the accumulator layout, so each thread
-    reads 16 bytes at a time: kernels/attention_bwd_dq_convert.mlir turns
+    reads 16 bytes at a time: kernels/attention/attention_bwd_dq_convert.mlir turns
     the accumulator into bf16 dQ), or reordered on the host
     (`tk_mlir.runtime.from_fragments`). Either dimension
     may be dynamic; a staged store (tile-warp-specialize) copies whole tiles,

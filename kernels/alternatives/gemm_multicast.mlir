@@ -1,4 +1,4 @@
-// C = A · B with TMA multicast: kernels/gemm.mlir run by pairs of blocks.
+// C = A · B with TMA multicast: kernels/gemm/gemm.mlir run by pairs of blocks.
 //
 // Each 2-block cluster takes a 256x256 output tile: block r of the pair
 // computes rows [128 r, 128 r + 128) with the same 64x256 tiles of B, so B

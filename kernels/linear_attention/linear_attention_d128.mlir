@@ -1,8 +1,8 @@
 // Causal linear attention with the feature map φ(x) = elu(x) + 1 and its
-// normaliser, head dim 128: kernels/linear_attention.mlir's math,
+// normaliser, head dim 128: kernels/linear_attention/linear_attention.mlir's math,
 //   o_t = Σ_{s<=t} (φ(q_t)·φ(k_s)) v_s / Σ_{s<=t} φ(q_t)·φ(k_s),
 // with the state S = Σ φ(k_s)ᵀ v_s (128 x 128) split over two consumer
-// warpgroups by value columns, as kernels/linear_attention_decay.mlir
+// warpgroups by value columns, as kernels/linear_attention/linear_attention_decay.mlir
 // does: warpgroup w computes o's columns 64w .. 64w+63 and keeps S's
 // columns 64w .. 64w+63 (two 64 x 64 f32 accumulators for its row halves,
 // a bf16 copy in shared memory for the MMAs). Both compute φQ φKᵀ and the
@@ -12,7 +12,7 @@
 // columns all hold φ(q_t)·z_t; kept as a vector of column sums (128
 // registers' worth of f32 per thread for φQ ∘ z and 32 for z) the step
 // spilled 0.8 KiB per thread. Views and layouts as
-// kernels/linear_attention.mlir (`bshd`, tile-bind).
+// kernels/linear_attention/linear_attention.mlir (`bshd`, tile-bind).
 !view = !tile.gl<?x?x?xbf16>
 !st = !tile.st<64x128xbf16>
 !half = !tile.st<64x64xbf16>

@@ -1,39 +1,33 @@
-// Attention forward, naive form: O = softmax(Q Kᵀ · scale) V and the
-// log-sum-exp L. Q, K, V, O: [batch, heads, seq, 128] bf16; L: [batch,
-// heads, seq] f32; `causal` masks keys after the query. K and V may have
-// fewer heads than Q (GQA/MQA: q head h reads kv head h / (heads / kv_heads)).
-// One block per 128 queries: copy Q, then for each 128-key tile copy K and
-// V, and run the online softmax (exp2, scale folded in) on block-scope tiles.
-// No semaphores, warp roles or layouts: the -tile-to-nvidia passes pipeline
-// the K/V copies, make a producer warpgroup and split the rows over two
-// consumer warpgroups.
-// Head dim 128 (kernels/attention_naive_d64.mlir: the same program for 64).
-// `tile.stagger`: the second consumer warpgroup starts 2400 cycles after the
-// first, so the two do not run their MMAs and softmaxes in step (1.00-1.07x
-// at most points on H100; docs/performance.md).
-// `tile.pingpong`: then the two take turns issuing their MMAs (tile-pingpong),
-// so one's softmax runs under the other's MMAs at every step, not only
-// after the start (1.01-1.04x at 512-2048 tokens on H100;
-// docs/performance.md).
+// Attention forward, naive form, head dim 128, with 176-key tiles: the
+// program of kernels/attention/attention_naive.mlir with K and V copied 176 keys at a
+// time (wgmma n = 176, FlashAttention-3's choice for head dim 128), so a
+// 128-query tile takes 1.375x fewer key steps, and Q read by the MMA from
+// shared memory instead of registers (the 64x176 S tile takes the registers).
+// Shared memory: Q in one buffer (32 KB) and two stages of K and V (176 KB).
+// tk_mlir.attention() runs it for long non-causal calls, where it is faster
+// than the 128-key program; at shorter ones the last, partly masked key tile
+// and the rotated loop's longer prologue cost more than the fewer steps save
+// (H100, against the 128-key program: 1.8-2.5% faster at 8192 non-causal,
+// 0.9-3.1% at 16384, 2.3-3.8% slower at 4096; docs/performance.md).
 !qkv = !tile.gl<?x?x?x128xbf16>
-!q_rt = !tile.rt<128x128xbf16, block>
 !st = !tile.st<128x128xbf16>
-!s = !tile.rt<128x128xf32, block>
-!p16 = !tile.rt<128x128xbf16, block>
+!skv = !tile.st<176x128xbf16>
+!s = !tile.rt<128x176xf32, block>
+!p16 = !tile.rt<128x176xbf16, block>
 !o = !tile.rt<128x128xf32, block>
 !o16 = !tile.rt<128x128xbf16, block>
 !row = !tile.rv<128xf32, block>
 
-tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
-                             %L: !tile.gl<?x?x?xf32>, %scale: f32, %causal: i1)
-    launch(warpgroups = 2, grid = persistent)
-    attributes {tile.stagger = 2400, tile.pingpong} {
+tile.kernel @attention_naive_kv176(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
+                                   %L: !tile.gl<?x?x?xf32>, %scale: f32, %causal: i1)
+    launch(warpgroups = 2, grid = persistent) {
   %q = tile.alloc : !st
-  %k = tile.alloc : !st
-  %v = tile.alloc : !st
+  %k = tile.alloc : !skv
+  %v = tile.alloc : !skv
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c128 = arith.constant 128 : index
+  %c176 = arith.constant 176 : index
   %log2e = arith.constant 1.44269504 : f32
   %scale2 = arith.mulf %scale, %log2e : f32
   %batch = tile.dim %Q[0] : !qkv
@@ -43,6 +37,7 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
   %group = arith.divui %heads, %kv_heads : index
   %q_tiles = arith.ceildivui %seq, %c128 : index
   %last_q = arith.subi %q_tiles, %c1 : index
+  %k_tiles = arith.ceildivui %seq, %c176 : index
   // snake: a persistent block's causal tiles alternate long and short (the
   // query tile varies fastest, so a plain stride would give a block the
   // same length every round).
@@ -50,26 +45,24 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     // Causal: the longest rows first; key tiles up to the diagonal.
     %reversed = arith.subi %last_q, %t : index
     %qt = arith.select %causal, %reversed, %t : index
-    %diag = arith.addi %qt, %c1 : index
-    %kv_tiles = arith.select %causal, %diag, %q_tiles : index
-    %hk = arith.divui %h, %group : index
     %q0 = arith.muli %qt, %c128 : index
-    tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 2} : !qkv, !st
-    // Q comes into registers once per query tile: Q Kᵀ then takes its A
-    // operand from registers, not from shared memory at every key tile
-    // (shared-memory bandwidth, not the tensor cores, limits the step).
-    %q_r = tile.load %q : !st -> !q_rt
+    %q_end = arith.addi %q0, %c128 : index
+    %to_diag = arith.ceildivui %q_end, %c176 : index
+    %diag = arith.minui %to_diag, %k_tiles : index
+    %kv_tiles = arith.select %causal, %diag, %k_tiles : index
+    %hk = arith.divui %h, %group : index
+    tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 1} : !qkv, !st
     %m0 = tile.fill 0xFFF0000000000000 : !row
     %l0 = tile.fill 0.0 : !row
     %o0 = tile.fill 0.0 : !o
     %m, %l, %o = scf.for %j = %c0 to %kv_tiles step %c1
         iter_args(%m_j = %m0, %l_j = %l0, %o_j = %o0) -> (!row, !row, !o) {
-      tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !st
-      tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !st
-      %k0 = arith.muli %j, %c128 : index
-      %s_raw = tile.mma ABt %q_r, %k : !q_rt, !st -> !s
+      tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !skv
+      tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !skv
+      %k0 = arith.muli %j, %c176 : index
+      %s_raw = tile.mma ABt %q, %k : !st, !skv -> !s
       // Keys past the end exist only in the last key tile.
-      %k_end = arith.addi %k0, %c128 : index
+      %k_end = arith.addi %k0, %c176 : index
       %tail = arith.cmpi ugt, %k_end, %seq : index
       %s_in = scf.if %tail -> (!s) {
         %bounded = tile.bound_mask %s_raw[%q0, %k0] within [%seq, %seq] fill neg_inf : !s
@@ -77,8 +70,10 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       } else {
         scf.yield %s_raw : !s
       }
-      %on_diag = arith.cmpi eq, %j, %qt : index
-      %needs_mask = arith.andi %causal, %on_diag : i1
+      // Causal: only tiles holding a key after the tile's first query.
+      %k_last = arith.subi %k_end, %c1 : index
+      %crosses = arith.cmpi ugt, %k_last, %q0 : index
+      %needs_mask = arith.andi %causal, %crosses : i1
       %s_ij = scf.if %needs_mask -> (!s) {
         %masked = tile.causal_mask %s_in[%q0, %k0] fill neg_inf : !s
         scf.yield %masked : !s
@@ -99,7 +94,7 @@ tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       %alpha_b = tile.broadcast row %alpha : !row to !o
       %o_scaled = tile.mul %o_j, %alpha_b : !o
       %p16 = tile.cast %p : !s to !p16
-      %o_new = tile.mma AB %p16, %v, %o_scaled : !p16, !st -> !o
+      %o_new = tile.mma AB %p16, %v, %o_scaled : !p16, !skv -> !o
       scf.yield %m_new, %l_new, %o_new : !row, !row, !o
     } {tile.stages = 2}
     // The log-sum-exp first: it does not need the last P V, so

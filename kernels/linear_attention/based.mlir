@@ -24,7 +24,7 @@
 // per warpgroup: the step spilled 0.8 KiB per thread.) S1's MMAs
 // take q and k zero-padded to 64 features (the k16 operands in the first
 // 16 columns of 64 x 64 tiles whose other columns stay zero), as wgmma
-// needs 64 rows. Views and layouts as kernels/linear_attention.mlir
+// needs 64 rows. Views and layouts as kernels/linear_attention/linear_attention.mlir
 // (`bshd`, tile-bind): Q and K are [.., seq, 16]-column views, V and O
 // 64-column ones.
 !view = !tile.gl<?x?x?xbf16>

@@ -1,4 +1,4 @@
-// Mamba2's SSD forward, state dim N = 128: kernels/mamba2_ssd.mlir (the
+// Mamba2's SSD forward, state dim N = 128: kernels/ssm/mamba2_ssd.mlir (the
 // math, the schedule and the views, read there) with B, C and the state
 // 128 columns wide. B, C are [batch, seq, groups·128]; S_in, S_out
 // [batch·heads·P / 64, 64, 128], and so is S_mid, the state handed from

@@ -1,22 +1,33 @@
-// Attention forward, naive form, head dim 64 with 128-query tiles:
-// kernels/attention_naive.mlir (see there) with 64-column Q, K, V and O, i.e.
-// kernels/attention_naive_d64.mlir with two consumer warpgroups of 64 rows
-// instead of three, which compute fewer masked scores per diagonal.
-// attention() does not run it: the 192-query program, whose warpgroups
-// skip the key tiles above their own rows, is faster for short causal
-// sequences too (CHOICES in python/tk_mlir/ops/attention.py).
-!qkv = !tile.gl<?x?x?x64xbf16>
-!st = !tile.st<128x64xbf16>
+// Attention forward, naive form: O = softmax(Q Kᵀ · scale) V and the
+// log-sum-exp L. Q, K, V, O: [batch, heads, seq, 128] bf16; L: [batch,
+// heads, seq] f32; `causal` masks keys after the query. K and V may have
+// fewer heads than Q (GQA/MQA: q head h reads kv head h / (heads / kv_heads)).
+// One block per 128 queries: copy Q, then for each 128-key tile copy K and
+// V, and run the online softmax (exp2, scale folded in) on block-scope tiles.
+// No semaphores, warp roles or layouts: the -tile-to-nvidia passes pipeline
+// the K/V copies, make a producer warpgroup and split the rows over two
+// consumer warpgroups.
+// Head dim 128 (kernels/attention/attention_naive_d64.mlir: the same program for 64).
+// `tile.stagger`: the second consumer warpgroup starts 2400 cycles after the
+// first, so the two do not run their MMAs and softmaxes in step (1.00-1.07x
+// at most points on H100; docs/performance.md).
+// `tile.pingpong`: then the two take turns issuing their MMAs (tile-pingpong),
+// so one's softmax runs under the other's MMAs at every step, not only
+// after the start (1.01-1.04x at 512-2048 tokens on H100;
+// docs/performance.md).
+!qkv = !tile.gl<?x?x?x128xbf16>
+!q_rt = !tile.rt<128x128xbf16, block>
+!st = !tile.st<128x128xbf16>
 !s = !tile.rt<128x128xf32, block>
 !p16 = !tile.rt<128x128xbf16, block>
-!o = !tile.rt<128x64xf32, block>
-!o16 = !tile.rt<128x64xbf16, block>
+!o = !tile.rt<128x128xf32, block>
+!o16 = !tile.rt<128x128xbf16, block>
 !row = !tile.rv<128xf32, block>
 
-tile.kernel @attention_naive_d64_q128(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
-                                  %L: !tile.gl<?x?x?xf32>, %scale: f32,
-                                  %causal: i1)
-    launch(warpgroups = 2, grid = persistent) {
+tile.kernel @attention_naive(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
+                             %L: !tile.gl<?x?x?xf32>, %scale: f32, %causal: i1)
+    launch(warpgroups = 2, grid = persistent)
+    attributes {tile.stagger = 2400, tile.pingpong} {
   %q = tile.alloc : !st
   %k = tile.alloc : !st
   %v = tile.alloc : !st
@@ -44,6 +55,10 @@ tile.kernel @attention_naive_d64_q128(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
     %hk = arith.divui %h, %group : index
     %q0 = arith.muli %qt, %c128 : index
     tile.copy %Q[%b, %h, %qt, %c0] -> %q {tile.stages = 2} : !qkv, !st
+    // Q comes into registers once per query tile: Q Kᵀ then takes its A
+    // operand from registers, not from shared memory at every key tile
+    // (shared-memory bandwidth, not the tensor cores, limits the step).
+    %q_r = tile.load %q : !st -> !q_rt
     %m0 = tile.fill 0xFFF0000000000000 : !row
     %l0 = tile.fill 0.0 : !row
     %o0 = tile.fill 0.0 : !o
@@ -52,7 +67,7 @@ tile.kernel @attention_naive_d64_q128(%Q: !qkv, %K: !qkv, %V: !qkv, %O: !qkv,
       tile.copy %K[%b, %hk, %j, %c0] -> %k : !qkv, !st
       tile.copy %V[%b, %hk, %j, %c0] -> %v : !qkv, !st
       %k0 = arith.muli %j, %c128 : index
-      %s_raw = tile.mma ABt %q, %k : !st, !st -> !s
+      %s_raw = tile.mma ABt %q_r, %k : !q_rt, !st -> !s
       // Keys past the end exist only in the last key tile.
       %k_end = arith.addi %k0, %c128 : index
       %tail = arith.cmpi ugt, %k_end, %seq : index

@@ -18,7 +18,7 @@
 // computes o's columns 64w .. 64w+63 and keeps S's columns 64w .. 64w+63
 // (two 64 x 64 f32 accumulators for S's two row halves, and a bf16 copy
 // in shared memory for the MMAs). Both compute the scores. Views and
-// layouts as kernels/linear_attention.mlir (`bshd`, tile-bind); G is
+// layouts as kernels/linear_attention/linear_attention.mlir (`bshd`, tile-bind); G is
 // [heads, seq] f32; S_out is [batch·heads, 128, 128] f32.
 !view = !tile.gl<?x?x?xbf16>
 !st = !tile.st<64x128xbf16>

@@ -7,7 +7,7 @@
 // No semaphores, warp roles or layouts: the -tile-to-nvidia passes pipeline
 // the K/V copies, make a producer warpgroup and split the rows over three
 // consumer warpgroups.
-// Head dim 64: kernels/attention_naive.mlir with 64-column Q, K, V and O,
+// Head dim 64: kernels/attention/attention_naive.mlir with 64-column Q, K, V and O,
 // and 192-query tiles (three consumers: with half the MMA work per score,
 // more rows per block pay for the block's fixed costs; measured 1.04-1.15x
 // the 128-row form non-causal on H100). Its running maximum may lag by up

@@ -1,5 +1,5 @@
 // Attention backward in one kernel with 80-query steps, head dim 128:
-// FlashAttention-3's tile for the non-causal case, kernels/attention_bwd.mlir
+// FlashAttention-3's tile for the non-causal case, kernels/attention/attention_bwd.mlir
 // (see there) with Q, dO, L and Δ in tiles of 80 queries instead of 64.
 // Every product but dQ has 80 columns or an 80-deep contraction; dQ's 80
 // rows do not split into 64-row warpgroup products, so the program computes
