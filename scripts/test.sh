@@ -69,8 +69,10 @@ if [ "$all" -eq 1 ]; then
   # MLIR's global registries are never freed: leaks are not errors here.
   export ASAN_OPTIONS=detect_leaks=0
   export UBSAN_OPTIONS=print_stacktrace=1
-  TK_BUILD=san scripts/build.sh tk-opt tk-compile TKCAPI mlir-doc
-  TK_BUILD=gcc scripts/build.sh tk-opt tk-compile TKCAPI mlir-doc
+  # (Not libTKCAPI: a shared library cannot carry the sanitizer runtimes,
+  # and the lit suite does not use it.)
+  TK_BUILD=san scripts/build.sh tk-opt tk-compile mlir-doc
+  TK_BUILD=gcc scripts/build.sh tk-opt tk-compile mlir-doc
   check "lit, sanitizer build" /usr/lib/llvm-22/bin/lit -q build-san/test
   check "lit, GCC build" /usr/lib/llvm-22/bin/lit -q build-gcc/test
   check "1000 mutants, sanitizer build" /usr/bin/python3 test/tk-opt/mutate.py \
