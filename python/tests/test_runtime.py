@@ -823,6 +823,13 @@ def test_close_unloads_the_module_and_frees_the_wait_report(
         kernel(FakeTensor((64, 64), "bfloat16"))
 
 
+def test_block_slots_count_blocks_per_multiprocessor(tmp_path, monkeypatch):
+    kernel = _fake_cuda_kernel(tmp_path, monkeypatch, FakeDriver(), False)
+    assert kernel.block_slots() == 132
+    kernel.spec.blocks_per_sm = 2
+    assert kernel.block_slots() == 264
+
+
 def test_kernel_is_a_context_manager_and_closes_when_collected(
         tmp_path, monkeypatch):
     import gc

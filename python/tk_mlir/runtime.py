@@ -814,6 +814,12 @@ class Kernel:
         return grid_size(self.spec, args, self._cuda.multiprocessor_count(),
                          one_tile_per_block, self.balanced_grid)
 
+    def block_slots(self):
+        """How many blocks of this kernel the device runs at once:
+        blocks_per_sm on each multiprocessor (what a persistent grid
+        launches)."""
+        return self._cuda.multiprocessor_count() * self.spec.blocks_per_sm
+
     def tile_counter(self, args, stream=None):
         """The device address of this kernel's tile counter for the device
         of `args`' first tensor and `stream` (default: torch's current)."""

@@ -78,12 +78,6 @@ def segments_for(tiles, chunks, workers):
     return best
 
 
-@functools.lru_cache(maxsize=None)
-def _multiprocessors(device):
-    import torch
-    return torch.cuda.get_device_properties(device).multi_processor_count
-
-
 def _kernel(name):
     program, options = variants()[name]
     return load_compiled(name, program, options, ARGS)
@@ -267,8 +261,7 @@ def ssd_impl(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
     out = torch.empty_like(x)
     width = heads * dim
     kernel = _kernel(kernel_name(state, z is not None, D is not None))
-    segments = segments_for(rows, -(-seq // 64), _multiprocessors(device)
-                            * kernel.spec.blocks_per_sm)
+    segments = segments_for(rows, -(-seq // 64), kernel.block_slots())
     if segments > 1:
         handoff = torch.empty(rows, 64, state, device=device,
                               dtype=torch.float32)
