@@ -31,7 +31,6 @@ import os
 import sys
 
 import torch
-import torch.nn.functional as F
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 sys.path.insert(0, ROOT)

@@ -272,7 +272,6 @@ def forward_kernel(dim, seq, causal):
 
 def attention_forward(q, k, v, causal, scale):
     """O and LSE for contiguous [batch, heads, seq, dim] bf16 tensors."""
-    import torch
     batch, heads, seq, dim = q.shape
     o = torch.empty_like(q)
     lse = torch.empty(batch, heads, seq, device=q.device,
@@ -301,7 +300,6 @@ def backward_delta(o, do):
     O and dO, by the attention_bwd_delta program: [batch, heads, seq + p]
     with p = row_padding(seq) zeros at the end of each row (the backward
     programs copy rows of Δ with TMA)."""
-    import torch
     batch, heads, seq, dim = o.shape
     delta = torch.empty(batch, heads, seq + row_padding(seq),
                         device=o.device, dtype=torch.float32)
@@ -348,7 +346,6 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
                 f"program: head dim {dim} has the fused programs "
                 f"{list(choices)}, not {program!r}")
         fused = True
-    import torch
     if fused is None:
         fused = uses_fused(dim, q.shape[2])
     delta = backward_delta(o, do)

@@ -23,7 +23,6 @@ def gemm(a, b):
 
 def gemm_impl(a, b):
     """What torch.ops.tk_mlir.gemm runs."""
-    import torch
     check_gemm_arguments(a, b)
     c = torch.empty(a.shape[0], b.shape[1], device=a.device,
                     dtype=torch.bfloat16)
@@ -76,7 +75,6 @@ class StreamKGemm:
 
     def scratch(self, device, blocks):
         """(W, F) for `device`, large enough for a grid of `blocks`."""
-        import torch
         have = self._scratch.get(device)
         if have is None or have[1].shape[0] < self.COUNTERS_PER_BLOCK * blocks:
             work = torch.zeros(self.ROWS_PER_BLOCK * blocks, self.COLUMNS,

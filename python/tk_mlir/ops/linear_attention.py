@@ -173,7 +173,6 @@ def linear_attention_checks(q, k, v, feature_map, normalize, decay, layout,
 def linear_attention_impl(q, k, v, feature_map, normalize, decay, layout,
                           return_state):
     """What torch.ops.tk_mlir.linear_attention runs: (o, state or None)."""
-    import torch
     (batch, heads, seq, dim), program = linear_attention_checks(
         q, k, v, feature_map, normalize, decay, layout, return_state)
     if decay is None:
@@ -191,7 +190,6 @@ def _run(program, layout, q, k, v, shape, views=(), scalars=()):
     """Launches `program`'s variant for `layout` on q, k, v and a new o
     (then the program's other `views`, its batch, heads and bshd
     parameters, then its other `scalars`); returns o.""" 
-    import torch
     batch, heads, seq = shape
     o = torch.empty_like(v)
     if layout == "bhsd":

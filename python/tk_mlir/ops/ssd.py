@@ -221,7 +221,6 @@ def ssd_impl(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
              dt_softplus, dt_limit, return_final_states):
     """What torch.ops.tk_mlir.ssd_chunk_scan runs: (out, final states or
     None)."""
-    import torch
     import torch.nn.functional as F
     batch, seq, heads, dim, groups, state = check_ssd_arguments(
         x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states, dt_limit)
