@@ -1,8 +1,15 @@
-"""The closing step shared by the GPU check and benchmark scripts."""
+"""What the GPU check and benchmark scripts share: the error measure and
+the closing step."""
 import json
 import os
 
 import torch
+
+
+def relative_error(got, want):
+    """The largest |got - want| over the largest |want| (float64)."""
+    return ((got.double() - want.double()).abs().max() /
+            want.double().abs().max().clamp_min(1e-30)).item()
 
 
 def finish(out, name, result):

@@ -34,7 +34,7 @@ import torch
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 sys.path.insert(0, ROOT)
-from report import finish  # noqa: E402
+from report import finish, relative_error  # noqa: E402
 from tk_mlir import ArgumentError, ssd_chunk_scan  # noqa: E402
 from tk_mlir.ops.ssd import segments_for  # noqa: E402
 
@@ -131,11 +131,6 @@ def inputs(batch, seq, heads, groups, dim, state, options, gen):
     return args, kw
 
 
-def relative(got, want):
-    return ((got.double() - want.double()).abs().max() /
-            want.double().abs().max().clamp_min(1e-30)).item()
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
@@ -163,14 +158,14 @@ def main():
         row = {"batch": batch, "seq": seq, "heads": heads, "groups": groups,
                "P": dim, "N": state, "options": options,
                "segments": segments,
-               "y_err": relative(y, want_y),
-               "y_err_vs_mamba": relative(y, peer_y),
-               "mamba_y_err": relative(peer_y, want_y)}
+               "y_err": relative_error(y, want_y),
+               "y_err_vs_mamba": relative_error(y, peer_y),
+               "mamba_y_err": relative_error(peer_y, want_y)}
         ok = y.dtype == pos["x"].dtype and y.shape == pos["x"].shape
         if h is not None:
             row["state_dtype"] = str(h.dtype)
-            row["state_err"] = relative(h, want_h)
-            row["state_err_vs_mamba"] = relative(h, peer_h)
+            row["state_err"] = relative_error(h, want_h)
+            row["state_err_vs_mamba"] = relative_error(h, peer_h)
             ok = ok and h.dtype == peer_h.dtype and h.shape == peer_h.shape
             ok = ok and row["state_err"] <= TOLERANCE and \
                 row["state_err_vs_mamba"] <= TOLERANCE

@@ -20,7 +20,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from report import finish  # noqa: E402
+from report import finish, relative_error  # noqa: E402
 import tk_mlir  # noqa: E402
 
 TOLERANCE = 1e-2
@@ -68,11 +68,6 @@ class Model(torch.nn.Module):
         return y.float().sum(1), o, la, bo, s
 
 
-def relative(a, b):
-    a, b = a.float(), b.float()
-    return ((a - b).abs().max() / b.abs().max().clamp_min(1e-30)).item()
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
@@ -103,8 +98,8 @@ def main():
         compiled = torch.compile(model, fullgraph=True)
         got = compiled(*inputs)
         grads = torch.autograd.grad(got[1].float().sum(), inputs[2:5])
-        diffs = [relative(g, e) for g, e in zip(got, eager)] + \
-            [relative(g, e) for g, e in zip(grads, grads_eager)]
+        diffs = [relative_error(g, e) for g, e in zip(got, eager)] + \
+            [relative_error(g, e) for g, e in zip(grads, grads_eager)]
         ok, detail = max(diffs) <= TOLERANCE, diffs
     except Exception as error:
         ok, detail = False, f"{type(error).__name__}: {error}"
