@@ -2,6 +2,7 @@
 built by scripts/test.sh): real compiles on the CPU, the on-disk cache,
 diagnostics, and the loaders' compile-on-first-use fallback."""
 import os
+import subprocess
 import sys
 
 import pytest
@@ -13,6 +14,7 @@ from tk_mlir.compiler import CompileError, compile, options_string  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 GEMM = os.path.join(ROOT, "kernels", "gemm", "gemm_naive.mlir")
+TK_OPT = os.path.join(ROOT, "build", "bin", "tk-opt")
 
 
 @pytest.fixture(autouse=True)
@@ -54,6 +56,25 @@ def test_compile_for_amd():
     assert out.binary[:4] == b"\x7fELF"
     assert '.amdgcn_target "amdgcn-amd-amdhsa--gfx950"' in out.assembly
     assert out.manifest["hsaco"] == "gemm_naive.hsaco"
+
+
+@pytest.mark.skipif(not os.access(TK_OPT, os.X_OK),
+                    reason="needs build/bin/tk-opt")
+@pytest.mark.parametrize("target,flag,extension", [
+    ("sm_90a", "-tile-to-nvidia=", ".cubin"),
+    ("gfx950", "-tile-to-amdgpu=chip=gfx950 ", ".hsaco")])
+def test_binaries_match_the_files_tk_opt_writes(tmp_path, target, flag,
+                                                extension):
+    """Every byte of the binary comes back, NULs included."""
+    out = compile(GEMM, target)
+    if out.binary is None:   # no ptxas here
+        pytest.skip("ptxas not found")
+    folder = tmp_path / "tk-opt"
+    subprocess.run([TK_OPT, GEMM, f"{flag}out={folder}", "-o", os.devnull],
+                   check=True)
+    want = (folder / ("gemm_naive" + extension)).read_bytes()
+    assert len(out.binary) == len(want) and out.binary == want
+    assert out.binary.count(b"\0") > 0
 
 
 def test_options_string():

@@ -734,44 +734,53 @@ def test_wait_reports_skip_unwritten_records_and_count_overflow():
 
 class FakeDriver:
     """Stands in for tk_mlir.cuda_driver: records what the Kernel loads,
-    allocates and releases."""
+    allocates, launches and releases, and on which device."""
 
-    def __init__(self, fail_release=False):
+    def __init__(self, fail_release=False, current=0):
         self.loaded, self.unloaded, self.freed, self.events = [], [], [], []
         self.fail_release = fail_release
+        self.current = current
+        self.maps, self.loaded_on = [], []
+
+    def current_device(self):
+        return self.current
 
     def driver_version(self):
         return 13000
 
-    def multiprocessor_count(self):
+    def multiprocessor_count(self, device=None):
         return 132
 
-    def encode_tensor_map(self, geometry):
+    def encode_tensor_map(self, device, geometry):
+        self.maps.append(device)
         return b"\0" * 128
 
-    def launch(self, function, grid, spec, pointers, stream):
-        self.events.append(("launch", grid))
+    def launch(self, device, function, grid, spec, pointers, stream):
+        self.events.append(("launch", grid) if device == 0
+                           else ("launch", grid, device, function))
 
-    def load_function(self, image, name, shared_memory_bytes):
+    def load_function(self, device, image, name, shared_memory_bytes):
         module = f"module{len(self.loaded)}"
         self.loaded.append(module)
+        self.loaded_on.append(device)
         return module, f"{module}.{name}"
 
-    def attach_wait_report(self, module, symbol, size):
+    def attach_wait_report(self, device, module, symbol, size):
         return 0x1000 + len(self.loaded)
 
-    def synchronize(self):
-        self.events.append("synchronize")
+    def synchronize(self, device):
+        self.events.append("synchronize" if device == 0
+                           else ("synchronize", device))
         if self.fail_release:
             raise RuntimeError("cuCtxSynchronize failed: context lost")
 
-    def unload_module(self, module):
+    def unload_module(self, device, module):
         self.events.append("unload")
         if self.fail_release:
             raise RuntimeError("cuModuleUnload failed: context lost")
         self.unloaded.append(module)
 
-    def free_host(self, host):
+    def free_host(self, device, host):
         self.events.append("free")
         if self.fail_release:
             raise RuntimeError("cuMemFreeHost failed: context lost")
@@ -913,3 +922,77 @@ def test_bad_blocks_per_sm(value):
     entry["blocks_per_sm"] = value
     with pytest.raises(ManifestError, match="blocks_per_sm must be an integer"):
         KernelSpec("gemm", entry)
+
+
+def test_device_index_reads_torch_devices_strings_and_ordinals():
+    driver = FakeDriver(current=3)
+
+    class Device:
+        def __init__(self, index):
+            self.index = index
+    assert runtime.device_index(Device(1), driver) == 1
+    assert runtime.device_index(Device(None), driver) == 3
+    assert runtime.device_index("cuda:2", driver) == 2
+    assert runtime.device_index("cuda", driver) == 3
+    assert runtime.device_index(0, driver) == 0
+    assert runtime.device_index(None, driver) == 3
+
+
+def test_a_kernel_loads_and_launches_on_each_device_it_is_called_on(
+        tmp_path, monkeypatch):
+    """The module is loaded on the current device when the Kernel is made,
+    then once more on each other device a launch's tensors are on; each
+    launch uses that device's function, stream and tensor maps."""
+    driver = FakeDriver()
+    kernel = _fake_cuda_kernel(tmp_path, monkeypatch, driver, False,
+                               **gemm_entry())
+    assert driver.loaded_on == [0]
+
+    def operands(device, ptr):
+        return (FakeTensor((256, 128), ptr=ptr, device=device),
+                FakeTensor((128, 256), ptr=ptr + 0x100000, device=device),
+                FakeTensor((256, 256), ptr=ptr + 0x200000, device=device))
+    kernel(*operands("cuda:0", 0x10000))
+    assert driver.loaded_on == [0] and driver.maps == [0, 0, 0]
+    kernel(*operands("cuda:1", 0x7000000))
+    kernel(*operands("cuda:1", 0x7000000))  # packed once, loaded once
+    assert driver.loaded_on == [0, 1]
+    assert driver.maps == [0, 0, 0, 1, 1, 1]
+    launches = [e for e in driver.events if e[0] == "launch"]
+    assert [e[2:] for e in launches] == [(), (1, "module1.k"),
+                                         (1, "module1.k")]
+    with pytest.raises(ArgumentError, match="argument #1: on cuda:1, but "
+                       "argument #0 is on cuda:0"):
+        kernel(FakeTensor((256, 128), device="cuda:0"),
+               *operands("cuda:1", 0x9000000)[1:])
+    driver.events.clear()
+    kernel.close()
+    assert driver.events == ["synchronize", "unload", ("synchronize", 1),
+                             "unload"]
+    assert driver.unloaded == ["module0", "module1"]
+
+
+def test_a_kernel_made_on_another_device_loads_there(tmp_path, monkeypatch):
+    driver = FakeDriver(current=2)
+    _fake_cuda_kernel(tmp_path, monkeypatch, driver, False)
+    assert driver.loaded_on == [2]
+
+
+def test_wait_timeouts_name_the_device_when_several_ran(tmp_path,
+                                                        monkeypatch):
+    buffers = {}
+
+    class Reporting(FakeDriver):
+        def attach_wait_report(self, device, module, symbol, size):
+            raw = report_buffer(1, [(0, 5 + device, 32, 1, 0x40, 1)])
+            buffers[device] = ctypes.create_string_buffer(raw, size)
+            return ctypes.addressof(buffers[device])
+    driver = Reporting()
+    kernel = _fake_cuda_kernel(tmp_path, monkeypatch, driver, True)
+    assert kernel.wait_timeouts() == [
+        "kernel k, block 5, thread 32: waited over 100 ms at k.mlir:3 for "
+        "the phase of parity 1 of the semaphore at shared address 0x40"]
+    kernel(FakeTensor((64, 64), device="cuda:1"))
+    assert [m.split(":")[0] for m in kernel.wait_timeouts()] == \
+        ["device 0", "device 1"]
+    assert "block 6," in kernel.wait_timeouts()[1]

@@ -17,6 +17,9 @@ import tempfile
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _CHECKOUT = os.path.normpath(os.path.join(_PACKAGE, "..", ".."))
 TARGETS = ("sm_90a", "gfx942", "gfx950")
+# Part of every cache key next to the compiler's version: raised when what
+# the cache holds changes, so that entries written before are not read.
+CACHE_FORMAT = "2"
 
 
 class CompileError(RuntimeError):
@@ -30,7 +33,10 @@ class CompileError(RuntimeError):
 
 
 class _StringRef(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
+    # A pointer, not c_char_p: ctypes would turn c_char_p into bytes cut at
+    # the first NUL, and binaries (cubin, HSACO) have many.
+    _fields_ = [("data", ctypes.POINTER(ctypes.c_char)),
+                ("length", ctypes.c_size_t)]
 
 
 class _Compiled(ctypes.Structure):
@@ -80,7 +86,9 @@ def _lib():
 
 
 def _ref(data):
-    return _StringRef(data, len(data))
+    """A TkStringRef of `data` (bytes, which must outlive the call)."""
+    return _StringRef(ctypes.cast(ctypes.c_char_p(data),
+                                  ctypes.POINTER(ctypes.c_char)), len(data))
 
 
 def _bytes(ref):
@@ -173,14 +181,14 @@ def compile(program, target="sm_90a", options="", cache=True, **flags):
     opts = options_string(options, **flags)
     version = compiler_version()
     key = hashlib.sha256("\0".join(
-        (version, target, opts, text)).encode()).hexdigest()[:32]
+        (CACHE_FORMAT, version, target, opts, text)).encode()).hexdigest()[:32]
     directory = os.path.join(cache_dir(), key)
     if cache and os.path.exists(os.path.join(directory, "compiled.json")):
         return Compiled(directory, from_cache=True)
 
     lib = _lib()
-    result = lib.tkCompileSource(_ref(text.encode()), _ref(name.encode()),
-                                 _ref(target.encode()), _ref(opts.encode()))
+    arguments = [s.encode() for s in (text, name, target, opts)]
+    result = lib.tkCompileSource(*(_ref(a) for a in arguments))
     try:
         diagnostics = _bytes(lib.tkCompiledGet(result, _DIAGNOSTICS)).decode(
             errors="replace")

@@ -1,16 +1,21 @@
 """The few CUDA driver calls the runtime makes, through cuda-bindings.
 
 Imported only when a kernel is loaded, so the rest of the runtime works and
-is tested on machines without CUDA.
+is tested on machines without CUDA. Each call names the device (ordinal) it
+acts on and runs in that device's primary context, the one PyTorch uses
+there, leaving the thread's current context as it found it.
 """
 
+import contextlib
 import ctypes
 
 from cuda.bindings import driver
 
 from .runtime import ELEMENT_TYPES, SWIZZLES
 
-_context = None
+# The primary context (the one PyTorch uses) of each device a kernel ran on,
+# by device ordinal.
+_contexts = {}
 
 
 def _check(result, what):
@@ -24,18 +29,43 @@ def _check(result, what):
     return None
 
 
-def _ensure_context():
-    """Makes the device's primary context (the one PyTorch uses) current."""
-    global _context
-    if _context is None:
-        _check(driver.cuInit(0), "cuInit")
-        device = _check(driver.cuDeviceGet(_current_device()), "cuDeviceGet")
-        _context = _check(driver.cuDevicePrimaryCtxRetain(device),
-                          "cuDevicePrimaryCtxRetain")
-    _check(driver.cuCtxSetCurrent(_context), "cuCtxSetCurrent")
+def _primary_context(device):
+    context = _contexts.get(device)
+    if context is None:
+        if not _contexts:
+            _check(driver.cuInit(0), "cuInit")
+        handle = _check(driver.cuDeviceGet(device), f"cuDeviceGet({device})")
+        context = _check(driver.cuDevicePrimaryCtxRetain(handle),
+                         f"cuDevicePrimaryCtxRetain({device})")
+        _contexts[device] = context
+    return context
 
 
-def _current_device():
+@contextlib.contextmanager
+def _on(device):
+    """Runs the body with `device`'s primary context current (device None:
+    PyTorch's current device) and leaves the thread's context as it was, so
+    that PyTorch's idea of the current device does not change: nothing to do
+    when that context is already current, else push and pop it."""
+    context = _primary_context(current_device() if device is None
+                               else device)
+    current = _check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")
+    if int(current) == int(context):
+        yield
+        return
+    if not int(current):  # no context yet on this thread: PyTorch's own
+        _check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+        yield
+        return
+    _check(driver.cuCtxPushCurrent(context), "cuCtxPushCurrent")
+    try:
+        yield
+    finally:
+        _check(driver.cuCtxPopCurrent(), "cuCtxPopCurrent")
+
+
+def current_device():
+    """PyTorch's current device (ordinal); 0 without torch."""
     try:
         import torch
         return torch.cuda.current_device()
@@ -43,12 +73,14 @@ def _current_device():
         return 0
 
 
-def multiprocessor_count():
-    _ensure_context()
-    device = _check(driver.cuCtxGetDevice(), "cuCtxGetDevice")
-    return _check(driver.cuDeviceGetAttribute(
-        driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-        device), "cuDeviceGetAttribute")
+def multiprocessor_count(device=None):
+    """Multiprocessors of `device` (ordinal; None: PyTorch's current)."""
+    with _on(device):
+        handle = _check(driver.cuCtxGetDevice(), "cuCtxGetDevice")
+        return _check(driver.cuDeviceGetAttribute(
+            driver.CUdevice_attribute
+            .CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, handle),
+            "cuDeviceGetAttribute")
 
 
 def driver_version():
@@ -57,103 +89,109 @@ def driver_version():
     return _check(driver.cuDriverGetVersion(), "cuDriverGetVersion")
 
 
-def load_function(image, name, shared_memory_bytes):
-    """Loads `image` (cubin or PTX) as a module; returns (module,
-    function)."""
-    _ensure_context()
+def load_function(device, image, name, shared_memory_bytes):
+    """Loads `image` (cubin or PTX) as a module on `device`; returns
+    (module, function)."""
     if not image.startswith(b"\x7fELF"):
         image = image + b"\0"  # PTX text, NUL-terminated for the JIT
-    module = _check(driver.cuModuleLoadData(image), "cuModuleLoadData")
-    function = _check(driver.cuModuleGetFunction(module, name.encode()),
-                      "cuModuleGetFunction")
-    if shared_memory_bytes > 48 * 1024:
-        _check(driver.cuFuncSetAttribute(
-            function, driver.CUfunction_attribute
-            .CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            shared_memory_bytes), "cuFuncSetAttribute")
+    with _on(device):
+        module = _check(driver.cuModuleLoadData(image), "cuModuleLoadData")
+        function = _check(driver.cuModuleGetFunction(module, name.encode()),
+                          "cuModuleGetFunction")
+        if shared_memory_bytes > 48 * 1024:
+            _check(driver.cuFuncSetAttribute(
+                function, driver.CUfunction_attribute
+                .CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared_memory_bytes), "cuFuncSetAttribute")
     return module, function
 
 
-def synchronize():
-    """Waits for the context's queued work (cuCtxSynchronize)."""
-    _ensure_context()
-    _check(driver.cuCtxSynchronize(), "cuCtxSynchronize")
+def synchronize(device):
+    """Waits for `device`'s queued work (cuCtxSynchronize)."""
+    with _on(device):
+        _check(driver.cuCtxSynchronize(), "cuCtxSynchronize")
 
 
-def unload_module(module):
+def unload_module(device, module):
     """Unloads a module load_function loaded (its functions go with it)."""
-    _ensure_context()
-    _check(driver.cuModuleUnload(module), "cuModuleUnload")
+    with _on(device):
+        _check(driver.cuModuleUnload(module), "cuModuleUnload")
 
 
-def free_host(host):
+def free_host(device, host):
     """Frees host memory attach_wait_report allocated."""
-    _ensure_context()
-    _check(driver.cuMemFreeHost(host), "cuMemFreeHost")
+    with _on(device):
+        _check(driver.cuMemFreeHost(host), "cuMemFreeHost")
 
 
-def attach_wait_report(module, symbol, size):
+def attach_wait_report(device, module, symbol, size):
     """Allocates `size` bytes of zeroed host memory the GPU can write
     (mapped, pinned) and stores its device address in the global `symbol` of
-    `module` (from load_function); returns the host address."""
-    _ensure_context()
-    address, _ = _check(driver.cuModuleGetGlobal(module, symbol.encode()),
-                        f"cuModuleGetGlobal({symbol})")
-    flags = getattr(driver, "CU_MEMHOSTALLOC_DEVICEMAP", 2)
-    host = _check(driver.cuMemHostAlloc(size, flags), "cuMemHostAlloc")
-    ctypes.memset(int(host), 0, size)
-    device = _check(driver.cuMemHostGetDevicePointer(host, 0),
-                    "cuMemHostGetDevicePointer")
-    value = ctypes.c_uint64(int(device))
-    _check(driver.cuMemcpyHtoD(address, ctypes.addressof(value), 8),
-           "cuMemcpyHtoD")
+    `module` (from load_function on `device`); returns the host address."""
+    with _on(device):
+        address, _ = _check(driver.cuModuleGetGlobal(module, symbol.encode()),
+                            f"cuModuleGetGlobal({symbol})")
+        flags = getattr(driver, "CU_MEMHOSTALLOC_DEVICEMAP", 2)
+        host = _check(driver.cuMemHostAlloc(size, flags), "cuMemHostAlloc")
+        ctypes.memset(int(host), 0, size)
+        pointer = _check(driver.cuMemHostGetDevicePointer(host, 0),
+                         "cuMemHostGetDevicePointer")
+        value = ctypes.c_uint64(int(pointer))
+        _check(driver.cuMemcpyHtoD(address, ctypes.addressof(value), 8),
+               "cuMemcpyHtoD")
     return int(host)
 
 
-def encode_tensor_map(g):
-    _ensure_context()
+def encode_tensor_map(device, g):
+    """The 128-byte TMA descriptor of `g` (TensorMapGeometry) for a kernel
+    on `device`."""
     dtype = getattr(driver.CUtensorMapDataType, ELEMENT_TYPES[g.dtype][2])
     swizzle = getattr(driver.CUtensorMapSwizzle, SWIZZLES[g.swizzle])
     rank = len(g.dims)
     u32, u64 = driver.cuuint32_t, driver.cuuint64_t
-    tensor_map = _check(driver.cuTensorMapEncodeTiled(
-        dtype, u32(rank), g.address, [u64(d) for d in g.dims],
-        [u64(s) for s in g.strides], [u32(b) for b in g.box],
-        [u32(1)] * rank,
-        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-        driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-        f"cuTensorMapEncodeTiled({g})")
+    with _on(device):
+        tensor_map = _check(driver.cuTensorMapEncodeTiled(
+            dtype, u32(rank), g.address, [u64(d) for d in g.dims],
+            [u64(s) for s in g.strides], [u32(b) for b in g.box],
+            [u32(1)] * rank,
+            driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+            swizzle,
+            driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+            f"cuTensorMapEncodeTiled({g})")
     return ctypes.string_at(tensor_map.getPtr(), 128)
 
 
-def launch(function, grid, spec, pointers, stream):
-    _ensure_context()
+def launch(device, function, grid, spec, pointers, stream):
+    """Launches `function` (loaded on `device`) on `stream`, default
+    PyTorch's current stream of that device."""
     if stream is None:
         try:
             import torch
-            stream = torch.cuda.current_stream().cuda_stream
+            stream = torch.cuda.current_stream(device).cuda_stream
         except Exception:
             stream = 0
     cluster = list(spec.cluster) + [1] * (3 - len(spec.cluster))
-    if all(c == 1 for c in cluster):
-        _check(driver.cuLaunchKernel(
-            function, grid, 1, 1, spec.threads, 1, 1,
-            spec.shared_memory_bytes, stream, ctypes.addressof(pointers), 0),
-            "cuLaunchKernel")
-        return
-    config = driver.CUlaunchConfig()
-    config.gridDimX, config.gridDimY, config.gridDimZ = grid, 1, 1
-    config.blockDimX, config.blockDimY, config.blockDimZ = spec.threads, 1, 1
-    config.sharedMemBytes = spec.shared_memory_bytes
-    config.hStream = stream
-    attr = driver.CUlaunchAttribute()
-    attr.id = (driver.CUlaunchAttributeID
-               .CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
-    attr.value.clusterDim.x, attr.value.clusterDim.y, \
-        attr.value.clusterDim.z = cluster
-    config.attrs = [attr]
-    config.numAttrs = 1
-    _check(driver.cuLaunchKernelEx(config, function,
-                                   ctypes.addressof(pointers), 0),
-           "cuLaunchKernelEx")
+    with _on(device):
+        if all(c == 1 for c in cluster):
+            _check(driver.cuLaunchKernel(
+                function, grid, 1, 1, spec.threads, 1, 1,
+                spec.shared_memory_bytes, stream, ctypes.addressof(pointers),
+                0), "cuLaunchKernel")
+            return
+        config = driver.CUlaunchConfig()
+        config.gridDimX, config.gridDimY, config.gridDimZ = grid, 1, 1
+        config.blockDimX, config.blockDimY, config.blockDimZ = \
+            spec.threads, 1, 1
+        config.sharedMemBytes = spec.shared_memory_bytes
+        config.hStream = stream
+        attr = driver.CUlaunchAttribute()
+        attr.id = (driver.CUlaunchAttributeID
+                   .CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+        attr.value.clusterDim.x, attr.value.clusterDim.y, \
+            attr.value.clusterDim.z = cluster
+        config.attrs = [attr]
+        config.numAttrs = 1
+        _check(driver.cuLaunchKernelEx(config, function,
+                                       ctypes.addressof(pointers), 0),
+               "cuLaunchKernelEx")

@@ -8,6 +8,7 @@ before it (manifests, argument checks, kernel-argument packing) is tested on
 the CPU.
 """
 
+import contextlib
 import ctypes
 import os
 
@@ -48,43 +49,71 @@ def _check(status, what):
         raise RuntimeError(f"{what} failed: error {status}: {text}")
 
 
-def multiprocessor_count():
-    """Compute units of the current device (PyTorch's view of it)."""
+@contextlib.contextmanager
+def _on(device):
+    """Runs the body with `device` (ordinal; None: PyTorch's current) as
+    the thread's HIP device and restores the one before, so that PyTorch's
+    current device does not change."""
+    hip = _library()
+    current = current_device()
+    if device is None or device == current:
+        yield hip
+        return
+    _check(hip.hipSetDevice(device), f"hipSetDevice({device})")
+    try:
+        yield hip
+    finally:
+        _check(hip.hipSetDevice(current), "hipSetDevice")
+
+
+def current_device():
+    """The thread's current HIP device (ordinal), PyTorch's as well."""
+    current = ctypes.c_int()
+    _check(_library().hipGetDevice(ctypes.byref(current)), "hipGetDevice")
+    return current.value
+
+
+def multiprocessor_count(device=None):
+    """Compute units of `device` (ordinal; None: PyTorch's current)."""
     import torch
-    device = torch.cuda.current_device()
+    if device is None:
+        device = current_device()
     return torch.cuda.get_device_properties(device).multi_processor_count
 
 
-def load_function(image, name, shared_memory_bytes):
-    """Loads `image` (a code object) as a module; returns (module,
-    function)."""
-    hip = _library()
+def load_function(device, image, name, shared_memory_bytes):
+    """Loads `image` (a code object) as a module on `device`; returns
+    (module, function)."""
     module = ctypes.c_void_p()
-    _check(hip.hipModuleLoadData(ctypes.byref(module), image),
-           "hipModuleLoadData")
     function = ctypes.c_void_p()
-    _check(hip.hipModuleGetFunction(ctypes.byref(function), module,
-                                    name.encode()), "hipModuleGetFunction")
+    with _on(device) as hip:
+        _check(hip.hipModuleLoadData(ctypes.byref(module), image),
+               "hipModuleLoadData")
+        _check(hip.hipModuleGetFunction(ctypes.byref(function), module,
+                                        name.encode()),
+               "hipModuleGetFunction")
     return module, function
 
 
-def synchronize():
-    """Waits for the device's queued work."""
-    _check(_library().hipDeviceSynchronize(), "hipDeviceSynchronize")
+def synchronize(device):
+    """Waits for `device`'s queued work."""
+    with _on(device) as hip:
+        _check(hip.hipDeviceSynchronize(), "hipDeviceSynchronize")
 
 
-def unload_module(module):
+def unload_module(device, module):
     """Unloads a module load_function loaded."""
-    _check(_library().hipModuleUnload(module), "hipModuleUnload")
+    with _on(device) as hip:
+        _check(hip.hipModuleUnload(module), "hipModuleUnload")
 
 
-def launch(function, grid, spec, kernargs, stream):
-    """Launches with the packed kernel-argument bytes."""
-    hip = _library()
+def launch(device, function, grid, spec, kernargs, stream):
+    """Launches with the packed kernel-argument bytes on `stream`, default
+    PyTorch's current stream of `device`."""
     if stream is None:
         try:
             import torch
-            stream = torch.cuda.current_stream().cuda_stream
+            stream = torch.cuda.current_stream(device).cuda_stream
         except Exception:
             stream = 0
     buffer = ctypes.create_string_buffer(kernargs, len(kernargs))
@@ -92,8 +121,9 @@ def launch(function, grid, spec, kernargs, stream):
     extra = (ctypes.c_void_p * 5)(
         _LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(buffer),
         _LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(size), _LAUNCH_PARAM_END)
-    _check(hip.hipModuleLaunchKernel(
-        function, ctypes.c_uint(grid), ctypes.c_uint(1), ctypes.c_uint(1),
-        ctypes.c_uint(spec.threads), ctypes.c_uint(1), ctypes.c_uint(1),
-        ctypes.c_uint(spec.shared_memory_bytes), ctypes.c_void_p(stream),
-        None, extra), "hipModuleLaunchKernel")
+    with _on(device) as hip:
+        _check(hip.hipModuleLaunchKernel(
+            function, ctypes.c_uint(grid), ctypes.c_uint(1),
+            ctypes.c_uint(1), ctypes.c_uint(spec.threads), ctypes.c_uint(1),
+            ctypes.c_uint(1), ctypes.c_uint(spec.shared_memory_bytes),
+            ctypes.c_void_p(stream), None, extra), "hipModuleLaunchKernel")

@@ -8,6 +8,7 @@ only when a kernel is.
 """
 
 import ctypes
+import functools
 import json
 import math
 import os
@@ -740,16 +741,18 @@ class Kernel:
             message = jit_warning(image, driver.driver_version())
             if message:
                 warnings.warn(message, RuntimeWarning, stacklevel=2)
-        self._module, self._function = driver.load_function(
-            image, name, self.spec.shared_memory_bytes)
-        # Compiled with wait-timeout-ms: a host-mapped buffer the kernel
-        # records timed-out waits in before it traps (wait_timeouts()).
-        self._wait_buffer = None
-        if self.spec.wait_timeout is not None and self.spec.wait_sites and \
-                not self.amd:
-            self._wait_buffer = driver.attach_wait_report(
-                self._module, self.spec.wait_report,
-                wait_report_bytes(self.spec))
+        self._image = image
+        # Compiled with wait-timeout-ms: a host-mapped buffer per device the
+        # kernel records timed-out waits in before it traps (wait_timeouts()).
+        self._wants_wait_report = (self.spec.wait_timeout is not None and
+                                   bool(self.spec.wait_sites) and
+                                   not self.amd)
+        # (module, function, wait-report buffer) by device ordinal: a module
+        # is loaded on each device the kernel is launched on, the first on
+        # the current device here (so a binary that does not load fails
+        # now).
+        self._loaded = {}
+        self._on_device(driver.current_device())
         # Packed parameters (TMA descriptors included) by argument identity,
         # so repeated calls on the same tensors skip the host-side encoding.
         self._packed = {}
@@ -771,14 +774,13 @@ class Kernel:
         running). Best effort: after a launch trapped, the CUDA context is
         unusable and the driver cannot free anything (the process's exit
         does)."""
-        module, buffer = getattr(self, "_module", None), \
-            getattr(self, "_wait_buffer", None)
-        self._module = self._function = self._wait_buffer = None
+        loaded = getattr(self, "_loaded", None) or {}
+        self._loaded = None
         self._packed = {}
         self._tile_counters = {}
         self._tile_tables = {}
         driver = getattr(self, "_cuda", None)
-        if driver is None or (module is None and buffer is None):
+        if driver is None:
             return
 
         def quietly(call, *args):
@@ -786,16 +788,16 @@ class Kernel:
                 call(*args)
             except Exception:  # context gone (a launch trapped)
                 pass
-        # A launch still queued may run the module and write the buffer.
-        quietly(driver.synchronize)
-        if buffer is not None:
-            quietly(driver.free_host, buffer)
-        if module is not None:
-            quietly(driver.unload_module, module)
+        for device, (module, _, buffer) in loaded.items():
+            # A launch still queued may run the module and write the buffer.
+            quietly(driver.synchronize, device)
+            if buffer is not None:
+                quietly(driver.free_host, device, buffer)
+            quietly(driver.unload_module, device, module)
 
     @property
     def closed(self):
-        return getattr(self, "_function", None) is None
+        return getattr(self, "_loaded", None) is None
 
     def __enter__(self):
         return self
@@ -810,15 +812,35 @@ class Kernel:
         if not sys.is_finalizing():
             self.close()
 
+    def _on_device(self, device):
+        """(module, function, wait-report buffer) of this kernel on `device`
+        (ordinal), its module loaded there on first use."""
+        loaded = self._loaded.get(device)
+        if loaded is None:
+            module, function = self._cuda.load_function(
+                device, self._image, self.spec.name,
+                self.spec.shared_memory_bytes)
+            buffer = None
+            if self._wants_wait_report:
+                buffer = self._cuda.attach_wait_report(
+                    device, module, self.spec.wait_report,
+                    wait_report_bytes(self.spec))
+            loaded = self._loaded[device] = (module, function, buffer)
+        return loaded
+
     def grid(self, *args, one_tile_per_block=False):
-        return grid_size(self.spec, args, self._cuda.multiprocessor_count(),
+        """Blocks of a launch on `args`, on their device."""
+        device = device_index(_cuda_device(args), self._cuda)
+        return grid_size(self.spec, args,
+                         self._cuda.multiprocessor_count(device),
                          one_tile_per_block, self.balanced_grid)
 
-    def block_slots(self):
-        """How many blocks of this kernel the device runs at once:
-        blocks_per_sm on each multiprocessor (what a persistent grid
-        launches)."""
-        return self._cuda.multiprocessor_count() * self.spec.blocks_per_sm
+    def block_slots(self, device=None):
+        """How many blocks of this kernel `device` (a torch device, "cuda:N"
+        or an ordinal; None: the current one) runs at once: blocks_per_sm on
+        each multiprocessor (what a persistent grid launches)."""
+        return self._cuda.multiprocessor_count(
+            device_index(device, self._cuda)) * self.spec.blocks_per_sm
 
     def tile_counter(self, args, stream=None):
         """The device address of this kernel's tile counter for the device
@@ -890,21 +912,25 @@ class Kernel:
                 words = self.table_words(args, tile_table)
                 grid = len(tile_table.blocks)
             check_grid(self.spec, grid)
+            device = device_index(_cuda_device(args), self._cuda)
             if self.amd:
                 params = (None, pack_kernargs(self.spec, args, self.names))
             else:
                 params = pack_parameters(
-                    self.spec, args, self._cuda.encode_tensor_map, counter,
-                    None if words is None else words.data_ptr(), self.names)
+                    self.spec, args,
+                    functools.partial(self._cuda.encode_tensor_map, device),
+                    counter, None if words is None else words.data_ptr(),
+                    self.names)
             # (The table and its words live as long as the entry: its key
             # holds the table's id.)
-            packed = (params, grid, (tile_table, words))
+            packed = (params, grid, (tile_table, words), device)
             if len(self._packed) >= 64:
                 self._packed.pop(next(iter(self._packed)))
             self._packed[key] = packed
-        (_, pointers), grid, _ = packed
+        (_, pointers), grid, _, device = packed
         try:
-            self._cuda.launch(self._function, grid, self.spec, pointers,
+            function = self._on_device(device)[1]
+            self._cuda.launch(device, function, grid, self.spec, pointers,
                               stream)
         except RuntimeError as error:  # e.g. after an earlier launch trapped
             timed_out = self.wait_timeouts()
@@ -918,11 +944,29 @@ class Kernel:
         (compiled with wait-timeout-ms; [] otherwise or when none did). The
         buffer is host memory, so this works after the launch failed and
         the CUDA context is no longer usable."""
-        if self._wait_buffer is None:
-            return []
-        return decode_wait_reports(
-            self.spec, ctypes.string_at(self._wait_buffer,
-                                        wait_report_bytes(self.spec)))
+        buffers = [(device, buffer) for device, (_, _, buffer)
+                   in sorted((self._loaded or {}).items())
+                   if buffer is not None]
+        messages = []
+        for device, buffer in buffers:
+            found = decode_wait_reports(self.spec, ctypes.string_at(
+                buffer, wait_report_bytes(self.spec)))
+            if len(buffers) > 1:
+                found = [f"device {device}: {m}" for m in found]
+            messages += found
+        return messages
+
+
+def device_index(device, driver):
+    """The ordinal of `device`: a torch.device, "cuda:N" or an int; None or
+    a device without an index: `driver`'s current device."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
+    if isinstance(device, str):
+        index = int(device.split(":", 1)[1]) if ":" in device else None
+    else:
+        index = getattr(device, "index", None)
+    return driver.current_device() if index is None else index
 
 
 def _cuda_device(args):

@@ -260,7 +260,7 @@ def ssd_impl(x, dt, A, B, C, chunk_size, D, z, dt_bias, initial_states,
     out = torch.empty_like(x)
     width = heads * dim
     kernel = _kernel(kernel_name(state, z is not None, D is not None))
-    segments = segments_for(rows, -(-seq // 64), kernel.block_slots())
+    segments = segments_for(rows, -(-seq // 64), kernel.block_slots(device))
     if segments > 1:
         handoff = torch.empty(rows, 64, state, device=device,
                               dtype=torch.float32)
