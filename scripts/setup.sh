@@ -63,7 +63,7 @@ from tk_mlir.ops.attention import VARIANTS
 from importlib import import_module
 for name, (program, options) in VARIANTS.items():
     print(name, program, "producer-registers=24", options)
-for module in ("linear_attention", "ssd"):
+for module in ("linear_attention", "ssd", "tensor_parallel"):
     variants = import_module("tk_mlir.ops." + module).variants
     for name, (program, options) in variants().items():
         print(name, program, options)' |
@@ -78,6 +78,8 @@ echo
 echo "== linear-attention kernels for tk_mlir.linear_attention() and based(): build/artifacts/{linear_attention,linear_attention_d128,linear_attention_decay,based}_{bhsd,bshd} (one per layout)"
 echo
 echo "== Mamba2 SSD kernels for tk_mlir.ssd_chunk_scan(): build/artifacts/mamba2_ssd{,_n128}{,_z}{,_d} (state dim 64, 128; with the z gate, the D skip)"
+echo
+echo "== tensor-parallel kernels for tk_mlir.ops.tensor_parallel (multi-GPU): build/artifacts/gemm_reduce_scatter"
 echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd

@@ -996,3 +996,33 @@ def test_wait_timeouts_name_the_device_when_several_ran(tmp_path,
     assert [m.split(":")[0] for m in kernel.wait_timeouts()] == \
         ["device 0", "device 1"]
     assert "block 6," in kernel.wait_timeouts()[1]
+
+
+def test_scalars_change_without_packing_again(tmp_path, monkeypatch):
+    """A scalar no tile bound reads is written into the packed parameters
+    per call; one a tile bound reads is part of the packing's key."""
+    seen = []
+
+    class Recording(FakeDriver):
+        def launch(self, device, function, grid, spec, pointers, stream):
+            seen.append((grid, ctypes.c_float.from_address(pointers[1]).value,
+                         ctypes.c_int64.from_address(pointers[2]).value))
+    driver = Recording()
+    view = {"kind": "view", "dtype": "bf16", "shape": [-1, 64]}
+    kernel = _fake_cuda_kernel(
+        tmp_path, monkeypatch, driver, False, tiles=[{"param": 2}],
+        params=[view, {"kind": "scalar", "dtype": "f32"},
+                {"kind": "scalar", "dtype": "index"}],
+        abi=[{"kind": "view_ptr", "param": 0},
+             {"kind": "scalar", "param": 1, "type": "f32"},
+             {"kind": "scalar", "param": 2, "type": "i64"}])
+    x = FakeTensor((64, 64))
+    kernel(x, 1.5, 3)
+    kernel(x, 2.5, 3)
+    assert len(kernel._packed) == 1
+    kernel(x, 2.5, 5)
+    assert len(kernel._packed) == 2
+    assert seen == [(3, 1.5, 3), (3, 2.5, 3), (5, 2.5, 5)]
+    with pytest.raises(ArgumentError, match="argument #1: expected a number, "
+                       "got str"):
+        kernel(x, "2", 3)

@@ -175,11 +175,20 @@ class KernelSpec:
 
     def _check_tile_bound(self, field, bound):
         """A tile-space bound: {"const": n}, an index parameter {"param":
-        p}, or a view's dimension over a divisor {"param": p, "axis": a,
-        "divisor": d}."""
+        p}, a view's dimension over a divisor {"param": p, "axis": a,
+        "divisor": d}, or the product of two bounds {"product": [b, c]}."""
         if "const" in bound:
             _manifest_int(self.name, f"{field}.const", bound["const"], 0,
                           2**63 - 1)
+            return
+        if "product" in bound:
+            factors = bound["product"]
+            if not isinstance(factors, list) or len(factors) != 2 or \
+                    not all(isinstance(f, dict) for f in factors):
+                raise ManifestError(f"kernel '{self.name}': {field}.product "
+                                    f"must list two bounds, got {factors!r}")
+            for i, factor in enumerate(factors):
+                self._check_tile_bound(f"{field}.product[{i}]", factor)
             return
         param = self._check_param_index(f"{field}.param", bound.get("param"))
         if "axis" in bound or "divisor" in bound:
@@ -252,7 +261,7 @@ def check_arguments(spec, args, names=None):
             f"kernel '{spec.name}' takes {len(spec.params)} arguments, "
             f"got {len(args)}")
     tma_views = {e["param"] for e in spec.abi if e["kind"] == "tensor_map"}
-    views = []
+    views, spans = [], []
     for i, (param, arg) in enumerate(zip(spec.params, args)):
         where = _arg_name(i, names)
         if param["kind"] == "scalar":
@@ -260,9 +269,40 @@ def check_arguments(spec, args, names=None):
             if "value" in param:
                 _check_bound(where, param["dtype"], param["value"], arg)
             continue
+        _check_devices(where, param, arg, spans)
         _check_view(where, param, arg, needs_tma=i in tma_views)
         views.append((where, arg))
     check_one_device(views)
+
+
+def _check_devices(where, param, arg, spans):
+    """A multi-device view takes DeviceViews of at most its `devices`
+    copies, every such argument of a call of the same devices and rank
+    (`spans` collects them); a plain view takes a tensor."""
+    devices = param.get("devices")
+    multi = hasattr(arg, "addresses")
+    if not devices:
+        if multi:
+            raise ArgumentError(f"{where}: the kernel takes one tensor here, "
+                                f"not a multi-device view")
+        return
+    if not multi:
+        raise ArgumentError(f"{where}: the kernel takes a multi-device view "
+                            f"here (tk_mlir.multi_device.DeviceViews), got "
+                            f"{type(arg).__name__}")
+    if not 1 <= arg.world <= devices:
+        raise ArgumentError(f"{where}: spans {arg.world} devices; the kernel "
+                            f"was compiled for at most {devices}")
+    for address in arg.addresses:
+        if address % 16:
+            raise ArgumentError(f"{where}: every device's copy must be "
+                                f"16-byte aligned, one is at {address:#x}")
+    if spans and (arg.world, arg.rank) != spans[0][1:]:
+        raise ArgumentError(
+            f"{where}: device {arg.rank} of {arg.world}, but {spans[0][0]} is "
+            f"device {spans[0][2]} of {spans[0][1]}; the multi-device views "
+            f"of one call must agree")
+    spans.append((where, arg.world, arg.rank))
 
 
 def check_one_device(tensors):
@@ -433,15 +473,31 @@ def grid_tiles(spec, args):
     """Number of output tiles, from the manifest's tile-space bounds."""
     total = 1
     for bound in spec.tiles:
-        if "const" in bound:
-            extent = bound["const"]
-        elif "axis" not in bound:  # an index parameter
-            extent = int(args[bound["param"]])
-        else:
-            dim = args[bound["param"]].shape[bound["axis"]]
-            extent = -(-dim // bound["divisor"])
-        total *= extent
+        total *= bound_extent(bound, args)
     return total
+
+
+def bound_extent(bound, args):
+    """The extent of one tile-space bound of a manifest for `args`."""
+    if "const" in bound:
+        return bound["const"]
+    if "product" in bound:
+        lhs, rhs = bound["product"]
+        return bound_extent(lhs, args) * bound_extent(rhs, args)
+    if "axis" not in bound:  # an index parameter
+        return int(args[bound["param"]])
+    dim = args[bound["param"]].shape[bound["axis"]]
+    return -(-dim // bound["divisor"])
+
+
+def bound_params(bound):
+    """The index parameters (not view dimensions) a tile-space bound
+    reads."""
+    if "product" in bound:
+        return set().union(*(bound_params(b) for b in bound["product"]))
+    if "param" in bound and "axis" not in bound:
+        return {bound["param"]}
+    return set()
 
 
 def grid_size(spec, args, multiprocessors, one_tile_per_block=False,
@@ -574,6 +630,9 @@ def pack_parameters(spec, args, encode_tensor_map, tile_counter=None,
     values = []
     hidden = {"tile_counter": ("tile counter", tile_counter),
               "tile_table": ("tile table", tile_table)}
+    # A kernel with multi-device views: the launch's device index and count,
+    # from its (checked to agree) DeviceViews arguments.
+    span = next((a for a in args if hasattr(a, "addresses")), None)
     for entry in spec.abi:
         kind = entry["kind"]
         if kind in hidden:
@@ -583,9 +642,23 @@ def pack_parameters(spec, args, encode_tensor_map, tile_counter=None,
                                     f"none was given")
             values.append(ctypes.c_void_p(address))
             continue
+        if kind in ("device_id", "device_count"):
+            if span is None:
+                raise ManifestError(f"kernel '{spec.name}' takes a {kind} "
+                                    f"but has no multi-device view")
+            values.append(ctypes.c_int32(
+                span.rank if kind == "device_id" else span.world))
+            continue
         arg = args[entry["param"]]
+        device = entry.get("device")
+        if device is not None and device >= arg.world:
+            # A copy past the launch's devices: never addressed.
+            values.append(ctypes.c_void_p(0) if kind == "view_ptr"
+                          else (ctypes.c_ubyte * 128)())
+            continue
         if kind == "view_ptr":
-            values.append(ctypes.c_void_p(arg.data_ptr()))
+            values.append(ctypes.c_void_p(
+                arg.data_ptr() if device is None else arg.addresses[device]))
         elif kind == "view_dim":
             values.append(ctypes.c_int64(arg.shape[entry["axis"]]))
         elif kind == "scalar":
@@ -594,6 +667,8 @@ def pack_parameters(spec, args, encode_tensor_map, tile_counter=None,
         elif kind == "tensor_map":
             geometry = tensor_map_geometry(entry, arg, entry["dtype"],
                                            _arg_name(entry["param"], names))
+            if device is not None:
+                geometry.address = arg.addresses[device]
             raw = encode_tensor_map(geometry)
             if len(raw) != 128:
                 raise ManifestError("a tensor map must be 128 bytes")
@@ -756,6 +831,15 @@ class Kernel:
         # Packed parameters (TMA descriptors included) by argument identity,
         # so repeated calls on the same tensors skip the host-side encoding.
         self._packed = {}
+        # Scalars a call may change without packing again (the tensor maps
+        # are the costly part): on NVIDIA, those no tile bound reads. Their
+        # slots in the packed parameters are rewritten per call.
+        grid_params = set().union(*(bound_params(t)
+                                    for t in self.spec.tiles))
+        self._scalar_slots = [] if self.amd else [
+            (i, e) for i, e in enumerate(self.spec.abi)
+            if e["kind"] == "scalar" and e["param"] not in grid_params]
+        self._patched = {e["param"] for _, e in self._scalar_slots}
         # Persistent grids balanced over their rounds (grid_size).
         self.balanced_grid = balanced_grid
         # Tile counters of a dynamic tile loop, by (device, stream): two
@@ -898,9 +982,11 @@ class Kernel:
         counter = None
         if self.spec.dynamic_tiles:
             counter = self.tile_counter(args, stream)
-        key = (_cache_key(args), bool(one_tile_per_block), counter,
-               id(tile_table))
+        key = (_cache_key(args, self._patched), bool(one_tile_per_block),
+               counter, id(tile_table))
         packed = self._packed.get(key)
+        if packed is not None and self._scalar_slots:
+            self._patch_scalars(packed[0][0], args)
         if packed is None:
             check_arguments(self.spec, args, self.names)
             grid = self.grid(*args, one_tile_per_block=one_tile_per_block)
@@ -939,6 +1025,18 @@ class Kernel:
             raise RuntimeError(f"{error}; waits that timed out: " +
                                "; ".join(timed_out)) from error
 
+    def _patch_scalars(self, values, args):
+        """Writes this call's scalars into packed parameters `values`
+        (checked as pack_parameters checks them)."""
+        for slot, entry in self._scalar_slots:
+            index = entry["param"]
+            param = self.spec.params[index]
+            if "value" in param:
+                _check_bound(_arg_name(index, self.names), param["dtype"],
+                             param["value"], args[index])
+            values[slot].value = _scalar_value(self.spec, entry, args,
+                                               self.names)
+
     def wait_timeouts(self):
         """Messages for the waits that ran past the kernel's time limit
         (compiled with wait-timeout-ms; [] otherwise or when none did). The
@@ -975,9 +1073,13 @@ def _cuda_device(args):
                 None)
 
 
-def _cache_key(args):
-    """What a launch's parameters depend on: each tensor's address, dtype,
-    device, shape and strides, and each scalar's value and type."""
+def _cache_key(args, patched=()):
+    """What a launch's packed parameters depend on: each tensor's address,
+    dtype, device, shape and strides (and a multi-device view's addresses
+    and rank), each scalar's type, and the value of each scalar not in
+    `patched` (the argument indices whose values a call writes itself)."""
     return tuple((a.data_ptr(), a.dtype, a.device, tuple(a.shape),
-                  a.stride()) if hasattr(a, "data_ptr")
-                 else (type(a).__name__, a) for a in args)
+                  a.stride(), getattr(a, "addresses", None),
+                  getattr(a, "rank", None)) if hasattr(a, "data_ptr")
+                 else (type(a).__name__,) if i in patched
+                 else (type(a).__name__, a) for i, a in enumerate(args))

@@ -215,6 +215,53 @@ tile.kernel @work_outside(%A: !view) launch(warpgroups = 1) {
 // -----
 
 !view = !tile.gl<?x?xbf16>
+!flags = !tile.gl<?xi32, devices = 2>
+
+// Counter signals around the tile loop (a start and end handshake between
+// devices) go with the roles: all of them into the consumers' role around
+// its tile loop, the waits before the loop into the producer's too.
+// CHECK-LABEL: tile.kernel @signals_around
+// CHECK:       tile.warp_specialize producer
+// CHECK-NEXT:    tile.signal_wait %[[F:arg[0-9]+]][%{{.*}}], %[[V:arg[0-9]+]] at_least
+// CHECK-NOT:     tile.signal_add
+// CHECK:         tile.foreach_tile
+// CHECK:       consumer
+// CHECK:         scf.for
+// CHECK-NEXT:      tile.signal_add %[[F]][%{{.*}}], %{{.*}} device
+// CHECK:         tile.signal_wait %[[F]][%{{.*}}], %[[V]] at_least
+// CHECK-NEXT:    tile.foreach_tile
+// CHECK:         tile.signal_add %[[F]][%{{.*}}], %{{[^ ]*}} :
+// CHECK-NEXT:    tile.store_async_wait
+// CHECK-NEXT:  }
+// CHECK-NEXT: }
+tile.kernel @signals_around(%A: !view, %C: !view, %F: !flags, %v: i32) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %one = arith.constant 1 : i32
+  scf.for %d = %c0 to %c2 step %c1 {
+    tile.signal_add %F[%c0], %one device %d : !flags
+  }
+  tile.signal_wait %F[%c0], %v at_least : !flags
+  tile.foreach_tile (%m) in (%c1) {
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%x = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+  }
+  tile.signal_add %F[%c1], %one : !flags
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
 !acc = !tile.rt<128x64xf32, block>
 
 // Row vectors of block tiles and masks split with the rows: a row max of

@@ -39,6 +39,15 @@ inline constexpr llvm::StringLiteral kSmemOffset = "tk.smem_offset";
 inline constexpr llvm::StringLiteral kViewParam = "tk.view_param";
 inline constexpr llvm::StringLiteral kTmaParam = "tk.tma_param";
 inline constexpr llvm::StringLiteral kRoleBase = "tk.role_base";
+/// On the users of a multi-device view: its number of copies (the pointer
+/// and tensor-map parameters per copy that kViewParam / kTmaParam start).
+inline constexpr llvm::StringLiteral kViewCopies = "tk.view_copies";
+/// On tile.device_id / tile.device_count and the users of a multi-device
+/// view: the hidden i32 parameter holding the launch's own device index,
+/// and (device_count) the number of devices.
+inline constexpr llvm::StringLiteral kDeviceIdParam = "tk.device_id_param";
+inline constexpr llvm::StringLiteral kDeviceCountParam =
+    "tk.device_count_param";
 /// On a tile.warpgroup_id: computed from each thread's own index (the
 /// kernel's tile.uniform_warpgroup_id = false).
 inline constexpr llvm::StringLiteral kPerThread = "tk.per_thread";
@@ -169,6 +178,24 @@ mlir::Value offsetPtr(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
                       mlir::Value offset);
 /// Parameter `index` of the llvm.func kernel enclosing `op`.
 mlir::Value kernelParam(mlir::Operation *op, int64_t index);
+/// Parameter `first + index` of the kernel enclosing `op`, for `index` (an
+/// index or integer value) in [0, count): a chain of selects.
+mlir::Value selectParam(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Operation *op, int64_t first, int64_t count,
+                        mlir::Value index);
+/// The launch's own device index (tile.device_id) as an index, for an op
+/// that carries kDeviceIdParam.
+mlir::Value ownDevice(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Operation *op);
+/// The pointer to copy `device` (an index value; null: the launch's own) of
+/// the multi-device view `op` uses (kViewParam, kViewCopies), or `own` (the
+/// view operand as converted) for a single-device view.
+mlir::Value viewCopy(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::Operation *op, mlir::Value own, mlir::Value device);
+/// The tensor map (kTmaParam) of `op`'s TMA copy; of copy `device` (null:
+/// the launch's own) for a multi-device view.
+mlir::Value tensorMap(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Operation *op, mlir::Value device);
 /// `if (threadIdx.x % 128 == 0) { body }`: one thread of each executing
 /// warpgroup issues the op.
 void emitOncePerWarpgroup(mlir::OpBuilder &b, mlir::Location loc,

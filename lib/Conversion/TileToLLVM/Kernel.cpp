@@ -305,6 +305,48 @@ Value tk::lower::kernelParam(Operation *op, int64_t index) {
   auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
   return func.getArgument(index);
 }
+
+Value tk::lower::selectParam(OpBuilder &b, Location loc, Operation *op,
+                             int64_t first, int64_t count, Value index) {
+  Value chosen = kernelParam(op, first);
+  if (index.getType().isIndex())
+    index = toI32(b, loc, index);
+  else if (index.getType() != b.getI32Type())
+    index = arith::TruncIOp::create(b, loc, b.getI32Type(), index);
+  for (int64_t k = 1; k < count; ++k) {
+    Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
+                                     constI32(b, loc, k));
+    chosen =
+        arith::SelectOp::create(b, loc, is, kernelParam(op, first + k), chosen);
+  }
+  return chosen;
+}
+
+Value tk::lower::ownDevice(OpBuilder &b, Location loc, Operation *op) {
+  int64_t param = op->getAttrOfType<IntegerAttr>(kDeviceIdParam).getInt();
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                    kernelParam(op, param));
+}
+
+Value tk::lower::viewCopy(OpBuilder &b, Location loc, Operation *op, Value own,
+                          Value device) {
+  auto copies = op->getAttrOfType<IntegerAttr>(kViewCopies);
+  if (!copies || !device)
+    return own;
+  return selectParam(b, loc, op,
+                     op->getAttrOfType<IntegerAttr>(kViewParam).getInt(),
+                     copies.getInt(), device);
+}
+
+Value tk::lower::tensorMap(OpBuilder &b, Location loc, Operation *op,
+                           Value device) {
+  int64_t first = op->getAttrOfType<IntegerAttr>(kTmaParam).getInt();
+  auto copies = op->getAttrOfType<IntegerAttr>(kViewCopies);
+  if (!copies)
+    return kernelParam(op, first);
+  return selectParam(b, loc, op, first, copies.getInt(),
+                     device ? device : ownDevice(b, loc, op));
+}
 void tk::lower::emitOncePerWarpgroup(
     OpBuilder &b, Location loc, llvm::function_ref<void(OpBuilder &)> body) {
   Value tid = threadIndex(b, loc);
@@ -481,6 +523,17 @@ FailureOr<Attribute> describeBound(Value bound, Builder &b) {
     if (auto d = dimOf(div.getLhs()); succeeded(d))
       if (auto c = constant(div.getRhs()))
         return entry(*d, *c);
+  // A product of two such bounds (several tile dimensions folded into one).
+  if (auto mul = bound.getDefiningOp<arith::MulIOp>()) {
+    FailureOr<Attribute> lhs = describeBound(mul.getLhs(), b);
+    if (failed(lhs))
+      return failure();
+    FailureOr<Attribute> rhs = describeBound(mul.getRhs(), b);
+    if (failed(rhs))
+      return failure();
+    return Attribute(b.getDictionaryAttr(
+        {b.getNamedAttr("product", b.getArrayAttr({*lhs, *rhs}))}));
+  }
   return failure();
 }
 
@@ -558,19 +611,31 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
   Block &body = kernel.getBody().front();
   const tk::TargetInfo &target = getTargetInfo(kernel);
 
-  // Parameters: views (pointer + one i64 per dim) and scalars in order.
+  // Parameters: views (a pointer per copy — one, or one per device of a
+  // multi-device view — and one i64 per dim) and scalars in order.
   SmallVector<Type> paramTypes;
   SmallVector<Attribute> abi, params;
   SmallVector<int64_t> viewParam(body.getNumArguments(), -1);
   auto ptrGlobal = LLVM::LLVMPointerType::get(ctx, 1);
+  auto copiesOf = [](Type type) -> int64_t {
+    auto view = dyn_cast<GlobalType>(type);
+    return view && view.getDevices() ? view.getDevices() : 1;
+  };
+  bool multiDevice = false;
   for (BlockArgument arg : body.getArguments()) {
     unsigned i = arg.getArgNumber();
     if (auto view = dyn_cast<GlobalType>(arg.getType())) {
       viewParam[i] = paramTypes.size();
-      paramTypes.push_back(ptrGlobal);
-      abi.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("kind", b.getStringAttr("view_ptr")),
-           b.getNamedAttr("param", b.getI64IntegerAttr(i))}));
+      for (int64_t k = 0; k < copiesOf(view); ++k) {
+        paramTypes.push_back(ptrGlobal);
+        SmallVector<NamedAttribute> entry = {
+            b.getNamedAttr("kind", b.getStringAttr("view_ptr")),
+            b.getNamedAttr("param", b.getI64IntegerAttr(i))};
+        if (view.getDevices())
+          entry.push_back(b.getNamedAttr("device", b.getI64IntegerAttr(k)));
+        abi.push_back(b.getDictionaryAttr(entry));
+      }
+      multiDevice |= view.getDevices() > 0;
       for (size_t d = 0; d < view.getShape().size(); ++d) {
         paramTypes.push_back(b.getI64Type());
         abi.push_back(b.getDictionaryAttr(
@@ -588,6 +653,9 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
           b.getNamedAttr("dtype",
                          b.getStringAttr(typeName(view.getElementType()))),
           b.getNamedAttr("shape", b.getDenseI64ArrayAttr(shape))};
+      if (view.getDevices())
+        desc.push_back(
+            b.getNamedAttr("devices", b.getI64IntegerAttr(view.getDevices())));
       if (view.getFragments()) {
         desc.push_back(b.getNamedAttr("layout", b.getStringAttr("fragments")));
         // Bulk copies write whole tiles of columns: the launch must give a
@@ -657,9 +725,29 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
         {b.getNamedAttr("kind", b.getStringAttr("tile_table"))}));
   }
 
-  // TMA descriptors, one per distinct (view, box, swizzle), after the rest.
+  // A kernel with multi-device views: the launch's own device index and the
+  // device count, hidden i32 parameters the runtime provides.
+  int64_t deviceIdParam = -1;
+  if (multiDevice) {
+    deviceIdParam = paramTypes.size();
+    for (StringRef kind : {"device_id", "device_count"}) {
+      paramTypes.push_back(b.getI32Type());
+      abi.push_back(
+          b.getDictionaryAttr({b.getNamedAttr("kind", b.getStringAttr(kind))}));
+    }
+    kernel.walk([&](DeviceIdOp op) {
+      op->setAttr(kDeviceIdParam, b.getI64IntegerAttr(deviceIdParam));
+    });
+    kernel.walk([&](DeviceCountOp op) {
+      op->setAttr(kDeviceCountParam, b.getI64IntegerAttr(deviceIdParam + 1));
+    });
+  }
+
+  // TMA descriptors, one per distinct (view, box, swizzle) — and per device
+  // of a multi-device view —, after the rest.
   SmallVector<TmaKey> tmas;
   SmallVector<int64_t> tmaParams;
+  int64_t tmaCount = 0;
   kernel.walk([&](Operation *op) {
     Value view;
     Type buffer;
@@ -684,7 +772,8 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     auto *it = llvm::find(tmas, key);
     int64_t param;
     if (it == tmas.end()) {
-      param = paramTypes.size() + tmas.size();
+      param = paramTypes.size() + tmaCount;
+      tmaCount += copiesOf(view.getType());
       tmas.push_back(key);
       tmaParams.push_back(param);
     } else {
@@ -693,23 +782,34 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     op->setAttr(kTmaParam, b.getI64IntegerAttr(param));
   });
   for (const TmaKey &key : tmas) {
-    paramTypes.push_back(LLVM::LLVMPointerType::get(ctx));
     auto view = cast<GlobalType>(body.getArgument(key.view).getType());
-    abi.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("kind", b.getStringAttr("tensor_map")),
-         b.getNamedAttr("param", b.getI64IntegerAttr(key.view)),
-         b.getNamedAttr("box", b.getDenseI64ArrayAttr(key.box)),
-         b.getNamedAttr("swizzle", b.getI64IntegerAttr(key.swizzle)),
-         b.getNamedAttr("dtype",
-                        b.getStringAttr(typeName(view.getElementType())))}));
+    for (int64_t k = 0; k < copiesOf(view); ++k) {
+      paramTypes.push_back(LLVM::LLVMPointerType::get(ctx));
+      SmallVector<NamedAttribute> entry = {
+          b.getNamedAttr("kind", b.getStringAttr("tensor_map")),
+          b.getNamedAttr("param", b.getI64IntegerAttr(key.view)),
+          b.getNamedAttr("box", b.getDenseI64ArrayAttr(key.box)),
+          b.getNamedAttr("swizzle", b.getI64IntegerAttr(key.swizzle)),
+          b.getNamedAttr("dtype",
+                         b.getStringAttr(typeName(view.getElementType())))};
+      if (view.getDevices())
+        entry.push_back(b.getNamedAttr("device", b.getI64IntegerAttr(k)));
+      abi.push_back(b.getDictionaryAttr(entry));
+    }
   }
 
-  // Record view parameters on the ops.
+  // Record view parameters on the ops (and, for a multi-device view, its
+  // copies and where the launch's own device index is).
   for (BlockArgument arg : body.getArguments())
     if (viewParam[arg.getArgNumber()] >= 0)
-      for (Operation *user : arg.getUsers())
+      for (Operation *user : arg.getUsers()) {
         user->setAttr(kViewParam,
                       b.getI64IntegerAttr(viewParam[arg.getArgNumber()]));
+        if (int64_t copies = copiesOf(arg.getType()); copies > 1) {
+          user->setAttr(kViewCopies, b.getI64IntegerAttr(copies));
+          user->setAttr(kDeviceIdParam, b.getI64IntegerAttr(deviceIdParam));
+        }
+      }
   int64_t producers = 0;
   kernel.walk([&](WarpSpecializeOp ws) {
     producers = ws.getProducerWarpgroups();
@@ -849,8 +949,9 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
       if (failed(desc))
         return foreach.emitOpError(
             "tile-space bound must be a constant, an index parameter, a "
-            "'tile.dim' of a kernel parameter or 'arith.ceildivui' of one by "
-            "a constant, so the launcher can size the grid");
+            "'tile.dim' of a kernel parameter, 'arith.ceildivui' of one by "
+            "a constant, or 'arith.muli' of two such bounds, so the launcher "
+            "can size the grid");
       tiles.push_back(*desc);
     }
   }
@@ -883,7 +984,7 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
   if (clusterSize > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   b.getDenseI32ArrayAttr({int32_t(clusterSize), 1, 1}));
-  for (size_t i = paramTypes.size() - tmas.size(); i < paramTypes.size(); ++i) {
+  for (size_t i = paramTypes.size() - tmaCount; i < paramTypes.size(); ++i) {
     func.setArgAttr(
         i, "llvm.byval",
         TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(), 128)));
@@ -901,8 +1002,16 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
   for (BlockArgument arg : body.getArguments()) {
     Type type = arg.getType();
     if (auto view = dyn_cast<GlobalType>(type)) {
+      // A multi-device view stands for the launch's own copy.
       Value ptr = entry->getArgument(next);
-      next += 1 + view.getShape().size();
+      for (int64_t k = 1; k < copiesOf(view); ++k) {
+        Value is = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                         entry->getArgument(deviceIdParam),
+                                         constI32(builder, loc, k));
+        ptr = arith::SelectOp::create(builder, loc, is,
+                                      entry->getArgument(next + k), ptr);
+      }
+      next += copiesOf(view) + view.getShape().size();
       replacements.push_back(
           UnrealizedConversionCastOp::create(builder, loc, type, ptr)
               .getResult(0));

@@ -31,9 +31,12 @@ Value tk::lower::sharedAt(OpBuilder &b, Location loc, int64_t offset) {
 SmallVector<Value> tk::lower::viewDims(OpBuilder &b, Location loc,
                                        Operation *op, size_t rank) {
   int64_t viewParam = op->getAttrOfType<IntegerAttr>(kViewParam).getInt();
+  int64_t copies = 1;
+  if (auto attr = op->getAttrOfType<IntegerAttr>(kViewCopies))
+    copies = attr.getInt();
   SmallVector<Value> dims;
   for (size_t d = 0; d < rank; ++d)
-    dims.push_back(toIndex(b, loc, kernelParam(op, viewParam + 1 + d)));
+    dims.push_back(toIndex(b, loc, kernelParam(op, viewParam + copies + d)));
   return dims;
 }
 
@@ -249,8 +252,7 @@ struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type buffer = op.getDst().getType();
-    Value map =
-        kernelParam(op, op->getAttrOfType<IntegerAttr>(kTmaParam).getInt());
+    Value map = tensorMap(rewriter, loc, op, Value{});
     int64_t blocks = 1, blockBytes = 0, width = 0;
     if (auto tile = dyn_cast<SharedTileType>(buffer)) {
       int64_t swizzle = tile.getSwizzle().getBytes();
@@ -755,7 +757,8 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
     GlobalTilePlace place(rewriter, loc, op, map, tile, view,
                           adaptor.getCoords());
     Type element = tile.getElementType();
-    Value ptr = adaptor.getDst();
+    Value ptr =
+        viewCopy(rewriter, loc, op, adaptor.getDst(), adaptor.getDevice());
     bool reduce = op.getReduce().has_value();
     bool fragmentOrder = view.getFragments();
     if (!reduce && !fragmentOrder &&
@@ -1299,8 +1302,7 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
   static void issueTensor(OpBuilder &b, StoreAsyncOp op, OpAdaptor adaptor) {
     Location loc = op.getLoc();
     Type buffer = op.getSrc().getType();
-    Value map =
-        kernelParam(op, op->getAttrOfType<IntegerAttr>(kTmaParam).getInt());
+    Value map = tensorMap(b, loc, op, adaptor.getDevice());
     int64_t blocks = 1, blockBytes = 0, width = 0;
     if (auto tile = dyn_cast<SharedTileType>(buffer)) {
       int64_t swizzle = tile.getSwizzle().getBytes();

@@ -17,9 +17,29 @@ struct DimLowering : OpConversionPattern<DimOp> {
     auto param = op->getAttrOfType<IntegerAttr>(kViewParam);
     if (!param)
       return rewriter.notifyMatchFailure(op, "view is not a kernel parameter");
+    int64_t copies = 1;
+    if (auto attr = op->getAttrOfType<IntegerAttr>(kViewCopies))
+      copies = attr.getInt();
     Value dim =
-        kernelParam(op, param.getInt() + 1 + op.getIndexAttr().getInt());
+        kernelParam(op, param.getInt() + copies + op.getIndexAttr().getInt());
     rewriter.replaceOp(op, toIndex(rewriter, op.getLoc(), dim));
+    return success();
+  }
+};
+
+/// tile.device_id / tile.device_count: the hidden i32 parameter.
+template <typename Op> struct DeviceQueryLowering : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    StringRef attr =
+        std::is_same_v<Op, DeviceIdOp> ? kDeviceIdParam : kDeviceCountParam;
+    Value param =
+        kernelParam(op, op->template getAttrOfType<IntegerAttr>(attr).getInt());
+    rewriter.replaceOp(op, arith::IndexCastOp::create(rewriter, op.getLoc(),
+                                                      rewriter.getIndexType(),
+                                                      param));
     return success();
   }
 };
@@ -795,8 +815,10 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
 void tk::lower::populateStructurePatterns(TypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           bool nvidia) {
-  patterns.add<DimLowering, WarpgroupIdLowering, PartRowsLowering,
-               ForeachTileLowering>(converter, patterns.getContext());
+  patterns.add<DimLowering, DeviceQueryLowering<DeviceIdOp>,
+               DeviceQueryLowering<DeviceCountOp>, WarpgroupIdLowering,
+               PartRowsLowering, ForeachTileLowering>(converter,
+                                                      patterns.getContext());
   if (nvidia)
     patterns.add<ClusterRankLowering, WarpSpecializeLowering>(
         converter, patterns.getContext());

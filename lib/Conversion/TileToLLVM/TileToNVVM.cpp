@@ -75,7 +75,9 @@ std::string unsupportedReason(Operation *op) {
         isa<GlobalType, SharedTileType, SharedVecType>(dst))
       return "";
     if (isa<RegVecType>(value) && isa<GlobalType>(dst))
-      return "";
+      return store.getDevice() ? "to another device's copy is lowered for "
+                                 "register tiles only"
+                               : "";
     return "is lowered for register tiles to global or shared memory and "
            "register vectors to global memory only";
   }
@@ -86,7 +88,8 @@ std::string unsupportedReason(Operation *op) {
           BarrierOp, MmaTurnOp, FenceOp, FillOp, CastOp, ConvertLayoutOp,
           OuterOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp,
           Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp, CausalMaskOp,
-          BoundMaskOp, SignalAddOp, SignalWaitOp>(op))
+          BoundMaskOp, SignalAddOp, SignalWaitOp, DeviceIdOp, DeviceCountOp>(
+          op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";

@@ -55,6 +55,15 @@ bool uniformAcrossWarpgroups(Operation *op) {
 
 /// Why the AMD lowering cannot handle `op`, or "" when it can.
 std::string amdUnsupportedReason(Operation *op) {
+  auto multiDevice = [](Type type) {
+    auto view = dyn_cast<GlobalType>(type);
+    return view && view.getDevices();
+  };
+  if (isa<DeviceIdOp, DeviceCountOp>(op) ||
+      llvm::any_of(op->getOperandTypes(), multiDevice) ||
+      (isa<KernelOp>(op) &&
+       llvm::any_of(op->getRegion(0).getArgumentTypes(), multiDevice)))
+    return "uses a multi-device view, which is lowered for NVIDIA only";
   if (auto mma = dyn_cast<MmaOp>(op)) {
     MmaForm form = mma.getForm();
     if ((form == MmaForm::AtB || form == MmaForm::AtBt) &&

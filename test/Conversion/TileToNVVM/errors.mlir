@@ -45,7 +45,7 @@ tile.kernel @k(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
   %m = tile.dim %A[0] : !tile.gl<?x?xbf16>
   %c1 = arith.constant 1 : index
   %n = arith.addi %m, %c1 : index
-  // expected-error @+1 {{'tile.foreach_tile' op tile-space bound must be a constant, an index parameter, a 'tile.dim' of a kernel parameter or 'arith.ceildivui' of one by a constant, so the launcher can size the grid}}
+  // expected-error @+1 {{'tile.foreach_tile' op tile-space bound must be a constant, an index parameter, a 'tile.dim' of a kernel parameter, 'arith.ceildivui' of one by a constant, or 'arith.muli' of two such bounds, so the launcher can size the grid}}
   tile.foreach_tile (%i) in (%n) {
   }
 }
@@ -158,4 +158,12 @@ tile.kernel @k() launch(warpgroups = 1) {
   %b = tile.alloc : !tile.st<64x8xbf16, #tile.swizzle<0>>
   // expected-error @+1 {{'tile.mma' op reads an unswizzled shared tile (64x8); wgmma's descriptors are built for 32-, 64- or 128-byte swizzles, so its rows must hold at least 32 bytes}}
   %d = tile.mma AB %a, %b : !tile.st<64x64xbf16, #tile.swizzle<128>>, !tile.st<64x8xbf16, #tile.swizzle<0>> -> !tile.rt<64x8xf32, warpgroup, #tile.mma_acc>
+}
+
+// -----
+
+tile.kernel @peer_vector_store(%g: !tile.gl<?xf32, devices = 2>, %i: index) launch(warpgroups = 1) {
+  %v = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+  // expected-error @+1 {{'tile.store' op to another device's copy is lowered for register tiles only}}
+  tile.store %v, %g[%i] device %i : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>, !tile.gl<?xf32, devices = 2>
 }

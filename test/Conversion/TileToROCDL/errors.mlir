@@ -177,3 +177,20 @@ module attributes {tile.target = "gfx942"} {
     tile.fence block
   }
 }
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  // expected-error @+1 {{'tile.kernel' op uses a multi-device view, which is lowered for NVIDIA only}}
+  tile.kernel @peers(%g: !tile.gl<?xi32, devices = 2>) launch(warpgroups = 1) {
+  }
+}
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @peer_signal(%p: !tile.gl<?xi32, devices = 2>, %i: index, %v: i32) launch(warpgroups = 1) {
+    // expected-error @+1 {{'tile.signal_add' op uses a multi-device view, which is lowered for NVIDIA only}}
+    tile.signal_add %p[%i], %v device %i : !tile.gl<?xi32, devices = 2>
+  }
+}

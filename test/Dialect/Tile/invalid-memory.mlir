@@ -308,15 +308,15 @@ tile.kernel @store_reduce_shared() {
   %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup>
   %a = tile.alloc : !tile.st<64x64xf32>
   // expected-error @+1 {{'tile.store' op 'reduce add' stores register tiles to global views only}}
-  "tile.store"(%x, %a) {reduce = 0 : i32} : (!tile.rt<64x64xf32, warpgroup>, !tile.st<64x64xf32>) -> ()
+  "tile.store"(%x, %a) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, reduce = 0 : i32} : (!tile.rt<64x64xf32, warpgroup>, !tile.st<64x64xf32>) -> ()
 }
 
 // -----
 
-tile.kernel @store_reduce_bf16(%g: !tile.gl<?x?xbf16>, %i: index) {
-  %x = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup>
-  // expected-error @+1 {{'tile.store' op 'reduce add' needs f32 elements, got 'bf16'}}
-  tile.store %x, %g[%i, %i] reduce add : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16>
+tile.kernel @store_reduce_f8(%g: !tile.gl<?x?xf8E4M3FN>, %i: index) {
+  %x = tile.fill 1.0 : !tile.rt<64x64xf8E4M3FN, warpgroup>
+  // expected-error @+1 {{'tile.store' op 'reduce add' needs f32, f16 or bf16 elements, got 'f8E4M3FN'}}
+  tile.store %x, %g[%i, %i] reduce add : !tile.rt<64x64xf8E4M3FN, warpgroup>, !tile.gl<?x?xf8E4M3FN>
 }
 
 // -----
@@ -447,4 +447,29 @@ tile.kernel @stage_reduce() {
   %v = tile.alloc : !tile.sv<4096xf32>
   // expected-error @+1 {{'tile.store' op 'reduce add' stores register tiles to global views only}}
   tile.store %x, %v reduce add : !tile.rt<64x64xf32, warpgroup>, !tile.sv<4096xf32>
+}
+
+// -----
+
+tile.kernel @store_async_device_plain(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %s = tile.alloc : !tile.st<128x64xbf16>
+  // expected-error @+1 {{'tile.store_async' op 'device' picks a copy of a multi-device view (!tile.gl<..., devices = N>), got '!tile.gl<?x?xbf16>'}}
+  tile.store_async %s -> %g[%i, %i] device %i : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16>
+}
+
+// -----
+
+tile.kernel @store_device_plain(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %x = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup>
+  // expected-error @+1 {{'tile.store' op 'device' picks a copy of a multi-device view (!tile.gl<..., devices = N>), got '!tile.gl<?x?xbf16>'}}
+  tile.store %x, %g[%i, %i] device %i : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16>
+}
+
+// -----
+
+tile.kernel @store_device_shared(%i: index) {
+  %x = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup>
+  %s = tile.alloc : !tile.st<64x64xbf16>
+  // expected-error @+1 {{'tile.store' op 'device' picks a copy of a multi-device view; it does not apply to shared memory}}
+  tile.store %x, %s device %i : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16>
 }

@@ -723,3 +723,27 @@ tile.kernel @k() launch(warpgroups = 2, blocks_per_sm = 2) {
   %a = tile.alloc : !tile.st<256x256xbf16>
 }
 
+
+// -----
+
+tile.kernel @device_id_without_views(%g: !tile.gl<?xi32>) {
+  // expected-error @+1 {{'tile.device_id' op needs a kernel with a multi-device view parameter (!tile.gl<..., devices = N>)}}
+  %d = tile.device_id
+}
+
+// -----
+
+tile.kernel @device_count_without_views() {
+  // expected-error @+1 {{'tile.device_count' op needs a kernel with a multi-device view parameter (!tile.gl<..., devices = N>)}}
+  %d = tile.device_count
+}
+
+// -----
+
+// expected-error @+1 {{'tile.device_id' op must be inside a 'tile.kernel'}}
+%d = tile.device_id
+
+// -----
+
+// expected-error @+1 {{'tile.device_count' op must be inside a 'tile.kernel'}}
+%d = tile.device_count

@@ -188,3 +188,17 @@ tile.kernel @k() {
   // expected-error @+1 {{'tile.pingpong' must be a unit attribute on a 'tile.kernel'}}
   tile.barrier block {tile.pingpong}
 }
+
+// -----
+
+tile.kernel @device_on_plain_counters(%f: !tile.gl<?xi32>, %i: index, %v: i32) {
+  // expected-error @+1 {{'tile.signal_add' op 'device' picks a copy of a multi-device view (!tile.gl<..., devices = N>), got '!tile.gl<?xi32>'}}
+  tile.signal_add %f[%i], %v device %i : !tile.gl<?xi32>
+}
+
+// -----
+
+tile.kernel @device_wait_on_plain_counters(%f: !tile.gl<?xi32>, %i: index, %v: i32) {
+  // expected-error @+1 {{'tile.signal_wait' op 'device' picks a copy of a multi-device view (!tile.gl<..., devices = N>), got '!tile.gl<?xi32>'}}
+  tile.signal_wait %f[%i], %v device %i : !tile.gl<?xi32>
+}

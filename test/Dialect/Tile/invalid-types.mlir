@@ -281,7 +281,7 @@ tile.kernel @copy_stages_in_loop(%g: !tile.gl<?x?xbf16>, %n: index) {
 
 // -----
 
-// expected-error @+1 {{expected 'fragments'}}
+// expected-error @+1 {{expected 'devices' or 'fragments'}}
 "test.source"() : () -> !tile.gl<?x64xf32, rows>
 
 // -----
@@ -298,3 +298,18 @@ tile.kernel @split_op(%i: index) {
   // expected-error @+1 {{'tile.split' must be "columns" or "contraction" on a 'tile.mma' or 'tile.mma_async'}}
   %x = tile.fill 1.0 {tile.split = "columns"} : !tile.rt<64x64xf32, warpgroup>
 }
+
+// -----
+
+// expected-error @+1 {{a multi-device view spans 2 to 8 devices, got devices = 1}}
+"test.source"() : () -> !tile.gl<?x64xbf16, devices = 1>
+
+// -----
+
+// expected-error @+1 {{a multi-device view spans 2 to 8 devices, got devices = 9}}
+"test.source"() : () -> !tile.gl<?x64xbf16, devices = 9>
+
+// -----
+
+// expected-error @+1 {{a multi-device view cannot be in fragment order}}
+"test.source"() : () -> !tile.gl<?x64xf32, fragments, devices = 2>

@@ -72,3 +72,29 @@ tile.kernel @mma_turns() launch(warpgroups = 3) attributes {tile.pingpong} {
     tile.mma_turn pass
   }
 }
+
+// Multi-device views: the device each op addresses, the launch's own
+// index and count, and a wait for a growing counter.
+// CHECK-LABEL: tile.kernel @devices
+// CHECK: %[[ME:.*]] = tile.device_id
+// CHECK: %[[W:.*]] = tile.device_count
+// CHECK: tile.signal_add %{{.*}}[%{{.*}}], %{{.*}} device %[[W]] : !tile.gl<?xi32, devices = 4>
+// CHECK: tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} at_least : !tile.gl<?xi32, devices = 4>
+// CHECK: tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} device %[[ME]] at_least : !tile.gl<?xi32, devices = 4>
+// CHECK: tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} at_least : !tile.gl<?xi32>
+// CHECK: tile.store_async %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] device %[[ME]] reduce add : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16, devices = 4>
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] device %[[W]] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16, devices = 4>
+tile.kernel @devices(%f: !tile.gl<?xi32, devices = 4>, %g: !tile.gl<?xi32>,
+                     %c: !tile.gl<?x?xbf16, devices = 4>, %i: index,
+                     %v: i32) {
+  %me = tile.device_id
+  %world = tile.device_count
+  tile.signal_add %f[%i], %v device %world : !tile.gl<?xi32, devices = 4>
+  tile.signal_wait %f[%i], %v at_least : !tile.gl<?xi32, devices = 4>
+  tile.signal_wait %f[%i], %v device %me at_least : !tile.gl<?xi32, devices = 4>
+  tile.signal_wait %g[%i], %v at_least : !tile.gl<?xi32>
+  %s = tile.alloc : !tile.st<128x64xbf16>
+  tile.store_async %s -> %c[%i, %i] device %me reduce add : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16, devices = 4>
+  %x = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup>
+  tile.store %x, %c[%i, %i] device %world : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16, devices = 4>
+}

@@ -55,9 +55,12 @@
 // CHECK-SAME: !tile.gl<?x?x?x128xf32, fragments>
 // CHECK-SAME: !tile.gl<128x64xf32, fragments>
 // CHECK-SAME: !tile.gl<?x?x128x?xf32, fragments>
+// CHECK-SAME: !tile.gl<?x?xbf16, devices = 8>
+// CHECK-SAME: !tile.gl<?xi32, devices = 2>
 // CHECK-SAME: !tile.sem
 // CHECK-SAME: !tile.sem<4>
 "test.global_and_sync"() : () -> (!tile.gl<?xf32>, !tile.gl<?x?xbf16>,
     !tile.gl<4x?x1024x128xf16>, !tile.gl<?x?x?x128xf32, fragments>,
     !tile.gl<128x64xf32, fragments>, !tile.gl<?x?x128x?xf32, fragments>,
+    !tile.gl<?x?xbf16, devices = 8>, !tile.gl<?xi32, devices = 2>,
     !tile.sem, !tile.sem<1>, !tile.sem<4>)

@@ -487,9 +487,13 @@ static LogicalResult verifyCounters(Operation *op, GlobalType counters) {
 }
 
 LogicalResult SignalAddOp::verify() {
+  if (failed(verifyDeviceOperand(*this, getCounters().getType(), getDevice())))
+    return failure();
   return verifyCounters(*this, getCounters().getType());
 }
 
 LogicalResult SignalWaitOp::verify() {
+  if (failed(verifyDeviceOperand(*this, getCounters().getType(), getDevice())))
+    return failure();
   return verifyCounters(*this, getCounters().getType());
 }

@@ -248,6 +248,11 @@ LogicalResult StoreOp::verify() {
   Type dst = getDst().getType();
   auto tile = dyn_cast<RegTileType>(getValue().getType());
   auto view = dyn_cast<GlobalType>(dst);
+  if (getDevice() && !view)
+    return emitOpError("'device' picks a copy of a multi-device view; it "
+                       "does not apply to shared memory");
+  if (view && failed(verifyDeviceOperand(*this, view, getDevice())))
+    return failure();
   if (auto vec = dyn_cast<SharedVecType>(dst); vec && tile) {
     // A register tile into a shared vector: staging in fragment order.
     if (std::string why = checkFragmentOrder(tile); !why.empty())
@@ -280,13 +285,16 @@ LogicalResult StoreOp::verify() {
   if (!tile || !view)
     return emitOpError("'reduce add' stores register tiles to global views "
                        "only");
-  if (!tile.getElementType().isF32())
-    return emitOpError("'reduce add' needs f32 elements, got ")
-           << tile.getElementType();
+  Type element = tile.getElementType();
+  if (!element.isF32() && !element.isF16() && !element.isBF16())
+    return emitOpError("'reduce add' needs f32, f16 or bf16 elements, got ")
+           << element;
   return success();
 }
 
 LogicalResult StoreAsyncOp::verify() {
+  if (failed(verifyDeviceOperand(*this, getDst().getType(), getDevice())))
+    return failure();
   auto [shape, element, isRing] = sharedBuffer(getSrc().getType());
   if (auto view = dyn_cast<GlobalType>(getDst().getType());
       view && view.getFragments()) {

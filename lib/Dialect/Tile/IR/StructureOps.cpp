@@ -798,3 +798,29 @@ LogicalResult tk::tile::verifyInCluster(Operation *op, StringRef what) {
 LogicalResult ClusterRankOp::verify() {
   return verifyInCluster(*this, "the cluster rank");
 }
+
+LogicalResult tk::tile::verifyDeviceOperand(Operation *op, GlobalType view,
+                                            Value device) {
+  if (device && !view.getDevices())
+    return op->emitOpError("'device' picks a copy of a multi-device view "
+                           "(!tile.gl<..., devices = N>), got ")
+           << view;
+  return success();
+}
+
+/// tile.device_id / tile.device_count: in a kernel that has a multi-device
+/// view parameter, which the launch's devices are counted by.
+static LogicalResult verifyDeviceQuery(Operation *op) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (!kernel)
+    return op->emitOpError("must be inside a 'tile.kernel'");
+  for (Type type : kernel.getBody().front().getArgumentTypes())
+    if (auto view = dyn_cast<GlobalType>(type); view && view.getDevices())
+      return success();
+  return op->emitOpError("needs a kernel with a multi-device view parameter "
+                         "(!tile.gl<..., devices = N>)");
+}
+
+LogicalResult DeviceIdOp::verify() { return verifyDeviceQuery(*this); }
+
+LogicalResult DeviceCountOp::verify() { return verifyDeviceQuery(*this); }

@@ -282,33 +282,47 @@ Type GlobalType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
   bool fragments = false;
+  int64_t devices = 0;
   SMLoc loc = parser.getCurrentLocation();
   if (parseShapeAndType(parser, shape, elementType, /*allowDynamic=*/true))
     return {};
-  if (succeeded(parser.parseOptionalComma())) {
-    if (parser.parseKeyword("fragments"))
+  while (succeeded(parser.parseOptionalComma())) {
+    if (succeeded(parser.parseOptionalKeyword("fragments"))) {
+      fragments = true;
+      continue;
+    }
+    if (parser.parseKeyword("devices", " or 'fragments'") ||
+        parser.parseEqual() || parser.parseInteger(devices))
       return {};
-    fragments = true;
   }
   if (parser.parseGreater())
     return {};
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
-                    shape, elementType, fragments);
+                    shape, elementType, fragments, devices);
 }
 
 void GlobalType::print(AsmPrinter &printer) const {
   printShapeAndType(printer, getShape(), getElementType());
   if (getFragments())
     printer << ", fragments";
+  if (getDevices())
+    printer << ", devices = " << getDevices();
   printer << ">";
 }
 
 LogicalResult GlobalType::verify(function_ref<InFlightDiagnostic()> emitError,
                                  ArrayRef<int64_t> shape, Type elementType,
-                                 bool fragments) {
+                                 bool fragments, int64_t devices) {
   if (failed(verifyShape(emitError, "global view", shape, 1, 4,
                          /*allowDynamic=*/true)))
     return failure();
+  // Peer access reaches the GPUs of one node: 8 at most.
+  if (devices && (devices < 2 || devices > 8))
+    return emitError() << "a multi-device view spans 2 to 8 devices, got "
+                          "devices = "
+                       << devices;
+  if (devices && fragments)
+    return emitError() << "a multi-device view cannot be in fragment order";
   // i32 views hold counters (tile.signal_add / tile.signal_wait).
   if (!isTileElementType(elementType) && !elementType.isSignlessInteger(32))
     return emitError() << "global view element type must be bf16, f16, f32, "

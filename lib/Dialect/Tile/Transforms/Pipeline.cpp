@@ -439,7 +439,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       Value runs =
           LoadOp::create(b, copy.getLoc(), type, copy.getSrc(), coords);
       StoreOp::create(b, copy.getLoc(), runs, slot(b, ring, next), ValueRange{},
-                      nullptr);
+                      nullptr, Value{});
     }
     BarrierOp::create(b, loc, Scope::block);
     for (auto [alloc, ring] : llvm::zip(plan.allocs, rings))
@@ -556,7 +556,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       BarrierOp::create(b, loc, Scope::block);
       for (auto [copy, value] : llvm::zip(plan.copies, values))
         StoreOp::create(b, copy.getLoc(), value, copy.getDst(), ValueRange{},
-                        nullptr);
+                        nullptr, Value{});
       BarrierOp::create(b, loc, Scope::block);
     };
     // Prologue: the first iteration's tiles.

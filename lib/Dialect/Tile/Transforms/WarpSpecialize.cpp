@@ -174,9 +174,10 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
     }
     // The buffer's previous copy out must have read it.
     StoreAsyncWaitOp::create(b, loc);
-    StoreOp::create(b, loc, store.getValue(), slice, ValueRange{}, nullptr);
+    StoreOp::create(b, loc, store.getValue(), slice, ValueRange{}, nullptr,
+                    Value{});
     StoreAsyncOp::create(b, loc, slice, store.getDst(), store.getCoords(),
-                         store.getReduceAttr());
+                         store.getReduceAttr(), store.getDevice());
     store.erase();
     any = true;
   }
@@ -185,6 +186,48 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
     OpBuilder b(tiles->getBlock(), std::next(tiles->getIterator()));
     StoreAsyncWaitOp::create(b, tiles.getLoc());
   }
+}
+
+/// Whether `op` only signals or waits on counters (tile.signal_add /
+/// tile.signal_wait, possibly in loops and branches of them).
+bool onlySignals(Operation *op) {
+  if (isa<SignalAddOp, SignalWaitOp>(op))
+    return true;
+  if (!isa<scf::ForOp, scf::IfOp>(op))
+    return false;
+  WalkResult walk = op->walk([&](Operation *inner) {
+    if (inner == op || isa<SignalAddOp, SignalWaitOp>(inner) ||
+        isMemoryEffectFree(inner) || isa<scf::YieldOp>(inner))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !walk.wasInterrupted();
+}
+
+/// Moves the counter signals of the kernel body around the tile loop into
+/// the roles: all of them into the consumers' role, before or after its
+/// tile loop as they were (the consumers make the block's results, which an
+/// add after the loop publishes); the waits before the loop also into the
+/// producer's (it must not load what is not ready). Waits need nothing of
+/// each other, so running them in two roles is the same handshake.
+void placeSignals(ForeachTileOp producerLoop, ForeachTileOp consumerLoop,
+                  ArrayRef<Operation *> before, ArrayRef<Operation *> after) {
+  OpBuilder b(consumerLoop);
+  for (Operation *op : before)
+    b.clone(*op);
+  b.setInsertionPointAfter(consumerLoop);
+  for (Operation *op : after)
+    b.clone(*op);
+  b.setInsertionPoint(producerLoop);
+  for (Operation *op : before) {
+    bool adds = op->walk([](SignalAddOp) {
+                    return WalkResult::interrupt();
+                  }).wasInterrupted();
+    if (!adds)
+      b.clone(*op);
+  }
+  for (Operation *op : llvm::concat<Operation *const>(before, after))
+    op->erase();
 }
 
 struct WarpSpecializePass
@@ -232,11 +275,18 @@ struct WarpSpecializePass
     // (The roles would each need the carried values and the results.)
     if (!foreach.getInits().empty())
       return "its tile loop carries values (iter_args)";
-    for (Operation &op : kernel.getBody().getOps())
-      if (&op != foreach.getOperation() && !isMemoryEffectFree(&op) &&
-          !isa<AllocOp, SemInitOp, FenceOp, BarrierOp, ReturnOp>(op))
+    // Counter signals around the tile loop (a start or end handshake between
+    // blocks or devices) go with the roles: see placeSignals.
+    SmallVector<Operation *> before, after;
+    for (Operation &op : kernel.getBody().getOps()) {
+      if (&op == foreach.getOperation() || isMemoryEffectFree(&op) ||
+          isa<AllocOp, SemInitOp, FenceOp, BarrierOp, ReturnOp>(op))
+        continue;
+      if (!onlySignals(&op))
         return "'" + op.getName().getStringRef().str() +
                "' does work outside the tile loop";
+      (op.isBeforeInBlock(foreach) ? before : after).push_back(&op);
+    }
     Operation *prologue = nullptr;
     for (Operation &op : foreach.getBody().getOps())
       if (op.hasAttr(kPrologueAttr))
@@ -367,6 +417,8 @@ struct WarpSpecializePass
       op->dropAllUses();
       op->erase();
     }
+
+    placeSignals(producerLoop, consumerLoop, before, after);
 
     // A persistent grid keeps the ring's phases across tiles only when every
     // tile runs the same number of k-steps (bounds from outside the tile

@@ -142,7 +142,7 @@ def Tile_LoadOp : Tile_Op<"load"> {
   let hasVerifier = 1;
 }
 
-def Tile_StoreOp : Tile_Op<"store"> {
+def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments]> {
   let summary = "store a register tile or vector to shared or global memory";
   let description = [{
     To a shared tile (vector) of the same shape, or to a global view at tile
@@ -166,15 +166,16 @@ def Tile_StoreOp : Tile_Op<"store"> {
                        AnyTypeOf<[Tile_SharedTileType, Tile_SharedVecType,
                                   Tile_GlobalType]>:$dst,
                        Variadic<Index>:$coords,
-                       OptionalAttr<Tile_ReduceKind>:$reduce);
+                       OptionalAttr<Tile_ReduceKind>:$reduce,
+                       Optional<Index>:$device);
   let assemblyFormat = [{
-    $value `,` $dst (`[` $coords^ `]`)? (`reduce` $reduce^)? attr-dict `:`
+    $value `,` $dst (`[` $coords^ `]`)? (`device` $device^)? (`reduce` $reduce^)? attr-dict `:`
     qualified(type($value)) `,` qualified(type($dst))
   }];
   let hasVerifier = 1;
 }
 
-def Tile_StoreAsyncOp : Tile_Op<"store_async"> {
+def Tile_StoreAsyncOp : Tile_Op<"store_async", [AttrSizedOperandSegments]> {
   let summary = "asynchronous shared→global copy, plain or add-reduce";
   let description = [{
     Copies `src` to tile coordinates `coords` of `dst` (TMA store on NVIDIA);
@@ -190,12 +191,21 @@ def Tile_StoreAsyncOp : Tile_Op<"store_async"> {
     tile.store_async %dq_v -> %dQ[%b, %h, %q, %c1] reduce add : !tile.sv<4096xf32>, !tile.gl<?x?x?x128xf32, fragments>
     tile.store_async %dq_s -> %dQ[%b, %h, %q, %c0] reduce add : !tile.st<64x128xf32>, !tile.gl<?x?x?x128xf32>
     ```
+
+    To a multi-device view, `device %d` stores into device `%d`'s copy (a
+    TMA store through NVLink to a peer's memory); without it, into the
+    launch's own.
+
+    ```mlir
+    tile.store_async %c_s -> %C[%m, %n] device %d reduce add : !tile.st<128x256xbf16>, !tile.gl<?x?xbf16, devices = 8>
+    ```
   }];
   let arguments = (ins Tile_AnySharedBuffer:$src, Tile_GlobalType:$dst,
                        Variadic<Index>:$coords,
-                       OptionalAttr<Tile_ReduceKind>:$reduce);
+                       OptionalAttr<Tile_ReduceKind>:$reduce,
+                       Optional<Index>:$device);
   let assemblyFormat = [{
-    $src `->` $dst `[` $coords `]` (`reduce` $reduce^)? attr-dict `:`
+    $src `->` $dst `[` $coords `]` (`device` $device^)? (`reduce` $reduce^)? attr-dict `:`
     qualified(type($src)) `,` qualified(type($dst))
   }];
   let hasVerifier = 1;

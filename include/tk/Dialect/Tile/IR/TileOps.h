@@ -99,6 +99,10 @@ int64_t clusterBlocks(mlir::Operation *op);
 /// Fails with a diagnostic unless `op` is in a kernel launched in clusters
 /// of more than one block; `what` names the feature in the message.
 mlir::LogicalResult verifyInCluster(mlir::Operation *op, llvm::StringRef what);
+/// Fails with a diagnostic when `device` is given and `view` is not a
+/// multi-device view.
+mlir::LogicalResult verifyDeviceOperand(mlir::Operation *op, GlobalType view,
+                                        mlir::Value device);
 } // namespace tile
 } // namespace tk
 

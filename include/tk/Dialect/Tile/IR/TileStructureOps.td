@@ -384,6 +384,37 @@ def Tile_ClusterRankOp : Tile_Op<"cluster_rank", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_DeviceIdOp : Tile_Op<"device_id", [Pure]> {
+  let summary = "index of the launch's own device among the devices of its multi-device views";
+  let description = [{
+    0 .. `tile.device_count` - 1: which copy of every multi-device view
+    (`!tile.gl<..., devices = N>`) is this launch's own. The runtime passes
+    it with the views (a hidden parameter).
+
+    ```mlir
+    %me = tile.device_id
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_DeviceCountOp : Tile_Op<"device_count", [Pure]> {
+  let summary = "number of devices a launch's multi-device views span";
+  let description = [{
+    How many devices (processes, one GPU each) take part in the launch: at
+    most the `devices = N` of the kernel's multi-device views.
+
+    ```mlir
+    %world = tile.device_count
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_DimOp : Tile_Op<"dim", [Pure]> {
   let summary = "size of one dimension of a global view";
   let arguments = (ins Tile_GlobalType:$view, I64Attr:$index);

@@ -148,10 +148,21 @@ def Tile_SignalAddOp : Tile_Op<"signal_add"> {
     ```mlir
     tile.signal_add %flags[%slot], %steps : !tile.gl<?xi32>
     ```
+
+    On a multi-device view (`devices = N`) the add is a release at system
+    scope into device `%d`'s copy (`device %d`; the launch's own without
+    it), and it publishes the block's async (TMA) stores too: it waits for
+    them to be written, not only read, before the release — the order a
+    peer needs between the data and the flag that announces it.
+
+    ```mlir
+    tile.signal_add %ready[%slot], %one device %d : !tile.gl<?xi32, devices = 8>
+    ```
   }];
-  let arguments = (ins Tile_GlobalType:$counters, Index:$index, I32:$value);
+  let arguments = (ins Tile_GlobalType:$counters, Index:$index, I32:$value,
+                       Optional<Index>:$device);
   let assemblyFormat = [{
-    $counters `[` $index `]` `,` $value attr-dict `:` qualified(type($counters))
+    $counters `[` $index `]` `,` $value (`device` $device^)? attr-dict `:` qualified(type($counters))
   }];
   let hasVerifier = 1;
 }
@@ -170,10 +181,21 @@ def Tile_SignalWaitOp : Tile_Op<"signal_wait"> {
     ```mlir
     tile.signal_wait %flags[%slot], %expected : !tile.gl<?xi32>
     ```
+
+    `at_least` waits until the counter is `value` or more instead (as a
+    signed difference, so a counter that keeps growing across launches may
+    wrap): the form for counters that are never set back, whose adders may
+    already be one launch ahead. On a multi-device view the poll is an
+    acquire at system scope, of device `%d`'s copy with `device %d`.
+
+    ```mlir
+    tile.signal_wait %arrived[%c0], %expected at_least : !tile.gl<?xi32, devices = 8>
+    ```
   }];
-  let arguments = (ins Tile_GlobalType:$counters, Index:$index, I32:$value);
+  let arguments = (ins Tile_GlobalType:$counters, Index:$index, I32:$value,
+                       Optional<Index>:$device, UnitAttr:$at_least);
   let assemblyFormat = [{
-    $counters `[` $index `]` `,` $value attr-dict `:` qualified(type($counters))
+    $counters `[` $index `]` `,` $value (`device` $device^)? (`at_least` $at_least^)? attr-dict `:` qualified(type($counters))
   }];
   let hasVerifier = 1;
 }

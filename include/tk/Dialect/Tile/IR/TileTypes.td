@@ -148,10 +148,26 @@ def Tile_GlobalType : Tile_Type<"Global", "gl"> {
     may be dynamic; a staged store (tile-warp-specialize) copies whole tiles,
     so at launch the columns must also be a multiple of the tile's (the
     manifest's `tile_cols`).
+
+    With `devices = N` (2 to 8) the view is a multi-device view
+    (ParallelKittens' pgl): one tensor of this shape on each of up to N GPUs
+    of a node, in memory every one of them can reach (peer access to a
+    symmetric allocation); a launch passes the copies of `tile.device_count`
+    devices, its own at `tile.device_id`. Ops that take a `device` operand
+    (`tile.store`, `tile.store_async`, `tile.signal_add`,
+    `tile.signal_wait`) address that device's copy; everything else the
+    launch's own. Counters in such a view are signalled and waited on at
+    system scope.
+
+    ```mlir
+    !tile.gl<?x?xbf16, devices = 8>
+    !tile.gl<?xi32, devices = 8>
+    ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType,
-                        DefaultValuedParameter<"bool", "false">:$fragments);
+                        DefaultValuedParameter<"bool", "false">:$fragments,
+                        DefaultValuedParameter<"int64_t", "0">:$devices);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

@@ -1,0 +1,71 @@
+// GEMM + reduce-scatter (the row-parallel linear layer), one process per GPU:
+// C = sum over devices d of A_d · B_d, rows scattered: device r keeps rows
+// [r R, (r + 1) R) of the sum, R = M / world. bf16 in and out, f32
+// accumulation per device, the partial sums added in bf16 by TMA reduce
+// stores into the owner's memory through NVLink, overlapped with the next
+// tiles' products.
+//
+// A is this device's [M, K / world] viewed as [world, R, K / world], so a
+// 128-row tile never straddles two owners (ragged R: the last tile of each
+// owner is cut by TMA's bounds). The tile loop starts with the next device
+// and ends with its own, so at any moment the devices send to different
+// peers. Every device's C must be zero before anyone adds to it: the
+// launcher zeroes it, and each block announces its start to every device
+// (`flags[0]`) and waits until all blocks of all devices have; at the end
+// each block publishes its stores (`flags[1]`, system-scope release after
+// they are written) and waits for every block's, so C is complete when the
+// launch is. The counters only grow; the launcher passes the totals to wait
+// for (`started`, `finished`: previous total + world x blocks).
+!a_view = !tile.gl<?x?x?xbf16>
+!b_view = !tile.gl<?x?xbf16>
+!c_view = !tile.gl<?x?xbf16, devices = 8>
+!flags = !tile.gl<?xi32, devices = 8>
+!acc = !tile.rt<128x256xf32, block>
+
+tile.kernel @gemm_reduce_scatter(%A: !a_view, %B: !b_view, %C: !c_view,
+                                 %flags: !flags, %started: i32,
+                                 %finished: i32)
+    launch(warpgroups = 2, grid = persistent) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %me = tile.device_id
+  %world = tile.device_count
+  %R = tile.dim %A[1] : !a_view
+  %K = tile.dim %A[2] : !a_view
+  %N = tile.dim %B[1] : !b_view
+  %parts = tile.dim %A[0] : !a_view
+  %tiles_m = arith.ceildivui %R, %c128 : index
+  %tiles_n = arith.ceildivui %N, %c256 : index
+  %tiles_k = arith.ceildivui %K, %c64 : index
+  scf.for %d = %c0 to %world step %c1 {
+    tile.signal_add %flags[%c0], %one device %d : !flags
+  }
+  tile.signal_wait %flags[%c0], %started at_least : !flags
+  %rows = arith.muli %parts, %tiles_m : index
+  tile.foreach_tile (%t, %n) in (%rows, %tiles_n) {
+    %j = arith.remui %t, %parts : index
+    %m = arith.divui %t, %parts : index
+    %next = arith.addi %me, %j : index
+    %shifted = arith.addi %next, %c1 : index
+    %owner = arith.remui %shifted, %world : index
+    %zero = tile.fill 0.0 : !acc
+    %acc = scf.for %k = %c0 to %tiles_k step %c1 iter_args(%x = %zero) -> (!acc) {
+      tile.copy %A[%owner, %m, %k] -> %a : !a_view, !tile.st<128x64xbf16>
+      tile.copy %B[%k, %n] -> %b : !b_view, !tile.st<64x256xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x256xbf16> -> !acc
+      scf.yield %y : !acc
+    }
+    %out = tile.cast %acc : !acc to !tile.rt<128x256xbf16, block>
+    tile.store %out, %C[%m, %n] device %owner reduce add : !tile.rt<128x256xbf16, block>, !c_view
+  }
+  scf.for %d = %c0 to %world step %c1 {
+    tile.signal_add %flags[%c1], %one device %d : !flags
+  }
+  tile.signal_wait %flags[%c1], %finished at_least : !flags
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Times tk_mlir's GEMM + reduce-scatter (the row-parallel linear layer) on
+every GPU of the node against, in the same run:
+(a) NCCL's reduce-scatter after cuBLAS's matmul, back to back;
+(b) PyTorch's fused symmetric-memory op
+    (torch.ops.symm_mem.fused_matmul_reduce_scatter);
+(c) the ideal overlap, max(matmul alone, reduce-scatter alone).
+Shapes: M tokens in {8192, 16384, 32768} x K = 8192 x N in {8192, 28672}
+(the whole N; each rank holds K / world of the contraction). bf16.
+
+Timing as ../shared/peers/tp_baselines.py times its peers: CUDA events
+around one call after a barrier, the median of the calls, the slowest rank
+deciding; here the functions take turns in rounds so that clocks and
+temperature drift alike for all. Prints ours and each peer in ms and the
+ratios (a) / ours, (b) / ours, ours / (c); writes
+tensor-parallel-bench-<world>.json in --out.
+
+usage: torchrun --nproc-per-node N tensor_parallel.py [--out DIR]
+        [--shapes M:K:N,...] [--rounds R]
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import tk_mlir.multi_device  # noqa: E402,F401  (multicast off first)
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+from tk_mlir.ops.tensor_parallel import gemm_reduce_scatter  # noqa: E402
+
+SHAPES = ("8192:8192:8192,16384:8192:8192,32768:8192:8192,"
+          "8192:8192:28672,16384:8192:28672,32768:8192:28672")
+
+
+def time_once(fn):
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    dist.barrier()
+    torch.cuda.synchronize()
+    start.record()
+    fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+
+
+def time_rounds(fns, rounds, per_round=5, warmup=3):
+    """Median ms of each function (dict name -> fn), the functions taking
+    turns in `rounds` rounds of `per_round` calls; the slowest rank's."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    samples = {name: [] for name in fns}
+    for r in range(rounds):
+        names = list(fns) if r % 2 == 0 else list(reversed(fns))
+        for name in names:
+            samples[name] += [time_once(fns[name]) for _ in range(per_round)]
+    result = {}
+    for name, times in samples.items():
+        t = torch.tensor(statistics.median(times), device="cuda")
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+        result[name] = t.item()
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    parser.add_argument("--shapes", default=SHAPES)
+    parser.add_argument("--rounds", type=int, default=4)
+    args = parser.parse_args()
+    dist.init_process_group("nccl")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.cuda.set_device(rank)
+    group = dist.group.WORLD
+    import torch.distributed._symmetric_memory as symm_mem
+    symm_mem.enable_symm_mem_for_group(group.group_name)
+    rows = []
+    for shape in args.shapes.split(","):
+        M, K, N = (int(x) for x in shape.split(":"))
+        a = torch.randn(M, K // world, device="cuda").bfloat16()
+        b = torch.randn(K // world, N, device="cuda").bfloat16()
+        part = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+        out = torch.empty(M // world, N, device="cuda", dtype=torch.bfloat16)
+
+        def fused():
+            torch.ops.symm_mem.fused_matmul_reduce_scatter(
+                a, b, "sum", scatter_dim=0, group_name=group.group_name)
+        fns = {
+            "ours": lambda: gemm_reduce_scatter(a, b),
+            "gemm": lambda: torch.matmul(a, b, out=part),
+            "comm": lambda: dist.reduce_scatter_tensor(out, part),
+            "seq": lambda: (torch.matmul(a, b, out=part),
+                            dist.reduce_scatter_tensor(out, part)),
+            "fused": fused,
+        }
+        t = time_rounds(fns, args.rounds)
+        ideal = max(t["gemm"], t["comm"])
+        row = dict(op="gemm_rs", M=M, K=K, N=N, world=world, ours=t["ours"],
+                   seq=t["seq"], fused=t["fused"], gemm=t["gemm"],
+                   comm=t["comm"], ideal=ideal,
+                   seq_over_ours=t["seq"] / t["ours"],
+                   fused_over_ours=t["fused"] / t["ours"],
+                   ours_over_ideal=t["ours"] / ideal)
+        rows.append(row)
+        if rank == 0:
+            print(f"gemm_rs M={M:6d} K={K} N={N:6d} W={world}: ours "
+                  f"{t['ours']:.3f} ms | (a) NCCL+cuBLAS {t['seq']:.3f} "
+                  f"({row['seq_over_ours']:.2f}x) | (b) symm_mem fused "
+                  f"{t['fused']:.3f} ({row['fused_over_ours']:.2f}x) | (c) "
+                  f"ideal {ideal:.3f} (gemm {t['gemm']:.3f}, comm "
+                  f"{t['comm']:.3f}; ours/ideal {row['ours_over_ideal']:.2f})",
+                  flush=True)
+        del a, b, part, out
+    if rank == 0:
+        with open(os.path.join(args.out,
+                               f"tensor-parallel-bench-{world}.json"), "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "world": world,
+                       "torch": torch.__version__, "rows": rows}, f, indent=1)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

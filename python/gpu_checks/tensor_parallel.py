@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Checks tk_mlir's tensor-parallel kernels on every GPU of the node, one
+process per GPU:
+
+- gemm_reduce_scatter against a float32 reference (each rank's a @ b in
+  float32, summed over the ranks by NCCL, this rank's rows) and against
+  NCCL's bf16 reduce-scatter of the bf16 products, random inputs, several
+  shapes including ragged ones (rows per device not a multiple of the
+  128-row tile, columns not a multiple of 256, a contraction not a
+  multiple of 64), and the same shapes again (the counters keep growing
+  across launches);
+- bad arguments raise ArgumentError naming the argument.
+
+usage: torchrun --nproc-per-node N tensor_parallel.py [--out DIR]
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import tk_mlir.multi_device  # noqa: E402,F401  (multicast off first)
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+from report import relative_error  # noqa: E402
+from tk_mlir.ops.tensor_parallel import gemm_reduce_scatter  # noqa: E402
+from tk_mlir.runtime import ArgumentError  # noqa: E402
+
+TOLERANCE = 2e-2  # bf16 output, partial sums added in bf16
+
+
+def shapes(world):
+    """(M, K, N): M rows in all, K the whole contraction (each rank holds
+    K / world of it)."""
+    return [(4096, 4096, 4096), (world * 200, world * 136, 1000),
+            (world * 1000, world * 520, 2304), (world * 64, world * 64, 256),
+            (8192, 8192, 8192)]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default=os.environ.get("OUT", "."))
+    args = parser.parse_args()
+    dist.init_process_group("nccl")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.cuda.set_device(rank)
+    torch.manual_seed(1 + rank)
+    rows = []
+
+    def row(case, ok, detail=""):
+        flag = torch.tensor(int(bool(ok)), device="cuda")
+        dist.all_reduce(flag, op=dist.ReduceOp.MIN)   # every rank passed
+        ok = bool(flag.item())
+        rows.append({"case": case, "ok": ok, "detail": str(detail)})
+        if rank == 0:
+            print(f"{case}: {'ok' if ok else 'FAILED'} {detail}", flush=True)
+
+    for again in (False, True):
+        for M, K, N in shapes(world):
+            a = torch.randn(M, K // world, device="cuda").bfloat16()
+            b = torch.randn(K // world, N, device="cuda").bfloat16()
+            got = gemm_reduce_scatter(a, b)
+            full = a.float() @ b.float()
+            dist.all_reduce(full)
+            want = full[rank * (M // world):(rank + 1) * (M // world)]
+            nccl = torch.empty(M // world, N, device="cuda",
+                               dtype=torch.bfloat16)
+            dist.reduce_scatter_tensor(nccl, (a @ b).contiguous())
+            error = relative_error(got, want)
+            error_nccl = relative_error(nccl, want)
+            error = torch.tensor(error, device="cuda")
+            dist.all_reduce(error, op=dist.ReduceOp.MAX)
+            row(f"gemm_reduce_scatter M={M} K={K} N={N} world={world}"
+                f"{' (again)' if again else ''}",
+                got.shape == (M // world, N) and error.item() <= TOLERANCE,
+                f"relative error {error.item():.2e} (NCCL's bf16 "
+                f"reduce-scatter {error_nccl:.2e})")
+
+    a = torch.randn(world * 64, 64, device="cuda").bfloat16()
+    b = torch.randn(64, 256, device="cuda").bfloat16()
+    for case, call, message in (
+            ("a in float32", lambda: gemm_reduce_scatter(a.float(), b),
+             "argument 'a': expected dtype bfloat16"),
+            ("b of the wrong rows", lambda: gemm_reduce_scatter(a, b[:32]),
+             "argument 'b': has 32 rows, but 'a' has 64 columns"),
+            ("rows that do not split", lambda: gemm_reduce_scatter(
+                a[:world * 64 - 1], b), "do not split evenly"),
+            ("a transposed", lambda: gemm_reduce_scatter(a.t(), b.t()),
+             "argument 'a': expected a contiguous matrix")):
+        try:
+            call()
+            row(f"ArgumentError: {case}", False, "no error")
+        except ArgumentError as error:
+            row(f"ArgumentError: {case}", message in str(error), error)
+    failed = [r for r in rows if not r["ok"]]
+    if rank == 0:
+        with open(os.path.join(args.out, f"tensor-parallel-check-{world}.json"),
+                  "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "world": world,
+                       "check": rows}, f, indent=2)
+        print(f"{len(rows) - len(failed)} passed, {len(failed)} failed")
+    dist.destroy_process_group()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Multi-device views on the CPU: DeviceViews, the launch checks and the
+parameter packing of a kernel whose manifest lists a copy per device."""
+import ctypes
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from test_runtime import FakeTensor  # noqa: E402
+from tk_mlir import ArgumentError, KernelSpec  # noqa: E402
+from tk_mlir.multi_device import DeviceViews  # noqa: E402
+from tk_mlir.runtime import check_arguments, pack_parameters  # noqa: E402
+
+
+def entry(devices=4):
+    """A kernel (out: [?, ?] bf16 on up to `devices` devices, x: [?, ?]
+    bf16) as tk-opt's manifest describes it: a pointer and a tensor map
+    per copy, then the hidden device index and count."""
+    out = {"kind": "view", "dtype": "bf16", "shape": [-1, -1],
+           "devices": devices}
+    abi = [{"kind": "view_ptr", "param": 0, "device": k}
+           for k in range(devices)]
+    abi += [{"kind": "view_dim", "param": 0, "axis": a} for a in (0, 1)]
+    abi += [{"kind": "view_ptr", "param": 1}]
+    abi += [{"kind": "device_id"}, {"kind": "device_count"}]
+    abi += [{"kind": "tensor_map", "param": 0, "device": k, "box": [64, 64],
+             "swizzle": 128, "dtype": "bf16"} for k in range(devices)]
+    return {"target": "sm_90a", "threads": 384, "shared_memory_bytes": 0,
+            "grid_policy": "persistent", "cluster": [1, 1, 1],
+            "tiles": [{"const": 1}],
+            "params": [out, {"kind": "view", "dtype": "bf16",
+                             "shape": [-1, -1]}], "abi": abi}
+
+
+def views(rank=1, world=2, base=0x100000, step=0x1000000, device="cuda:0"):
+    local = FakeTensor((256, 512), ptr=base + rank * step, device=device)
+    return DeviceViews(local, [base + k * step for k in range(world)], rank)
+
+
+def test_device_views_check_their_rank_and_address():
+    v = views()
+    assert v.world == 2 and v.shape == (256, 512) and v.data_ptr() == \
+        0x1100000
+    with pytest.raises(ValueError, match="rank 2 is not one of the 2"):
+        DeviceViews(v.local, v.addresses, 2)
+    with pytest.raises(ValueError, match="is not the local tensor's"):
+        DeviceViews(v.local, v.addresses, 0)
+    with pytest.raises(ValueError, match="needs one address per device"):
+        DeviceViews(v.local, [], 0)
+
+
+def test_each_copy_gets_its_pointer_and_tensor_map():
+    spec = KernelSpec("k", entry())
+    x = FakeTensor((64, 64), ptr=0x9000000)
+    args = [views(), x]
+    check_arguments(spec, args)
+    maps = []
+
+    def encode(geometry):
+        maps.append(geometry.address)
+        return bytes([len(maps)]) * 128
+    values, _ = pack_parameters(spec, args, encode)
+    pointers = [v.value or 0 for v in values[:4]]
+    assert pointers == [0x100000, 0x1100000, 0, 0]   # 2 of 4 devices
+    assert [v.value for v in values[4:6]] == [256, 512]
+    assert values[6].value == 0x9000000
+    assert [v.value for v in values[7:9]] == [1, 2]   # device 1 of 2
+    assert maps == [0x100000, 0x1100000]   # unused copies get no map
+    assert bytes(values[9])[:1] == b"\x01" and bytes(values[10])[:1] == \
+        b"\x02"
+    assert bytes(values[11]) == bytes(128)
+
+
+def test_multi_device_arguments_are_checked():
+    spec = KernelSpec("k", entry(devices=2))
+    x = FakeTensor((64, 64), ptr=0x9000000)
+    with pytest.raises(ArgumentError, match=r"argument 'out' \(#0\): the "
+                       r"kernel takes a multi-device view here"):
+        check_arguments(spec, [x, x], names=["out", "x"])
+    with pytest.raises(ArgumentError, match="argument #1: the kernel takes "
+                       "one tensor here, not a multi-device view"):
+        check_arguments(spec, [views(), views()])
+    with pytest.raises(ArgumentError, match="spans 4 devices; the kernel was "
+                       "compiled for at most 2"):
+        check_arguments(spec, [views(world=4), x])
+    with pytest.raises(ArgumentError, match="16-byte aligned, one is at "
+                       "0x100008"):
+        check_arguments(spec, [views(base=0x100008), x])
+    with pytest.raises(ArgumentError, match="on cuda:1, but argument #0 is "
+                       "on cuda:0"):
+        check_arguments(spec, [views(), FakeTensor((64, 64),
+                                                   device="cuda:1")])
+
+
+def test_two_multi_device_arguments_must_agree():
+    e = entry(devices=2)
+    e["params"][1]["devices"] = 2
+    e["abi"] = [a for a in e["abi"] if a.get("param") != 1]
+    e["abi"] += [{"kind": "view_ptr", "param": 1, "device": k}
+                 for k in range(2)]
+    spec = KernelSpec("k", e)
+    with pytest.raises(ArgumentError, match=r"argument #1: device 0 of 2, "
+                       r"but argument #0 is device 1 of 2"):
+        check_arguments(spec, [views(rank=1), views(rank=0, base=0x4000000)])
+    check_arguments(spec, [views(rank=1), views(rank=1, base=0x4000000)])
+
+
+def test_tensor_parallel_variants_are_the_bundled_program():
+    from tk_mlir.ops import tensor_parallel
+    assert tensor_parallel.variants() == {
+        "gemm_reduce_scatter": ("gemm_reduce_scatter", "")}
+    assert tensor_parallel._int32(2**31) == -2**31
+    assert tensor_parallel._int32(2**32 + 5) == 5
+    assert ctypes.c_int32(tensor_parallel._int32(2**31 + 7)).value == \
+        -2**31 + 7

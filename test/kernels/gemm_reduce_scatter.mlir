@@ -1,0 +1,17 @@
+// RUN: tk-opt %kernels/multi_gpu/gemm_reduce_scatter.mlir | tk-opt | FileCheck %s
+// RUN: tk-opt %kernels/multi_gpu/gemm_reduce_scatter.mlir -mlir-print-op-generic | tk-opt | FileCheck %s
+// Layouts and swizzles are left open for tile-assign-layouts: none is named.
+// RUN: tk-opt %kernels/multi_gpu/gemm_reduce_scatter.mlir | not grep -E '#tile[.](row|col|mma_acc|mfma|vec|swizzle)'
+
+// CHECK-LABEL: tile.kernel @gemm_reduce_scatter
+// CHECK-SAME: !tile.gl<?x?xbf16, devices = 8>
+// CHECK-SAME: launch(warpgroups = 2, grid = persistent)
+// CHECK: tile.device_id
+// CHECK: tile.device_count
+// CHECK: tile.signal_add {{.*}} device
+// CHECK: tile.signal_wait {{.*}} at_least
+// CHECK: tile.foreach_tile
+// CHECK: tile.copy
+// CHECK: tile.mma AB
+// CHECK: tile.store {{.*}} device {{.*}} reduce add
+// CHECK: tile.signal_wait {{.*}} at_least
