@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Times tk_mlir's GEMM + reduce-scatter (the row-parallel linear layer) on
-every GPU of the node against, in the same run:
-(a) NCCL's reduce-scatter after cuBLAS's matmul, back to back;
-(b) PyTorch's fused symmetric-memory op
-    (torch.ops.symm_mem.fused_matmul_reduce_scatter);
-(c) the ideal overlap, max(matmul alone, reduce-scatter alone).
-Shapes: M tokens in {8192, 16384, 32768} x K = 8192 x N in {8192, 28672}
-(the whole N; each rank holds K / world of the contraction). bf16.
+"""Times tk_mlir's GEMM + reduce-scatter (the row-parallel linear layer)
+and all-gather + GEMM (the column-parallel one) on every GPU of the node
+against, in the same run:
+(a) NCCL's collective and cuBLAS's matmul back to back;
+(b) PyTorch's fused symmetric-memory ops
+    (torch.ops.symm_mem.fused_matmul_reduce_scatter,
+    fused_all_gather_matmul);
+(c) the ideal overlap, max(matmul alone, collective alone).
+Shapes: M tokens in {8192, 16384, 32768} x K = 8192 x N in {8192, 28672}:
+GEMM + reduce-scatter over the whole N, each rank holding K / world of the
+contraction; all-gather + GEMM with N / world columns per rank, each
+holding M / world rows of A. bf16.
 
 Timing as ../shared/peers/tp_baselines.py times its peers: CUDA events
 around one call after a barrier, the median of the calls, the slowest rank
@@ -28,7 +32,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import tk_mlir.multi_device  # noqa: E402,F401  (multicast off first)
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-from tk_mlir.ops.tensor_parallel import gemm_reduce_scatter  # noqa: E402
+from tk_mlir.ops.tensor_parallel import (  # noqa: E402
+    all_gather_gemm, gemm_reduce_scatter)
 
 SHAPES = ("8192:8192:8192,16384:8192:8192,32768:8192:8192,"
           "8192:8192:28672,16384:8192:28672,32768:8192:28672")
@@ -65,60 +70,80 @@ def time_rounds(fns, rounds, per_round=5, warmup=3):
     return result
 
 
+def peers(op, M, K, N, world, group):
+    """The functions timed for one op and shape: ours, cuBLAS alone, the
+    collective alone, both back to back, PyTorch's fused op."""
+    bf16 = dict(device="cuda", dtype=torch.bfloat16)
+    if op == "ag_gemm":
+        a = torch.randn(M // world, K, **bf16)
+        b = torch.randn(K, N // world, **bf16)
+        full = torch.empty(M, K, **bf16)
+        product = torch.empty(M, N // world, **bf16)
+        return {
+            "ours": lambda: all_gather_gemm(a, b),
+            "gemm": lambda: torch.matmul(full, b, out=product),
+            "comm": lambda: dist.all_gather_into_tensor(full, a),
+            "seq": lambda: (dist.all_gather_into_tensor(full, a),
+                            torch.matmul(full, b, out=product)),
+            "fused": lambda: torch.ops.symm_mem.fused_all_gather_matmul(
+                a, [b], gather_dim=0, group_name=group.group_name),
+        }
+    a = torch.randn(M, K // world, **bf16)
+    b = torch.randn(K // world, N, **bf16)
+    part = torch.empty(M, N, **bf16)
+    out = torch.empty(M // world, N, **bf16)
+    return {
+        "ours": lambda: gemm_reduce_scatter(a, b),
+        "gemm": lambda: torch.matmul(a, b, out=part),
+        "comm": lambda: dist.reduce_scatter_tensor(out, part),
+        "seq": lambda: (torch.matmul(a, b, out=part),
+                        dist.reduce_scatter_tensor(out, part)),
+        "fused": lambda: torch.ops.symm_mem.fused_matmul_reduce_scatter(
+            a, b, "sum", scatter_dim=0, group_name=group.group_name),
+    }
+
+
+def write(out, world, rows):
+    with open(os.path.join(out, f"tensor-parallel-bench-{world}.json"),
+              "w") as f:
+        json.dump({"device": torch.cuda.get_device_name(), "world": world,
+                   "torch": torch.__version__, "rows": rows}, f, indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--shapes", default=SHAPES)
-    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     dist.init_process_group("nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.cuda.set_device(rank)
     group = dist.group.WORLD
-    import torch.distributed._symmetric_memory as symm_mem
-    symm_mem.enable_symm_mem_for_group(group.group_name)
     rows = []
     for shape in args.shapes.split(","):
         M, K, N = (int(x) for x in shape.split(":"))
-        a = torch.randn(M, K // world, device="cuda").bfloat16()
-        b = torch.randn(K // world, N, device="cuda").bfloat16()
-        part = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
-        out = torch.empty(M // world, N, device="cuda", dtype=torch.bfloat16)
-
-        def fused():
-            torch.ops.symm_mem.fused_matmul_reduce_scatter(
-                a, b, "sum", scatter_dim=0, group_name=group.group_name)
-        fns = {
-            "ours": lambda: gemm_reduce_scatter(a, b),
-            "gemm": lambda: torch.matmul(a, b, out=part),
-            "comm": lambda: dist.reduce_scatter_tensor(out, part),
-            "seq": lambda: (torch.matmul(a, b, out=part),
-                            dist.reduce_scatter_tensor(out, part)),
-            "fused": fused,
-        }
-        t = time_rounds(fns, args.rounds)
-        ideal = max(t["gemm"], t["comm"])
-        row = dict(op="gemm_rs", M=M, K=K, N=N, world=world, ours=t["ours"],
-                   seq=t["seq"], fused=t["fused"], gemm=t["gemm"],
-                   comm=t["comm"], ideal=ideal,
-                   seq_over_ours=t["seq"] / t["ours"],
-                   fused_over_ours=t["fused"] / t["ours"],
-                   ours_over_ideal=t["ours"] / ideal)
-        rows.append(row)
-        if rank == 0:
-            print(f"gemm_rs M={M:6d} K={K} N={N:6d} W={world}: ours "
-                  f"{t['ours']:.3f} ms | (a) NCCL+cuBLAS {t['seq']:.3f} "
-                  f"({row['seq_over_ours']:.2f}x) | (b) symm_mem fused "
-                  f"{t['fused']:.3f} ({row['fused_over_ours']:.2f}x) | (c) "
-                  f"ideal {ideal:.3f} (gemm {t['gemm']:.3f}, comm "
-                  f"{t['comm']:.3f}; ours/ideal {row['ours_over_ideal']:.2f})",
-                  flush=True)
-        del a, b, part, out
-    if rank == 0:
-        with open(os.path.join(args.out,
-                               f"tensor-parallel-bench-{world}.json"), "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(), "world": world,
-                       "torch": torch.__version__, "rows": rows}, f, indent=1)
+        for op in ("ag_gemm", "gemm_rs"):
+            t = time_rounds(peers(op, M, K, N, world, group), args.rounds)
+            ideal = max(t["gemm"], t["comm"])
+            row = dict(op=op, M=M, K=K, N=N, world=world, ours=t["ours"],
+                       seq=t["seq"], fused=t["fused"], gemm=t["gemm"],
+                       comm=t["comm"], ideal=ideal,
+                       seq_over_ours=t["seq"] / t["ours"],
+                       fused_over_ours=t["fused"] / t["ours"],
+                       ours_over_ideal=t["ours"] / ideal)
+            rows.append(row)
+            if rank == 0:
+                print(f"{op} M={M:6d} K={K} N={N:6d} W={world}: ours "
+                      f"{t['ours']:.3f} ms | (a) NCCL+cuBLAS {t['seq']:.3f} "
+                      f"({row['seq_over_ours']:.2f}x) | (b) symm_mem fused "
+                      f"{t['fused']:.3f} ({row['fused_over_ours']:.2f}x) | "
+                      f"(c) ideal {ideal:.3f} (gemm {t['gemm']:.3f}, comm "
+                      f"{t['comm']:.3f}; ours/ideal "
+                      f"{row['ours_over_ideal']:.2f})", flush=True)
+            torch.cuda.empty_cache()
+            if rank == 0:   # after each row: a cut-off run keeps its rows
+                write(args.out, world, rows)
     dist.destroy_process_group()
 
 

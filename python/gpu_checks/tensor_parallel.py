@@ -9,6 +9,10 @@ process per GPU:
   128-row tile, columns not a multiple of 256, a contraction not a
   multiple of 64), and the same shapes again (the counters keep growing
   across launches);
+- all_gather_gemm against a float32 reference (NCCL's all-gather of the
+  shards, then a float32 product), the same kinds of shapes (shards of
+  rows not a multiple of 128, so tiles straddle two devices' shards),
+  twice each (the handshake counters keep growing);
 - bad arguments raise ArgumentError naming the argument.
 
 usage: torchrun --nproc-per-node N tensor_parallel.py [--out DIR]
@@ -23,17 +27,26 @@ import tk_mlir.multi_device  # noqa: E402,F401  (multicast off first)
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 from report import relative_error  # noqa: E402
-from tk_mlir.ops.tensor_parallel import gemm_reduce_scatter  # noqa: E402
+from tk_mlir.ops.tensor_parallel import (  # noqa: E402
+    all_gather_gemm, gemm_reduce_scatter)
 from tk_mlir.runtime import ArgumentError  # noqa: E402
 
 TOLERANCE = 2e-2  # bf16 output, partial sums added in bf16
 
 
 def shapes(world):
-    """(M, K, N): M rows in all, K the whole contraction (each rank holds
-    K / world of it)."""
+    """GEMM + reduce-scatter's (M, K, N): M rows in all, K the whole
+    contraction (each rank holds K / world of it)."""
     return [(4096, 4096, 4096), (world * 200, world * 136, 1000),
             (world * 1000, world * 520, 2304), (world * 64, world * 64, 256),
+            (8192, 8192, 8192)]
+
+
+def gather_shapes(world):
+    """All-gather + GEMM's (M, K, N): each rank holds M / world rows of A
+    and N / world columns of B (rows of 16-byte multiples for TMA)."""
+    return [(4096, 4096, 4096), (world * 200, 136, world * 1000),
+            (world * 1000, 520, world * 288), (world * 64, 64, world * 256),
             (8192, 8192, 8192)]
 
 
@@ -76,6 +89,21 @@ def main():
                 f"relative error {error.item():.2e} (NCCL's bf16 "
                 f"reduce-scatter {error_nccl:.2e})")
 
+    for again in (False, True):
+        for M, K, N in gather_shapes(world):
+            a = torch.randn(M // world, K, device="cuda").bfloat16()
+            b = torch.randn(K, N // world, device="cuda").bfloat16()
+            got = all_gather_gemm(a, b)
+            full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
+            dist.all_gather_into_tensor(full, a)
+            want = full.float() @ b.float()
+            error = torch.tensor(relative_error(got, want), device="cuda")
+            dist.all_reduce(error, op=dist.ReduceOp.MAX)
+            row(f"all_gather_gemm M={M} K={K} N={N} world={world}"
+                f"{' (again)' if again else ''}",
+                got.shape == (M, N // world) and error.item() <= TOLERANCE,
+                f"relative error {error.item():.2e}")
+
     a = torch.randn(world * 64, 64, device="cuda").bfloat16()
     b = torch.randn(64, 256, device="cuda").bfloat16()
     for case, call, message in (
@@ -86,7 +114,10 @@ def main():
             ("rows that do not split", lambda: gemm_reduce_scatter(
                 a[:world * 64 - 1], b), "do not split evenly"),
             ("a transposed", lambda: gemm_reduce_scatter(a.t(), b.t()),
-             "argument 'a': expected a contiguous matrix")):
+             "argument 'a': expected a contiguous matrix"),
+            ("all_gather_gemm: b of the wrong rows",
+             lambda: all_gather_gemm(a, b[:32]),
+             "argument 'b': has 32 rows, but 'a' has 64 columns")):
         try:
             call()
             row(f"ArgumentError: {case}", False, "no error")

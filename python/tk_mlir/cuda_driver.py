@@ -195,3 +195,39 @@ def launch(device, function, grid, spec, pointers, stream):
         _check(driver.cuLaunchKernelEx(config, function,
                                        ctypes.addressof(pointers), 0),
                "cuLaunchKernelEx")
+
+
+def _stream(stream):
+    return driver.CUstream(stream) if isinstance(stream, int) else stream
+
+
+def stream_write_value(device, stream, address, value):
+    """Queues on `stream` (of `device`) a 32-bit write of `value` to device
+    address `address` (this device's memory or a peer's it can reach),
+    after the stream's earlier work and a system-wide memory fence."""
+    with _on(device):
+        _check(driver.cuStreamWriteValue32(
+            _stream(stream), driver.CUdeviceptr(address),
+            driver.cuuint32_t(value % 2**32),
+            driver.CUstreamWriteValue_flags.CU_STREAM_WRITE_VALUE_DEFAULT),
+            "cuStreamWriteValue32")
+
+
+def stream_wait_value(device, stream, address, value):
+    """Makes `stream`'s later work wait until the 32-bit word at `address`
+    is `value` or more (as a signed difference, so it may wrap)."""
+    with _on(device):
+        _check(driver.cuStreamWaitValue32(
+            _stream(stream), driver.CUdeviceptr(address),
+            driver.cuuint32_t(value % 2**32),
+            driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ),
+            "cuStreamWaitValue32")
+
+
+def copy_async(device, stream, destination, source, size):
+    """Queues a copy of `size` bytes between device addresses (either may
+    be a peer's) on `stream`: the copy engines, no multiprocessor."""
+    with _on(device):
+        _check(driver.cuMemcpyDtoDAsync(
+            driver.CUdeviceptr(destination), driver.CUdeviceptr(source),
+            size, _stream(stream)), "cuMemcpyDtoDAsync")

@@ -90,10 +90,13 @@ def symmetric_empty(shape, dtype, group=None):
     import torch.distributed as dist
     import torch.distributed._symmetric_memory as symm_mem
     group = group or dist.group.WORLD
-    if hasattr(symm_mem, "enable_symm_mem_for_group"):
-        symm_mem.enable_symm_mem_for_group(group.group_name)
     tensor = symm_mem.empty(shape, dtype=dtype,
                             device=torch.device("cuda",
                                                 torch.cuda.current_device()))
-    handle = symm_mem.rendezvous(tensor, group.group_name)
+    try:
+        handle = symm_mem.rendezvous(tensor, group.group_name)
+    except RuntimeError:
+        # PyTorch before 2.9 rendezvouses only in groups enabled first.
+        symm_mem.enable_symm_mem_for_group(group.group_name)
+        handle = symm_mem.rendezvous(tensor, group.group_name)
     return DeviceViews.from_symmetric(tensor, handle)

@@ -262,6 +262,46 @@ tile.kernel @signals_around(%A: !view, %C: !view, %F: !flags, %v: i32) launch(wa
 // -----
 
 !view = !tile.gl<?x?xbf16>
+!flags = !tile.gl<?xi32>
+
+// A counter wait in the tile loop guards what the tile reads: the producer
+// keeps it before its loads (with the index math it needs), the consumers
+// keep it too.
+// CHECK-LABEL: tile.kernel @wait_in_tile_loop
+// CHECK:       tile.warp_specialize producer
+// CHECK:         tile.foreach_tile (%[[M:.*]]) in
+// CHECK:           %[[SLOT:.*]] = arith.remui %[[M]], %{{.*}} : index
+// CHECK-NEXT:      tile.signal_wait %{{.*}}[%[[SLOT]]], %{{.*}} at_least
+// CHECK:           tile.load_async
+// CHECK:       consumer
+// CHECK:         tile.foreach_tile
+// CHECK:           tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} at_least
+// CHECK-NOT:       tile.load_async
+// CHECK:           tile.mma
+tile.kernel @wait_in_tile_loop(%A: !view, %C: !view, %F: !flags, %v: i32) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  tile.foreach_tile (%m) in (%c4) {
+    %slot = arith.remui %m, %c4 : index
+    tile.signal_wait %F[%slot], %v at_least : !flags
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%x = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
 !acc = !tile.rt<128x64xf32, block>
 
 // Row vectors of block tiles and masks split with the rows: a row max of

@@ -7,6 +7,12 @@ gemm_reduce_scatter: the row-parallel linear layer. Every process holds
 group of a @ b, of which process r gets rows [r M / world, (r + 1) M /
 world). Each device computes the product tiles of every owner's rows and
 adds them into the owner's output with TMA reduce stores through NVLink.
+
+all_gather_gemm: the column-parallel linear layer. Every process holds its
+rows `a` [M / world, K] of A and its columns `b` [K, N / world] of B; the
+result is A @ b [M, N / world]. The copy engines gather the shards from
+the peers' memory while the kernel computes: each tile waits only for the
+shards of its rows, its own shard's tiles first.
 """
 try:
     import torch
@@ -19,12 +25,14 @@ from .attention import load_compiled
 
 PROGRAM = "gemm_reduce_scatter"
 _ARG_NAMES = ["A", "B", "C", "flags", "started", "finished"]
+GATHER_PROGRAM = "all_gather_gemm"
+_GATHER_ARG_NAMES = ["A", "B", "C", "arrived", "epoch", "first_tile"]
 
 
 def variants():
     """name -> (program, tk-opt -tile-to-nvidia options), as
     scripts/setup.sh builds them."""
-    return {PROGRAM: (PROGRAM, "")}
+    return {PROGRAM: (PROGRAM, ""), GATHER_PROGRAM: (GATHER_PROGRAM, "")}
 
 
 def _int32(total):
@@ -52,7 +60,7 @@ class _Communicator:
 _communicators = {}
 
 
-def _check(a, b, world):
+def _check(a, b, world, split="rows"):
     for name, t in (("a", a), ("b", b)):
         if not isinstance(t, torch.Tensor):
             raise ArgumentError(f"argument '{name}': expected a tensor, got "
@@ -72,7 +80,7 @@ def _check(a, b, world):
     if a.shape[1] != b.shape[0]:
         raise ArgumentError(f"argument 'b': has {b.shape[0]} rows, but 'a' "
                             f"has {a.shape[1]} columns")
-    if a.shape[0] % world:
+    if split == "rows" and a.shape[0] % world:
         raise ArgumentError(f"argument 'a': its {a.shape[0]} rows do not "
                             f"split evenly over {world} devices")
 
@@ -102,3 +110,98 @@ def gemm_reduce_scatter(a, b, group=None):
     comm.output.local.zero_()
     kernel(a3, b, comm.output, comm.flags, expected, expected)
     return comm.output.local.clone()
+
+
+class _Gather:
+    """What a group's all_gather_gemm launches of one shard shape share:
+    this device's shard in symmetric memory (peers copy from it), the
+    handshake counters (`ready[q]`: device q's shard of the epoch is in
+    place; `done[q]`: device q has copied this device's shard), the gathered
+    A, the per-shard arrival counters the kernel waits on, and the stream
+    the copies run on."""
+
+    def __init__(self, group, rows, cols):
+        import torch.distributed as dist
+        self.world = dist.get_world_size(group)
+        self.rank = dist.get_rank(group)
+        self.shard = symmetric_empty((rows, cols), torch.bfloat16, group)
+        self.ready = symmetric_empty((self.world,), torch.int32, group)
+        self.done = symmetric_empty((self.world,), torch.int32, group)
+        self.ready.local.zero_()
+        self.done.local.zero_()
+        self.gathered = torch.empty(self.world * rows, cols,
+                                    dtype=torch.bfloat16, device="cuda")
+        self.arrived = torch.zeros(self.world, dtype=torch.int32,
+                                   device="cuda")
+        self.stream = torch.cuda.Stream()
+        torch.cuda.synchronize()
+        dist.barrier(group)   # every device's counters are zero
+        self.epoch = 0
+
+
+_gathers = {}
+
+
+def all_gather_gemm(a, b, group=None):
+    """A @ b, A gathered over `group` (default: the world) from every
+    process's rows `a` [M / world, K]; `b` [K, N / world]: [M, N / world],
+    bf16 (f32 accumulation). Collective: every process of the group calls
+    it with its shards, all of the same shapes."""
+    import torch.distributed as dist
+    from .. import cuda_driver as cuda
+    group = group or dist.group.WORLD
+    world = dist.get_world_size(group)
+    _check(a, b, world, split="none")
+    rows, cols = a.shape
+    key = (group.group_name, rows, cols)
+    g = _gathers.get(key)
+    if g is None:
+        g = _gathers[key] = _Gather(group, rows, cols)
+    device = torch.cuda.current_device()
+    main = torch.cuda.current_stream()
+    g.epoch += 1
+    epoch = g.epoch % 2**32
+    word = 4   # bytes of a counter
+    # The peers copied this device's shard of the last call: overwrite it.
+    if g.epoch > 1:
+        for q in range(world):
+            if q != g.rank:
+                cuda.stream_wait_value(device, main.cuda_stream,
+                                       g.done.local.data_ptr() + word * q,
+                                       epoch - 1)
+    g.shard.local.copy_(a)
+    for q in range(world):
+        if q != g.rank:
+            cuda.stream_write_value(device, main.cuda_stream,
+                                    g.ready.addresses[q] + word * g.rank,
+                                    epoch)
+    # The copies: after the last call's kernel read the gathered A, own
+    # shard first, then the next devices' in turn.
+    g.stream.wait_stream(main)
+    a.record_stream(g.stream)
+    side = g.stream.cuda_stream
+    size = rows * cols * a.element_size()
+    for k in range(world):
+        p = (g.rank + k) % world
+        target = g.gathered.data_ptr() + p * size
+        if p == g.rank:
+            cuda.copy_async(device, side, target, a.data_ptr(), size)
+        else:
+            cuda.stream_wait_value(device, side,
+                                   g.ready.local.data_ptr() + word * p,
+                                   epoch)
+            cuda.copy_async(device, side, target, g.shard.addresses[p], size)
+            cuda.stream_write_value(device, side,
+                                    g.done.addresses[p] + word * g.rank,
+                                    epoch)
+        cuda.stream_write_value(device, side,
+                                g.arrived.data_ptr() + word * p, epoch)
+    kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
+                           _GATHER_ARG_NAMES)
+    out = torch.empty(world * rows, b.shape[1], dtype=torch.bfloat16,
+                      device=a.device)
+    kernel(g.gathered, b, out, g.arrived, _int32(g.epoch),
+           (g.rank * rows) // 128)
+    # The next call's copies start after this kernel (stream order above);
+    # the caller's next work on `main` sees `out` complete.
+    return out

@@ -35,6 +35,8 @@
 // RUN: %ptxas -arch=sm_90a %t.at/attention_fwd.ptx -o %t.at/check.cubin 2>&1 | FileCheck %s --check-prefix=NO-INJECTED-FENCE --allow-empty
 // RUN: rm -rf %t.rs && tk-opt %kernels/multi_gpu/gemm_reduce_scatter.mlir -tile-to-nvidia="out=%t.rs cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.rs/gemm_reduce_scatter.ptx -o %t.rs/check.cubin
+// RUN: rm -rf %t.ag && tk-opt %kernels/multi_gpu/all_gather_gemm.mlir -tile-to-nvidia="out=%t.ag cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.ag/all_gather_gemm.ptx -o %t.ag/check.cubin
 // RUN: rm -rf %t.gn && tk-opt %kernels/gemm/gemm_naive.mlir -tile-to-nvidia="out=%t.gn cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.gn/gemm_naive.ptx -o %t.gn/check.cubin
 // RUN: rm -rf %t.gp && tk-opt %tk_src_root/python/gpu_checks/gemm_pipelined.mlir -tile-to-nvidia="out=%t.gp cubin=false" -o /dev/null

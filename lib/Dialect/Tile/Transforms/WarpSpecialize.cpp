@@ -387,7 +387,9 @@ struct WarpSpecializePass
         prologueCopy = &op;
       if (op.hasAttr(kPipelinedAttr))
         loopCopy = &op;
-      if (op.hasAttr(kTileCopyAttr))
+      // A counter wait in the tile loop guards what the tile reads: the
+      // producer, which loads it, waits too.
+      if (op.hasAttr(kTileCopyAttr) || isa<SignalWaitOp>(op))
         roots.push_back(&op);
     }
     auto pipelinedCopy = cast<scf::ForOp>(loopCopy);
