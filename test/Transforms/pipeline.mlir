@@ -545,3 +545,26 @@ tile.kernel @tile_copy_in_role(%Q: !qkv) launch(warpgroups = 2) {
     }
   }
 }
+
+// -----
+
+!peers = !tile.gl<?x?xbf16, devices = 4>
+
+// A copy from another device's copy of a multi-device view keeps its
+// device on the asynchronous loads (prologue and refill).
+// CHECK-LABEL: tile.kernel @peer_copies
+// CHECK: tile.load_async %{{.*}}[%{{.*}}, %{{.*}}] device %[[D:[a-z0-9]+]] ->
+// CHECK: tile.load_async %{{.*}}[%{{.*}}, %{{.*}}] device %[[D]] ->
+// CHECK-NOT: tile.copy
+tile.kernel @peer_copies(%A: !peers, %C: !tile.gl<?x?xf32>, %d: index, %n: index) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup>
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%x = %zero) -> (!tile.rt<64x64xf32, warpgroup>) {
+    tile.copy %A[%c0, %k] device %d -> %a : !peers, !tile.st<64x64xbf16>
+    %y = tile.mma AB %a, %a, %x : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+    scf.yield %y : !tile.rt<64x64xf32, warpgroup>
+  }
+  tile.store %acc, %C[%c0, %c0] : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x?xf32>
+}

@@ -252,7 +252,7 @@ struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type buffer = op.getDst().getType();
-    Value map = tensorMap(rewriter, loc, op, Value{});
+    Value map = tensorMap(rewriter, loc, op, adaptor.getDevice());
     int64_t blocks = 1, blockBytes = 0, width = 0;
     if (auto tile = dyn_cast<SharedTileType>(buffer)) {
       int64_t swizzle = tile.getSwizzle().getBytes();

@@ -94,3 +94,27 @@ tile.kernel @product_bound(%A: !tile.gl<?x?x?xbf16>) launch(warpgroups = 1) {
     "test.use"(%t, %u) : (index, index) -> ()
   }
 }
+
+// -----
+
+// TMA loads from a multi-device view: the map of the device the load names
+// (a peer's memory through NVLink), else the launch's own.
+// CHECK-LABEL: llvm.func @peer_load
+// CHECK-SAME: %[[ME:[^:]*]]: i32, %[[W:[^:]*]]: i32, %[[M0:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %[[M1:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant})
+// CHECK: %[[D:.*]] = arith.index_cast %[[W]] : i32 to index
+// CHECK: %[[D32:.*]] = arith.index_cast %[[D]] : index to i32
+// CHECK: %[[IS:.*]] = arith.cmpi eq, %[[D32]], %{{.*}} : i32
+// CHECK: %[[MAP:.*]] = arith.select %[[IS]], %[[M1]], %[[M0]] : !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]]
+// CHECK: %[[OWN:.*]] = arith.index_cast %[[ME]] : i32 to index
+// CHECK: %[[OWN32:.*]] = arith.index_cast %[[OWN]] : index to i32
+// CHECK: %[[ISOWN:.*]] = arith.cmpi eq, %[[OWN32]], %{{.*}} : i32
+// CHECK: %[[OWNMAP:.*]] = arith.select %[[ISOWN]], %[[M1]], %[[M0]] : !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[OWNMAP]]
+tile.kernel @peer_load(%A: !tile.gl<?x?xbf16, devices = 2>, %i: index) launch(warpgroups = 1) {
+  %s = tile.alloc : !tile.st<128x64xbf16, #tile.swizzle<128>>
+  %sem = tile.alloc : !tile.sem
+  %d = tile.device_count
+  tile.load_async %A[%i, %i] device %d -> %s, %sem : !tile.gl<?x?xbf16, devices = 2>, !tile.st<128x64xbf16, #tile.swizzle<128>>
+  tile.load_async %A[%i, %i] -> %s, %sem : !tile.gl<?x?xbf16, devices = 2>, !tile.st<128x64xbf16, #tile.swizzle<128>>
+}

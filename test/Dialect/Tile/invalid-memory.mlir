@@ -122,7 +122,7 @@ tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %s = tile.alloc : !tile.sem<2>
   // expected-error @+1 {{'tile.load_async' op operand #4 must be single semaphore (!tile.sem), but got '!tile.sem<2>'}}
-  "tile.load_async"(%g, %i, %i, %a, %s) : (!tile.gl<?x?xbf16>, index, index, !tile.st<128x64xbf16>, !tile.sem<2>) -> ()
+  "tile.load_async"(%g, %i, %i, %a, %s) {operandSegmentSizes = array<i32: 1, 2, 1, 1, 0>} : (!tile.gl<?x?xbf16>, index, index, !tile.st<128x64xbf16>, !tile.sem<2>) -> ()
 }
 
 // -----
@@ -472,4 +472,21 @@ tile.kernel @store_device_shared(%i: index) {
   %s = tile.alloc : !tile.st<64x64xbf16>
   // expected-error @+1 {{'tile.store' op 'device' picks a copy of a multi-device view; it does not apply to shared memory}}
   tile.store %x, %s device %i : !tile.rt<64x64xbf16, warpgroup>, !tile.st<64x64xbf16>
+}
+
+// -----
+
+tile.kernel @load_async_device_plain(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.load_async' op 'device' picks a copy of a multi-device view (!tile.gl<..., devices = N>), got '!tile.gl<?x?xbf16>'}}
+  tile.load_async %g[%i, %i] device %i -> %a, %s : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
+}
+
+// -----
+
+tile.kernel @copy_device_plain(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  // expected-error @+1 {{'tile.copy' op 'device' picks a copy of a multi-device view (!tile.gl<..., devices = N>), got '!tile.gl<?x?xbf16>'}}
+  tile.copy %g[%i, %i] device %i -> %a : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
 }

@@ -84,6 +84,8 @@ tile.kernel @mma_turns() launch(warpgroups = 3) attributes {tile.pingpong} {
 // CHECK: tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} at_least : !tile.gl<?xi32>
 // CHECK: tile.store_async %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] device %[[ME]] reduce add : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16, devices = 4>
 // CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] device %[[W]] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16, devices = 4>
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] device %[[W]] -> %{{.*}} : !tile.gl<?x?xbf16, devices = 4>, !tile.st<128x64xbf16>
+// CHECK: tile.load_async %{{.*}}[%{{.*}}, %{{.*}}] device %[[ME]] -> %{{.*}}, %{{.*}} : !tile.gl<?x?xbf16, devices = 4>, !tile.st<128x64xbf16>
 tile.kernel @devices(%f: !tile.gl<?xi32, devices = 4>, %g: !tile.gl<?xi32>,
                      %c: !tile.gl<?x?xbf16, devices = 4>, %i: index,
                      %v: i32) {
@@ -97,4 +99,7 @@ tile.kernel @devices(%f: !tile.gl<?xi32, devices = 4>, %g: !tile.gl<?xi32>,
   tile.store_async %s -> %c[%i, %i] device %me reduce add : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16, devices = 4>
   %x = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup>
   tile.store %x, %c[%i, %i] device %world : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16, devices = 4>
+  tile.copy %c[%i, %i] device %world -> %s : !tile.gl<?x?xbf16, devices = 4>, !tile.st<128x64xbf16>
+  %sem = tile.alloc : !tile.sem
+  tile.load_async %c[%i, %i] device %me -> %s, %sem : !tile.gl<?x?xbf16, devices = 4>, !tile.st<128x64xbf16>
 }

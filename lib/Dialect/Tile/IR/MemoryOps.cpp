@@ -171,6 +171,8 @@ static LogicalResult verifyAsyncBox(Operation *op, ArrayRef<int64_t> shape) {
 }
 
 LogicalResult LoadAsyncOp::verify() {
+  if (failed(verifyDeviceOperand(*this, getSrc().getType(), getDevice())))
+    return failure();
   auto [shape, element, isRing] = sharedBuffer(getDst().getType());
   if (failed(verifyTransfer(*this, "destination", shape, element, isRing,
                             getSrc().getType(), getCoords())))
@@ -195,6 +197,8 @@ LogicalResult LoadAsyncOp::verify() {
 }
 
 LogicalResult CopyOp::verify() {
+  if (failed(verifyDeviceOperand(*this, getSrc().getType(), getDevice())))
+    return failure();
   auto [shape, element, isRing] = sharedBuffer(getDst().getType());
   if (failed(verifyTransfer(*this, "destination", shape, element, isRing,
                             getSrc().getType(), getCoords())))

@@ -411,7 +411,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     for (auto [copy, ring, coords] : llvm::zip(
              plan.copies, rings, copyCoordsAt(b, plan, loop.getLowerBound())))
       CopyOp::create(b, copy.getLoc(), copy.getSrc(), coords,
-                     slot(b, ring, zero));
+                     slot(b, ring, zero), copy.getDevice());
     Value wg = WarpgroupIdOp::create(b, loc);
     auto lateBarrier = [&](OpBuilder &b, Value which) {
       auto branch = scf::IfOp::create(
@@ -673,7 +673,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       SemWaitOp::create(b, loc, empty, previous);
       SemExpectOp::create(b, loc, full, ValueRange{copy.getDst()});
       LoadAsyncOp::create(b, loc, copy.getSrc(), copy.getCoords(),
-                          copy.getDst(), full, /*multicast=*/false);
+                          copy.getDst(), full, /*multicast=*/false,
+                          copy.getDevice());
     }
     if (firstUse)
       b.setInsertionPoint(firstUse);
@@ -750,7 +751,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       SemExpectOp::create(b, loc, fullSlot, slots);
       for (auto [copy, slot, at] : llvm::zip(plan.copies, slots, coords))
         LoadAsyncOp::create(b, copy.getLoc(), copy.getSrc(), at, slot, fullSlot,
-                            /*multicast=*/false);
+                            /*multicast=*/false, copy.getDevice());
     };
 
     Value ahead = constIndex(b, loc, stages - 1);

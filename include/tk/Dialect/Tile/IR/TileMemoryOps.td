@@ -57,7 +57,7 @@ def Tile_SubtileOp : Tile_Op<"subtile", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_LoadAsyncOp : Tile_Op<"load_async"> {
+def Tile_LoadAsyncOp : Tile_Op<"load_async", [AttrSizedOperandSegments]> {
   let summary = "asynchronous global→shared copy completing on a semaphore";
   let description = [{
     Copies the tile at tile coordinates `coords` of `src` into `dst`
@@ -80,18 +80,26 @@ def Tile_LoadAsyncOp : Tile_Op<"load_async"> {
     tile.load_async %A[%m, %k] -> %a_s, %full_s : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
     tile.load_async %B[%k, %n] -> %b_s, %full_s multicast : !tile.gl<?x?xbf16>, !tile.st<64x256xbf16>
     ```
+
+    From a multi-device view, `device %d` reads device `%d`'s copy (a TMA
+    load through NVLink from a peer's memory); without it, the launch's
+    own.
+
+    ```mlir
+    tile.load_async %A[%m, %k] device %d -> %a_s, %full_s : !tile.gl<?x?xbf16, devices = 8>, !tile.st<128x64xbf16>
+    ```
   }];
   let arguments = (ins Tile_GlobalType:$src, Variadic<Index>:$coords,
                        Tile_AnySharedBuffer:$dst, Tile_OneSem:$sem,
-                       UnitAttr:$multicast);
+                       UnitAttr:$multicast, Optional<Index>:$device);
   let assemblyFormat = [{
-    $src `[` $coords `]` `->` $dst `,` $sem (`multicast` $multicast^)? attr-dict `:`
+    $src `[` $coords `]` (`device` $device^)? `->` $dst `,` $sem (`multicast` $multicast^)? attr-dict `:`
     qualified(type($src)) `,` qualified(type($dst))
   }];
   let hasVerifier = 1;
 }
 
-def Tile_CopyOp : Tile_Op<"copy"> {
+def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
   let summary = "synchronous global→shared copy by the whole block";
   let description = [{
     The naive form of a load into shared memory: copies the tile at tile
@@ -107,11 +115,14 @@ def Tile_CopyOp : Tile_Op<"copy"> {
     ```mlir
     tile.copy %A[%m, %k] -> %a : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
     ```
+
+    From a multi-device view, `device %d` copies from device `%d`'s copy
+    (tile-pipeline keeps it on the asynchronous loads it makes).
   }];
   let arguments = (ins Tile_GlobalType:$src, Variadic<Index>:$coords,
-                       Tile_AnySharedBuffer:$dst);
+                       Tile_AnySharedBuffer:$dst, Optional<Index>:$device);
   let assemblyFormat = [{
-    $src `[` $coords `]` `->` $dst attr-dict `:`
+    $src `[` $coords `]` (`device` $device^)? `->` $dst attr-dict `:`
     qualified(type($src)) `,` qualified(type($dst))
   }];
   let hasVerifier = 1;
