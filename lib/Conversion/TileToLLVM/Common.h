@@ -178,8 +178,15 @@ mlir::Value offsetPtr(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
                       mlir::Value offset);
 /// Parameter `index` of the llvm.func kernel enclosing `op`.
 mlir::Value kernelParam(mlir::Operation *op, int64_t index);
-/// Parameter `first + index` of the kernel enclosing `op`, for `index` (an
-/// index or integer value) in [0, count): a chain of selects.
+/// Parameter holding dimension `axis` of the view `op` uses (kViewParam,
+/// after the view's pointers: one, or kViewCopies).
+mlir::Value viewDimParam(mlir::Operation *op, int64_t axis);
+/// `choices[index]` for `index` (an index or integer value) in [0,
+/// choices.size()): a chain of selects.
+mlir::Value selectAmong(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::ValueRange choices, mlir::Value index);
+/// Parameter `first + index` of the kernel enclosing `op`, for `index` in
+/// [0, count) (selectAmong).
 mlir::Value selectParam(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Operation *op, int64_t first, int64_t count,
                         mlir::Value index);

@@ -306,20 +306,33 @@ Value tk::lower::kernelParam(Operation *op, int64_t index) {
   return func.getArgument(index);
 }
 
-Value tk::lower::selectParam(OpBuilder &b, Location loc, Operation *op,
-                             int64_t first, int64_t count, Value index) {
-  Value chosen = kernelParam(op, first);
+Value tk::lower::viewDimParam(Operation *op, int64_t axis) {
+  int64_t copies = 1;
+  if (auto attr = op->getAttrOfType<IntegerAttr>(kViewCopies))
+    copies = attr.getInt();
+  return kernelParam(op, op->getAttrOfType<IntegerAttr>(kViewParam).getInt() +
+                             copies + axis);
+}
+
+Value tk::lower::selectAmong(OpBuilder &b, Location loc, ValueRange choices,
+                             Value index) {
+  Value chosen = choices.front();
   if (index.getType().isIndex())
     index = toI32(b, loc, index);
   else if (index.getType() != b.getI32Type())
     index = arith::TruncIOp::create(b, loc, b.getI32Type(), index);
-  for (int64_t k = 1; k < count; ++k) {
+  for (auto [k, choice] : llvm::enumerate(choices.drop_front())) {
     Value is = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
-                                     constI32(b, loc, k));
-    chosen =
-        arith::SelectOp::create(b, loc, is, kernelParam(op, first + k), chosen);
+                                     constI32(b, loc, k + 1));
+    chosen = arith::SelectOp::create(b, loc, is, choice, chosen);
   }
   return chosen;
+}
+
+Value tk::lower::selectParam(OpBuilder &b, Location loc, Operation *op,
+                             int64_t first, int64_t count, Value index) {
+  auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+  return selectAmong(b, loc, func.getArguments().slice(first, count), index);
 }
 
 Value tk::lower::ownDevice(OpBuilder &b, Location loc, Operation *op) {
@@ -1004,13 +1017,10 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     if (auto view = dyn_cast<GlobalType>(type)) {
       // A multi-device view stands for the launch's own copy.
       Value ptr = entry->getArgument(next);
-      for (int64_t k = 1; k < copiesOf(view); ++k) {
-        Value is = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                         entry->getArgument(deviceIdParam),
-                                         constI32(builder, loc, k));
-        ptr = arith::SelectOp::create(builder, loc, is,
-                                      entry->getArgument(next + k), ptr);
-      }
+      if (view.getDevices())
+        ptr = selectAmong(builder, loc,
+                          entry->getArguments().slice(next, copiesOf(view)),
+                          entry->getArgument(deviceIdParam));
       next += copiesOf(view) + view.getShape().size();
       replacements.push_back(
           UnrealizedConversionCastOp::create(builder, loc, type, ptr)

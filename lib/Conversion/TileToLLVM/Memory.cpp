@@ -30,13 +30,9 @@ Value tk::lower::sharedAt(OpBuilder &b, Location loc, int64_t offset) {
 /// The dimensions of the view `op` writes, from its kernel parameters.
 SmallVector<Value> tk::lower::viewDims(OpBuilder &b, Location loc,
                                        Operation *op, size_t rank) {
-  int64_t viewParam = op->getAttrOfType<IntegerAttr>(kViewParam).getInt();
-  int64_t copies = 1;
-  if (auto attr = op->getAttrOfType<IntegerAttr>(kViewCopies))
-    copies = attr.getInt();
   SmallVector<Value> dims;
   for (size_t d = 0; d < rank; ++d)
-    dims.push_back(toIndex(b, loc, kernelParam(op, viewParam + copies + d)));
+    dims.push_back(toIndex(b, loc, viewDimParam(op, d)));
   return dims;
 }
 

@@ -14,14 +14,9 @@ struct DimLowering : OpConversionPattern<DimOp> {
   LogicalResult
   matchAndRewrite(DimOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto param = op->getAttrOfType<IntegerAttr>(kViewParam);
-    if (!param)
+    if (!op->hasAttr(kViewParam))
       return rewriter.notifyMatchFailure(op, "view is not a kernel parameter");
-    int64_t copies = 1;
-    if (auto attr = op->getAttrOfType<IntegerAttr>(kViewCopies))
-      copies = attr.getInt();
-    Value dim =
-        kernelParam(op, param.getInt() + copies + op.getIndexAttr().getInt());
+    Value dim = viewDimParam(op, op.getIndexAttr().getInt());
     rewriter.replaceOp(op, toIndex(rewriter, op.getLoc(), dim));
     return success();
   }

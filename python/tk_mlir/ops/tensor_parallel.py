@@ -40,6 +40,16 @@ def _int32(total):
     return (total + 2**31) % 2**32 - 2**31
 
 
+def _zeroed_everywhere(group, *counters):
+    """Zeroes this device's copy of each multi-device `counters` and returns
+    once every device of `group` has zeroed its copies."""
+    import torch.distributed as dist
+    for views in counters:
+        views.local.zero_()
+    torch.cuda.synchronize()
+    dist.barrier(group)
+
+
 class _Communicator:
     """What a group's launches share: the symmetric output buffer of one
     shape, the counters (zero once, then only growing) and the totals each
@@ -48,10 +58,7 @@ class _Communicator:
     def __init__(self, group, rows, cols):
         self.output = symmetric_empty((rows, cols), torch.bfloat16, group)
         self.flags = symmetric_empty((2,), torch.int32, group)
-        self.flags.local.zero_()
-        torch.cuda.synchronize()
-        import torch.distributed as dist
-        dist.barrier(group)   # every device's counters are zero
+        _zeroed_everywhere(group, self.flags)
         self.total = 0
         # Blocks of a launch (the same on every device).
         self.blocks = None
@@ -127,15 +134,12 @@ class _Gather:
         self.shard = symmetric_empty((rows, cols), torch.bfloat16, group)
         self.ready = symmetric_empty((self.world,), torch.int32, group)
         self.done = symmetric_empty((self.world,), torch.int32, group)
-        self.ready.local.zero_()
-        self.done.local.zero_()
         self.gathered = torch.empty(self.world * rows, cols,
                                     dtype=torch.bfloat16, device="cuda")
         self.arrived = torch.zeros(self.world, dtype=torch.int32,
                                    device="cuda")
         self.stream = torch.cuda.Stream()
-        torch.cuda.synchronize()
-        dist.barrier(group)   # every device's counters are zero
+        _zeroed_everywhere(group, self.ready, self.done)
         self.epoch = 0
 
 
