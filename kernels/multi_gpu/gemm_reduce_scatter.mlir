@@ -10,12 +10,11 @@
 // owner is cut by TMA's bounds). The tile loop starts with the next device
 // and ends with its own, so at any moment the devices send to different
 // peers. Every device's C must be zero before anyone adds to it: the
-// launcher zeroes it, and each block announces its start to every device
-// (`flags[0]`) and waits until all blocks of all devices have; at the end
-// each block publishes its stores (`flags[1]`, system-scope release after
-// they are written) and waits for every block's, so C is complete when the
-// launch is. The counters only grow; the launcher passes the totals to wait
-// for (`started`, `finished`: previous total + world x blocks).
+// launcher zeroes it, and a barrier across the blocks of all devices
+// (`flags[0]`) starts the tiles; at the end a second one (`flags[1]`, after
+// each block's stores are written) makes C complete when the launch is.
+// The counters only grow; the launcher passes the totals to wait for
+// (`started`, `finished`: previous total + world x blocks).
 !a_view = !tile.gl<?x?x?xbf16>
 !b_view = !tile.gl<?x?xbf16>
 !c_view = !tile.gl<?x?xbf16, devices = 8>
@@ -30,7 +29,6 @@ tile.kernel @gemm_reduce_scatter(%A: !a_view, %B: !b_view, %C: !c_view,
   %b = tile.alloc : !tile.st<64x256xbf16>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %one = arith.constant 1 : i32
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
   %c256 = arith.constant 256 : index
@@ -43,10 +41,7 @@ tile.kernel @gemm_reduce_scatter(%A: !a_view, %B: !b_view, %C: !c_view,
   %tiles_m = arith.ceildivui %R, %c128 : index
   %tiles_n = arith.ceildivui %N, %c256 : index
   %tiles_k = arith.ceildivui %K, %c64 : index
-  scf.for %d = %c0 to %world step %c1 {
-    tile.signal_add %flags[%c0], %one device %d : !flags
-  }
-  tile.signal_wait %flags[%c0], %started at_least : !flags
+  tile.device_barrier %flags[%c0], %started : !flags
   %rows = arith.muli %parts, %tiles_m : index
   tile.foreach_tile (%t, %n) in (%rows, %tiles_n) {
     %j = arith.remui %t, %parts : index
@@ -64,8 +59,5 @@ tile.kernel @gemm_reduce_scatter(%A: !a_view, %B: !b_view, %C: !c_view,
     %out = tile.cast %acc : !acc to !tile.rt<128x256xbf16, block>
     tile.store %out, %C[%m, %n] device %owner reduce add : !tile.rt<128x256xbf16, block>, !c_view
   }
-  scf.for %d = %c0 to %world step %c1 {
-    tile.signal_add %flags[%c1], %one device %d : !flags
-  }
-  tile.signal_wait %flags[%c1], %finished at_least : !flags
+  tile.device_barrier %flags[%c1], %finished : !flags
 }

@@ -916,6 +916,39 @@ def test_blocks_per_sm_multiplies_persistent_workers():
     assert KernelSpec("gemm", gemm_entry()).blocks_per_sm == 1
 
 
+def test_communication_blocks_come_before_the_tile_grid():
+    entry = gemm_entry()
+    entry["communication_blocks"] = 8
+    spec = KernelSpec("gemm", entry)
+    assert spec.communication_blocks == 8
+    # 32 x 12 = 384 tiles over the 124 multiprocessors left: 4 rounds of
+    # 96 workers, after the 8 communicating blocks.
+    assert grid_size(spec, gemm_args(m=4096, n=3072), 132) == 8 + 96
+    assert grid_size(spec, gemm_args(m=4096, n=3072), 132,
+                     balanced=False) == 8 + 124
+    # Fewer tiles than multiprocessors: one worker per tile.
+    assert grid_size(spec, gemm_args(m=256, n=512), 132) == 8 + 4
+    assert KernelSpec("gemm", gemm_entry()).communication_blocks == 0
+
+
+def test_communication_blocks_must_leave_computing_blocks():
+    entry = gemm_entry()
+    entry["communication_blocks"] = 132
+    spec = KernelSpec("gemm", entry)
+    with pytest.raises(ArgumentError, match="its 132 communicating blocks "
+                       "leave none of the 132 blocks"):
+        grid_size(spec, gemm_args(), 132)
+
+
+@pytest.mark.parametrize("value", [-1, 1025, "8", True])
+def test_bad_communication_blocks(value):
+    entry = gemm_entry()
+    entry["communication_blocks"] = value
+    with pytest.raises(ManifestError,
+                       match="communication_blocks must be an integer"):
+        KernelSpec("gemm", entry)
+
+
 @pytest.mark.parametrize("value", [0, 33, "2", True, 1.5])
 def test_bad_blocks_per_sm(value):
     entry = gemm_entry()

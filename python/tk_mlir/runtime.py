@@ -131,6 +131,11 @@ class KernelSpec:
         # persistent grid starts that many workers per multiprocessor.
         self.blocks_per_sm = _manifest_int(
             name, "blocks_per_sm", entry.get("blocks_per_sm", 1), 1, 32)
+        # Grid-level roles (tile.block_roles): blocks started before the
+        # tile loops' persistent grid, on multiprocessors of their own.
+        self.communication_blocks = _manifest_int(
+            name, "communication_blocks",
+            entry.get("communication_blocks", 0), 0, 1024)
         # Compiled with wait-timeout-ms: the time limit, the report global
         # and the timed waits' source locations by site.
         self.wait_timeout = entry.get("wait_timeout")
@@ -520,15 +525,24 @@ def grid_size(spec, args, multiprocessors, one_tile_per_block=False,
     every multiprocessor anyway."""
     tiles = grid_tiles(spec, args)
     cluster = spec.cluster[0] if spec.cluster else 1
+    # Grid-level roles: the communicating blocks come first and keep their
+    # multiprocessors; the tile loops get the rest.
+    communicating = getattr(spec, "communication_blocks", 0)
     if spec.grid_policy == "persistent" and not one_tile_per_block:
         slots = multiprocessors * getattr(spec, "blocks_per_sm", 1)
+        if communicating >= slots:
+            raise ArgumentError(
+                f"kernel '{spec.name}': its {communicating} communicating "
+                f"blocks leave none of the {slots} blocks this device runs "
+                f"at once to compute")
+        slots -= communicating
         workers = max(1, min(tiles, slots // cluster))
         if balanced and tiles > 0 and not spec.dynamic_tiles:
             rounds = -(-tiles // workers)
             workers = -(-tiles // rounds)
     else:
         workers = max(1, tiles)
-    return workers * cluster
+    return communicating + workers * cluster
 
 
 def check_grid(spec, blocks):

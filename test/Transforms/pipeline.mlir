@@ -306,7 +306,7 @@ tile.kernel @nested_loop(%A: !view) launch(warpgroups = 1) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   scf.for %i = %c0 to %c1 step %c1 {
-    // expected-remark @+1 {{not pipelined: the ring position across executions of the loop is unknown: the loop must be in the kernel body, or directly in a 'tile.foreach_tile'}}
+    // expected-remark @+1 {{not pipelined: the ring position across executions of the loop is unknown: the loop must be in the kernel body or a 'tile.block_roles' region, or directly in a 'tile.foreach_tile'}}
     scf.for %k = %c0 to %c1 step %c1 {
       tile.copy %A[%i, %k] -> %a : !view, !tile.st<64x64xbf16>
     }

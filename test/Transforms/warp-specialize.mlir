@@ -262,11 +262,54 @@ tile.kernel @signals_around(%A: !view, %C: !view, %F: !flags, %v: i32) launch(wa
 // -----
 
 !view = !tile.gl<?x?xbf16>
+!flags = !tile.gl<?xi32, devices = 2>
+
+// A barrier across devices before the tile loop: the consumers' role runs
+// it (it adds for the block), the producer's waits for the same count
+// without adding; the one after the loop is the consumers' alone.
+// CHECK-LABEL: tile.kernel @device_barriers_around
+// CHECK:       tile.warp_specialize producer
+// CHECK-NEXT:    tile.signal_wait %[[F:arg[0-9]+]][%[[I0:.*]]], %[[V:arg[0-9]+]] at_least
+// CHECK-NOT:     tile.device_barrier
+// CHECK:         tile.foreach_tile
+// CHECK-NOT:     tile.device_barrier
+// CHECK:       consumer
+// CHECK:         tile.device_barrier %[[F]][%[[I0]]], %[[V]] :
+// CHECK-NEXT:    tile.foreach_tile
+// CHECK:         tile.device_barrier %[[F]][%{{.*}}], %[[W:arg[0-9]+]] :
+// CHECK-NEXT:    tile.store_async_wait
+// CHECK-NEXT:  }
+// CHECK-NEXT: }
+tile.kernel @device_barriers_around(%A: !view, %C: !view, %F: !flags, %v: i32, %w: i32) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.device_barrier %F[%c0], %v : !flags
+  tile.foreach_tile (%m) in (%c1) {
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%x = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+  }
+  tile.device_barrier %F[%c1], %w : !flags
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
 !flags = !tile.gl<?xi32>
 
 // A counter wait in the tile loop guards what the tile reads: the producer
-// keeps it before its loads (with the index math it needs), the consumers
-// keep it too.
+// keeps it before its loads (with the index math it needs). The consumers
+// see what it publishes through the ring (their `full` waits acquire the
+// producer's arrivals after it): they wait themselves only for a tile
+// whose pipelined loop runs no step, the wait moved down to the loop.
 // CHECK-LABEL: tile.kernel @wait_in_tile_loop
 // CHECK:       tile.warp_specialize producer
 // CHECK:         tile.foreach_tile (%[[M:.*]]) in
@@ -275,7 +318,12 @@ tile.kernel @signals_around(%A: !view, %C: !view, %F: !flags, %v: i32) launch(wa
 // CHECK:           tile.load_async
 // CHECK:       consumer
 // CHECK:         tile.foreach_tile
-// CHECK:           tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} at_least
+// CHECK:           %[[CSLOT:.*]] = arith.remui
+// CHECK-NOT:       tile.signal_wait
+// CHECK:           scf.if %{{.*}} {
+// CHECK-NEXT:        tile.signal_wait %{{.*}}[%[[CSLOT]]], %{{.*}} at_least
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.for
 // CHECK-NOT:       tile.load_async
 // CHECK:           tile.mma
 tile.kernel @wait_in_tile_loop(%A: !view, %C: !view, %F: !flags, %v: i32) launch(warpgroups = 2) {
@@ -832,5 +880,39 @@ tile.kernel @persistent_requested(%Q: !qkv, %K: !qkv) launch(warpgroups = 2, gri
       tile.copy %K[%h, %j, %c0] -> %k : !qkv, !tile.st<128x128xbf16>
       %s = tile.mma ABt %q, %k : !tile.st<128x128xbf16>, !tile.st<128x128xbf16> -> !tile.rt<128x128xf32, block>
     }
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+!flags = !tile.gl<?xi32>
+
+// A consumer wait followed by a global access of the consumers' own before
+// the pipelined loop stays where it is.
+// CHECK-LABEL: tile.kernel @wait_before_own_load
+// CHECK:       consumer
+// CHECK:         tile.foreach_tile
+// CHECK-NOT:       scf.if
+// CHECK-NEXT:      tile.signal_wait
+// CHECK:           tile.load %{{.*}}[%{{.*}}]
+tile.kernel @wait_before_own_load(%A: !view, %C: !view, %F: !flags, %v: i32) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  tile.foreach_tile (%m) in (%c4) {
+    tile.signal_wait %F[%m], %v at_least : !flags
+    %bias = tile.load %C[%m, %c0] : !view -> !tile.rt<128x64xbf16, block>
+    %init = tile.cast %bias : !tile.rt<128x64xbf16, block> to !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%x = %init) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
   }
 }

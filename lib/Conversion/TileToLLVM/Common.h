@@ -93,6 +93,9 @@ inline constexpr llvm::StringLiteral kTileTableParam = "tk.tile_table";
 /// On a tile.warp_specialize whose producer role needs one warp only
 /// (ProducerWalk): only the first warp of each producer warpgroup runs it.
 inline constexpr llvm::StringLiteral kFirstWarpOnly = "tk.first_warp_only";
+/// On a tile loop in the compute region of tile.block_roles: the blocks
+/// before this index communicate; the loop deals its tiles to the rest.
+inline constexpr llvm::StringLiteral kFirstBlock = "tk.first_block";
 /// On gpu.module @tk_kernels while it is converted (NVIDIA): the time limit
 /// of every mbarrier wait in milliseconds (convert-tile-to-nvvm's
 /// wait-timeout-ms); see mbarrierWait.

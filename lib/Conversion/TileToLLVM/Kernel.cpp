@@ -832,15 +832,18 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     // A block barrier inside a role waits for the role's threads only.
     // Named barriers 14 (producers) and 15 (consumers); 1.. are the
     // warpgroups' own.
-    // So do the counter signals, which one thread of the role issues.
+    // So do the counter signals, which one thread of the role issues. A
+    // producer role run by the first warp of each warpgroup (ProducerWalk)
+    // counts those warps only.
     auto roleBarriers = [&](Region &role, int64_t id, int64_t warpgroups,
-                            int64_t base) {
-      auto barrier = b.getDenseI64ArrayAttr({id, 128 * warpgroups});
+                            int64_t base, bool firstWarpOnly = false) {
+      auto barrier =
+          b.getDenseI64ArrayAttr({id, (firstWarpOnly ? 32 : 128) * warpgroups});
       role.walk([&](Operation *op) {
         auto blockBarrier = dyn_cast<BarrierOp>(op);
         if (blockBarrier && blockBarrier.getScope() == Scope::block)
           op->setAttr(kRoleBarrier, barrier);
-        if (isa<SignalAddOp, SignalWaitOp>(op)) {
+        if (isa<SignalAddOp, SignalWaitOp, DeviceBarrierOp>(op)) {
           op->setAttr(kRoleBarrier, barrier);
           op->setAttr(kRoleBase, b.getI64IntegerAttr(base));
         }
@@ -855,7 +858,8 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     });
     if (turns)
       ws->setAttr(kTurns, b.getI64IntegerAttr(ws.getConsumerWarpgroups()));
-    roleBarriers(ws.getProducer(), 14, ws.getProducerWarpgroups(), 0);
+    roleBarriers(ws.getProducer(), 14, ws.getProducerWarpgroups(), 0,
+                 !producerWalk(ws).allWarps);
     roleBarriers(ws.getConsumer(), 15, ws.getConsumerWarpgroups(), producers);
   });
   auto uniform = kernel->getAttrOfType<BoolAttr>(kUniformWarpgroupIdAttr);
@@ -892,6 +896,15 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
     kernel.walk([&](ForeachTileOp op) {
       op->setAttr("tk.persistent", b.getUnitAttr());
     });
+  // Grid-level roles: the compute region's tile loops skip the
+  // communicating blocks.
+  int64_t communicationBlocks = 0;
+  for (BlockRolesOp roles : kernel.getBody().getOps<BlockRolesOp>()) {
+    communicationBlocks = roles.getBlocks();
+    roles.getCompute().walk([&](ForeachTileOp op) {
+      op->setAttr(kFirstBlock, b.getI64IntegerAttr(communicationBlocks));
+    });
+  }
   // A producer role that needs one warp only runs on the first warp of each
   // producer warpgroup (ProducerWalk: the others would only follow the
   // ring's waits; measured on H100, one of them fell two phases behind and
@@ -1047,7 +1060,7 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
   if (auto dims = kernel.getCluster())
     for (auto [i, d] : llvm::enumerate(*dims))
       cluster[i] = d;
-  DictionaryAttr desc = b.getDictionaryAttr({
+  SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("target", b.getStringAttr(target.name)),
       b.getNamedAttr("threads", b.getI64IntegerAttr(threads)),
       b.getNamedAttr(
@@ -1061,7 +1074,12 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
                      b.getI64IntegerAttr(kernel.getBlocksPerMultiprocessor())),
       b.getNamedAttr("params", b.getArrayAttr(params)),
       b.getNamedAttr("abi", b.getArrayAttr(abi)),
-  });
+  };
+  // Blocks the launcher starts before the tile loops' persistent grid.
+  if (communicationBlocks)
+    fields.push_back(b.getNamedAttr("communication_blocks",
+                                    b.getI64IntegerAttr(communicationBlocks)));
+  DictionaryAttr desc = b.getDictionaryAttr(fields);
   kernel.erase();
   return desc;
 }

@@ -4,6 +4,7 @@
 // threads running the block's work, and one of them touching the counter
 // with device-scope release (add) or acquire (poll); on a multi-device view
 // (NVIDIA) at system scope, in the copy of the device the op names.
+// tile.device_barrier (NVIDIA): both, once per block, over every device.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -39,23 +40,49 @@ StringRef scopeOf(GlobalType counters) {
   return counters.getDevices() ? "sys" : "gpu";
 }
 
+/// Before a system-scope release that publishes the block's TMA stores
+/// (issued by one thread per warpgroup): they must be written, not only
+/// have read shared memory, and the proxy fence orders them (async proxy)
+/// before the generic-proxy release.
+void publishAsyncStores(OpBuilder &b, Location loc) {
+  emitOncePerWarpgroup(b, loc, [&](OpBuilder &b) {
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr{});
+    inlinePtx(b, loc, {}, "fence.proxy.async.global;", "");
+  });
+}
+
+/// NVIDIA: adds `value` to the counter at `address` with release at
+/// `scope`. Release is cumulative: it covers the writes the other threads
+/// made before the barrier that precedes it.
+void releaseAdd(OpBuilder &b, Location loc, Value address, Value value,
+                StringRef scope) {
+  inlinePtx(b, loc, {address, value},
+            "red.release." + scope.str() + ".global.add.s32 [$0], $1;", "l,r");
+}
+
+/// NVIDIA: polls the counter at `address` with acquire at `scope` until it
+/// equals `value` or, `atLeast`, is `value` or more as a signed difference
+/// (wait while seen - value < 0).
+void poll(OpBuilder &b, Location loc, Value address, Value value,
+          StringRef scope, bool atLeast) {
+  std::string test = atLeast ? "sub.s32 d, v, $1;\nsetp.lt.s32 p, d, 0;\n"
+                             : "setp.ne.b32 p, v, $1;\n";
+  inlinePtx(b, loc, {address, value},
+            "{\n.reg .pred p;\n.reg .b32 v;\n.reg .s32 d;\n"
+            "TK_SIGNAL:\nld.acquire." +
+                scope.str() + ".global.b32 v, [$0];\n" + test +
+                "@p bra TK_SIGNAL;\n}",
+            "l,r");
+}
+
 struct SignalAddLowering : OpConversionPattern<SignalAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(SignalAddOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    bool system = op.getCounters().getType().getDevices() > 0;
-    if (system) {
-      // The block's TMA stores (issued by one thread per warpgroup) must be
-      // written, not only have read shared memory, before the release
-      // publishes them; the proxy fence orders them (async proxy) before
-      // the generic-proxy release.
-      emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
-        NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr{});
-        inlinePtx(b, loc, {}, "fence.proxy.async.global;", "");
-      });
-    }
+    if (op.getCounters().getType().getDevices() > 0)
+      publishAsyncStores(rewriter, loc);
     blockBarrier(rewriter, loc, op);
     onFirstThread(rewriter, loc, op, [&](OpBuilder &b) {
       Value counters =
@@ -67,12 +94,8 @@ struct SignalAddLowering : OpConversionPattern<SignalAddOp> {
                                   LLVM::AtomicOrdering::release, "agent");
         return;
       }
-      // Release is cumulative: it covers the writes the other threads made
-      // before the barrier.
-      inlinePtx(b, loc, {address, adaptor.getValue()},
-                "red.release." + scopeOf(op.getCounters().getType()).str() +
-                    ".global.add.s32 [$0], $1;",
-                "l,r");
+      releaseAdd(b, loc, address, adaptor.getValue(),
+                 scopeOf(op.getCounters().getType()));
     });
     rewriter.eraseOp(op);
     return success();
@@ -90,16 +113,8 @@ struct SignalWaitLowering : OpConversionPattern<SignalWaitOp> {
           viewCopy(b, loc, op, adaptor.getCounters(), adaptor.getDevice());
       Value address = counterAddress(b, loc, counters, adaptor.getIndex());
       if (!targetsAMD(b)) {
-        // at_least: wait while (seen - value) < 0 as a signed difference.
-        std::string test = op.getAtLeast()
-                               ? "sub.s32 d, v, $1;\nsetp.lt.s32 p, d, 0;\n"
-                               : "setp.ne.b32 p, v, $1;\n";
-        inlinePtx(b, loc, {address, adaptor.getValue()},
-                  "{\n.reg .pred p;\n.reg .b32 v;\n.reg .s32 d;\n"
-                  "TK_SIGNAL:\nld.acquire." +
-                      scopeOf(op.getCounters().getType()).str() +
-                      ".global.b32 v, [$0];\n" + test + "@p bra TK_SIGNAL;\n}",
-                  "l,r");
+        poll(b, loc, address, adaptor.getValue(),
+             scopeOf(op.getCounters().getType()), op.getAtLeast());
         return;
       }
       auto poll = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
@@ -128,10 +143,46 @@ struct SignalWaitLowering : OpConversionPattern<SignalWaitOp> {
     return success();
   }
 };
+/// One block barrier and one wait for the block's stores, then the first
+/// thread adds 1 to every device's copy (system-scope release) and polls
+/// the own copy (system-scope acquire) until it reaches `expected`.
+struct DeviceBarrierLowering : OpConversionPattern<DeviceBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DeviceBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    publishAsyncStores(rewriter, loc);
+    blockBarrier(rewriter, loc, op);
+    onFirstThread(rewriter, loc, op, [&](OpBuilder &b) {
+      int64_t countParam =
+          op->getAttrOfType<IntegerAttr>(kDeviceIdParam).getInt() + 1;
+      Value devices = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                 kernelParam(op, countParam));
+      Value zero = constIndex(b, loc, 0);
+      Value step = constIndex(b, loc, 1);
+      auto each = scf::ForOp::create(b, loc, zero, devices, step);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPoint(each.getBody()->getTerminator());
+        Value copy =
+            viewCopy(b, loc, op, adaptor.getCounters(), each.getInductionVar());
+        Value address = counterAddress(b, loc, copy, adaptor.getIndex());
+        releaseAdd(b, loc, address, constI32(b, loc, 1), "sys");
+      }
+      Value own =
+          counterAddress(b, loc, adaptor.getCounters(), adaptor.getIndex());
+      poll(b, loc, own, adaptor.getExpected(), "sys", /*atLeast=*/true);
+    });
+    blockBarrier(rewriter, loc, op);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 } // namespace
 
 void tk::lower::populateSignalPatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns) {
-  patterns.add<SignalAddLowering, SignalWaitLowering>(converter,
-                                                      patterns.getContext());
+  patterns.add<SignalAddLowering, SignalWaitLowering, DeviceBarrierLowering>(
+      converter, patterns.getContext());
 }

@@ -463,6 +463,12 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
     for (Value bound : bounds)
       total = arith::MulIOp::create(rewriter, loc, total, bound);
     Value block = blockIndex(rewriter, loc);
+    // Under grid-level roles the first blocks communicate: the tiles go to
+    // the others, renumbered from 0.
+    auto firstBlock = op->getAttrOfType<IntegerAttr>(kFirstBlock);
+    if (firstBlock)
+      block = arith::SubIOp::create(
+          rewriter, loc, block, constIndex(rewriter, loc, firstBlock.getInt()));
     // In cluster kernels the worker is the cluster: its blocks are
     // consecutive along x and share every tile.
     auto cluster = op->getAttrOfType<IntegerAttr>(kClusterBlocks);
@@ -545,6 +551,10 @@ struct ForeachTileLowering : OpConversionPattern<ForeachTileOp> {
       results = walk.results;
     } else if (op->hasAttr("tk.persistent")) {
       Value grid = gridSize(rewriter, loc);
+      if (firstBlock)
+        grid = arith::SubIOp::create(
+            rewriter, loc, grid,
+            constIndex(rewriter, loc, firstBlock.getInt()));
       if (cluster)
         grid = arith::DivUIOp::create(
             rewriter, loc, grid, constIndex(rewriter, loc, cluster.getInt()));
@@ -714,6 +724,15 @@ struct ClusterRankLowering : OpConversionPattern<ClusterRankOp> {
   }
 };
 
+/// Moves the body of a role (warp or block role; ends in tile.yield) before
+/// `at`, its arguments replaced by `args`.
+void inlineRole(ConversionPatternRewriter &rewriter, Region &role,
+                Operation *at, ValueRange args) {
+  Block &body = role.front();
+  rewriter.eraseOp(body.getTerminator());
+  rewriter.inlineBlockBefore(&body, at, args);
+}
+
 /// Producer warpgroups take the `then` branch, consumers the `else`; each
 /// sets its register budget first. A producer role that needs one warp only
 /// (kFirstWarpOnly) then runs on the first warp of each producer warpgroup.
@@ -749,9 +768,7 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
         yield = guard.thenBlock()->getTerminator();
         rewriter.setInsertionPoint(yield);
       }
-      Block &body = role.front();
-      rewriter.eraseOp(body.getTerminator());
-      rewriter.inlineBlockBefore(&body, yield);
+      inlineRole(rewriter, role, yield, {});
     };
     fill(branch.thenBlock(), op.getProducer(), op.getProducerRegisters(),
          NVVM::SetMaxRegisterAction::decrease, op->hasAttr(kFirstWarpOnly));
@@ -807,13 +824,38 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
 };
 } // namespace
 
+namespace {
+/// Blocks below `blocks` take the communicate region (with their index and
+/// the count as its arguments), the others the compute region.
+struct BlockRolesLowering : OpConversionPattern<BlockRolesOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BlockRolesOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value block = blockIndex(rewriter, loc);
+    Value count = constIndex(rewriter, loc, op.getBlocks());
+    Value communicates = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, block, count);
+    auto branch = scf::IfOp::create(rewriter, loc, communicates,
+                                    /*withElseRegion=*/true);
+    inlineRole(rewriter, op.getCommunicate(),
+               branch.thenBlock()->getTerminator(), {block, count});
+    inlineRole(rewriter, op.getCompute(), branch.elseBlock()->getTerminator(),
+               {});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
 void tk::lower::populateStructurePatterns(TypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           bool nvidia) {
   patterns.add<DimLowering, DeviceQueryLowering<DeviceIdOp>,
                DeviceQueryLowering<DeviceCountOp>, WarpgroupIdLowering,
-               PartRowsLowering, ForeachTileLowering>(converter,
-                                                      patterns.getContext());
+               PartRowsLowering, ForeachTileLowering, BlockRolesLowering>(
+      converter, patterns.getContext());
   if (nvidia)
     patterns.add<ClusterRankLowering, WarpSpecializeLowering>(
         converter, patterns.getContext());

@@ -161,11 +161,11 @@ std::string amdUnsupportedReason(Operation *op) {
   if (auto tiles = dyn_cast<ForeachTileOp>(op); tiles && tiles.getTable())
     return "'table' is lowered for NVIDIA targets only (the AMD launcher "
            "passes no tile table)";
-  if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, WarpgroupIdOp, DimOp,
-          PrefixSumOp, PartRowsOp, AllocOp, SlotOp, SubtileOp, FillOp, CastOp,
-          AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp,
-          LogOp, BroadcastOp, CausalMaskOp, BoundMaskOp, ConvertLayoutOp,
-          OuterOp>(op))
+  if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, BlockRolesOp,
+          WarpgroupIdOp, DimOp, PrefixSumOp, PartRowsOp, AllocOp, SlotOp,
+          SubtileOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp,
+          NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, CausalMaskOp,
+          BoundMaskOp, ConvertLayoutOp, OuterOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to ROCDL yet";

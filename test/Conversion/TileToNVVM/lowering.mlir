@@ -88,6 +88,68 @@ tile.kernel @roles(%n: index) launch(warpgroups = 3, grid = persistent) {
 
 // -----
 
+// A counter wait in the producer role needs one warp only: the role still
+// runs on its first warp, whose first thread polls and whose 32 threads
+// meet on the role's named barrier (14); the consumers' barrier (15)
+// counts their 256 threads.
+// CHECK-LABEL: llvm.func @producer_waits
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: %[[PLANE:.*]] = arith.remui %{{.*}}, %c128
+// CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[PLANE]], %c32
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: ld.acquire.gpu.global.b32
+// CHECK: %[[P:.*]] = arith.constant 32 : i32
+// CHECK-NEXT: nvvm.barrier id = %c14_i32 number_of_threads = %[[P]]
+// CHECK: } else {
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: ld.acquire.gpu.global.b32
+// CHECK: %[[C:.*]] = arith.constant 256 : i32
+// CHECK-NEXT: nvvm.barrier id = %c15_i32 number_of_threads = %[[C]]
+tile.kernel @producer_waits(%F: !tile.gl<?xi32>, %n: index, %v: i32) launch(warpgroups = 3, grid = persistent) {
+  tile.warp_specialize producer(warpgroups = 1, registers = 40) {
+    tile.foreach_tile (%i) in (%n) {
+      tile.signal_wait %F[%i], %v at_least : !tile.gl<?xi32>
+    }
+  } consumer(warpgroups = 2, registers = 232) {
+    tile.foreach_tile (%i) in (%n) {
+      tile.signal_wait %F[%i], %v at_least : !tile.gl<?xi32>
+    }
+  }
+}
+
+// -----
+
+// Grid-level roles: blocks below 4 run the communicate region with their
+// index and the count; the others walk the tiles as blocks 0.. of a grid
+// 4 smaller. The manifest tells the launcher to start the 4 first.
+// CHECK: communication_blocks = 4 : i64
+// CHECK-LABEL: llvm.func @block_roles
+// CHECK: %[[BID:.*]] = nvvm.read.ptx.sreg.ctaid.x
+// CHECK: %[[B:.*]] = arith.index_castui %[[BID]] : i32 to index
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[COMM:.*]] = arith.cmpi ult, %[[B]], %[[C4]] : index
+// CHECK: scf.if %[[COMM]] {
+// CHECK-NEXT: "test.use"(%[[B]], %[[C4]]) : (index, index) -> ()
+// CHECK-NEXT: } else {
+// CHECK: %[[TB:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: nvvm.read.ptx.sreg.nctaid.x
+// CHECK: %[[TG:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step
+// CHECK: %[[STRIDE:.*]] = arith.muli %[[I]], %[[TG]] : index
+// CHECK: %[[T:.*]] = arith.addi %[[TB]], %[[STRIDE]] : index
+// CHECK: "test.use"(%[[T]])
+tile.kernel @block_roles(%n: index) launch(warpgroups = 1, grid = persistent) {
+  tile.block_roles communicate(blocks = 4) (%b, %nb) {
+    "test.use"(%b, %nb) : (index, index) -> ()
+  } compute {
+    tile.foreach_tile (%i) in (%n) {
+      "test.use"(%i) : (index) -> ()
+    }
+  }
+}
+
+// -----
+
 // tile.prefix_sum: the persistent tile loop carries the running sum (0 at
 // the block's first tile, plus the tile's value at the end of each).
 // CHECK-LABEL: llvm.func @running_sum

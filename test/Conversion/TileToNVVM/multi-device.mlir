@@ -68,6 +68,37 @@ tile.kernel @peer_store(%C: !tile.gl<?x?xbf16, devices = 2>, %i: index) launch(w
 
 // -----
 
+// A barrier across devices: the warpgroups' async stores written and
+// fenced, one block barrier, then the first thread adds 1 to every
+// device's copy (a loop to the device count, each copy picked by index)
+// and polls its own copy for the expected count, all at system scope; a
+// second block barrier releases the block.
+// CHECK-LABEL: llvm.func @device_barrier
+// CHECK-SAME: (%[[F0:.*]]: !llvm.ptr<1>, %[[F1:.*]]: !llvm.ptr<1>, %{{.*}}: i64, %{{.*}}: i64, %[[V:.*]]: i32, %[[ME:.*]]: i32, %[[W:.*]]: i32)
+// CHECK: %[[OWN:.*]] = arith.select %{{.*}}, %[[F1]], %[[F0]] : !llvm.ptr<1>
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NEXT: "fence.proxy.async.global;"
+// CHECK: nvvm.barrier0
+// CHECK: scf.if
+// CHECK: %[[COUNT:.*]] = arith.index_cast %[[W]] : i32 to index
+// CHECK: scf.for %[[D:.*]] = %{{.*}} to %[[COUNT]]
+// CHECK: %[[D32:.*]] = arith.index_cast %[[D]] : index to i32
+// CHECK: %[[PICK:.*]] = arith.cmpi eq, %[[D32]], %{{.*}} : i32
+// CHECK: %[[PEER:.*]] = arith.select %[[PICK]], %[[F1]], %[[F0]] : !llvm.ptr<1>
+// CHECK: llvm.getelementptr %[[PEER]]
+// CHECK: "red.release.sys.global.add.s32 [$0], $1;"
+// CHECK: }
+// CHECK: llvm.getelementptr %[[OWN]]
+// CHECK: ld.acquire.sys.global.b32 v, [$0];\0Asub.s32 d, v, $1;\0Asetp.lt.s32 p, d, 0;{{.*}}%[[V]]
+// CHECK: }
+// CHECK-NEXT: nvvm.barrier0
+tile.kernel @device_barrier(%F: !tile.gl<?xi32, devices = 2>, %i: index, %v: i32) launch(warpgroups = 1) {
+  tile.device_barrier %F[%i], %v : !tile.gl<?xi32, devices = 2>
+}
+
+// -----
+
 // A plain view's counters stay at device scope, with no wait for stores.
 // CHECK-LABEL: llvm.func @plain_counters
 // CHECK-NOT: wait_group

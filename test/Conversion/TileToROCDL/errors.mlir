@@ -194,3 +194,12 @@ module attributes {tile.target = "gfx942"} {
     tile.signal_add %p[%i], %v device %i : !tile.gl<?xi32, devices = 2>
   }
 }
+
+// -----
+
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @peer_barrier(%p: !tile.gl<?xi32, devices = 2>, %i: index, %v: i32) launch(warpgroups = 1) {
+    // expected-error @+1 {{'tile.device_barrier' op uses a multi-device view, which is lowered for NVIDIA only}}
+    tile.device_barrier %p[%i], %v : !tile.gl<?xi32, devices = 2>
+  }
+}

@@ -3,7 +3,7 @@
 // into LDS between block barriers; tile.mma issues one MFMA per atom and
 // k-step; row reductions exchange lanes with ds_bpermute; foreach_tile deals
 // tiles to XCDs.
-// RUN: tk-opt %s -split-input-file -convert-tile-to-rocdl | FileCheck %s
+// RUN: tk-opt %s -split-input-file -allow-unregistered-dialect -convert-tile-to-rocdl | FileCheck %s
 
 // CHECK-LABEL: llvm.func @copy_mma
 // CHECK-SAME: rocdl.flat_work_group_size = "256,256", rocdl.kernel
@@ -286,5 +286,33 @@ module attributes {tile.target = "gfx942"} {
     tile.store %t, %S[%c0, %c0] : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.gl<?x?xf32>
     %c1 = arith.constant 1 : index
     tile.copy %V[%c1] -> %v : !tile.gl<?xf32>, !tile.sv<64xf32>
+  }
+}
+
+// -----
+
+// Grid-level roles on AMD: workgroups below 4 communicate; the tile loop
+// deals its tiles to the others, renumbered from 0 in a grid 4 smaller
+// (the grid read from the dispatch packet).
+// CHECK-LABEL: llvm.func @block_roles
+// CHECK: %[[WG:.*]] = rocdl.workgroup.id.x : i32
+// CHECK: %[[B:.*]] = arith.index_castui %[[WG]] : i32 to index
+// CHECK: %[[COMM:.*]] = arith.cmpi ult, %[[B]], %{{.*}} : index
+// CHECK: scf.if %[[COMM]] {
+// CHECK-NEXT: "test.use"(%[[B]], %{{.*}}) : (index, index) -> ()
+// CHECK-NEXT: } else {
+// CHECK: arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: llvm.amdgcn.dispatch.ptr
+// CHECK: %[[GRID:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK: arith.subi %[[GRID]], %{{.*}} : index
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @block_roles(%n: index) launch(warpgroups = 1, grid = persistent) {
+    tile.block_roles communicate(blocks = 4) (%b, %nb) {
+      "test.use"(%b, %nb) : (index, index) -> ()
+    } compute {
+      tile.foreach_tile (%i) in (%n) {
+        "test.use"(%i) : (index) -> ()
+      }
+    }
   }
 }

@@ -213,7 +213,7 @@ tile.kernel @k(%n: index) {
 
 tile.kernel @k(%n: index) {
   scf.for %i = %n to %n step %n {
-    // expected-error @+1 {{'tile.warp_specialize' op must be directly in a 'tile.kernel' or 'tile.foreach_tile' body}}
+    // expected-error @+1 {{'tile.warp_specialize' op must be directly in a 'tile.kernel' or 'tile.foreach_tile' body, or in the compute region of a 'tile.block_roles'}}
     tile.warp_specialize producer(warpgroups = 1) {
     } consumer(warpgroups = 1) {
     }
@@ -385,7 +385,7 @@ tile.return
 // -----
 
 tile.kernel @k() {
-  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.foreach_tile, tile.warp_specialize'}}
+  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.foreach_tile, tile.warp_specialize, tile.block_roles'}}
   "tile.yield"() : () -> ()
 }
 
@@ -747,3 +747,121 @@ tile.kernel @device_count_without_views() {
 
 // expected-error @+1 {{'tile.device_count' op must be inside a 'tile.kernel'}}
 %d = tile.device_count
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
+  scf.for %i = %n to %n step %n {
+    // expected-error @+1 {{'tile.block_roles' op must be directly in a 'tile.kernel' body}}
+    tile.block_roles communicate(blocks = 1) (%b, %nb) {
+    } compute {
+    }
+  }
+}
+
+// -----
+
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.block_roles' op needs a kernel with 'grid = persistent': the communicating and computing blocks wait for each other, so all must be resident at once}}
+  tile.block_roles communicate(blocks = 1) (%b, %nb) {
+  } compute {
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(grid = persistent, cluster = [2, 1, 1]) {
+  // expected-error @+1 {{'tile.block_roles' op is not supported in cluster kernels}}
+  tile.block_roles communicate(blocks = 1) (%b, %nb) {
+  } compute {
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(grid = persistent) {
+  // expected-error @+1 {{'tile.block_roles' op 'blocks' must be in [1, 1024], got 0}}
+  tile.block_roles communicate(blocks = 0) (%b, %nb) {
+  } compute {
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(grid = persistent) {
+  // expected-error @+1 {{'tile.block_roles' op a kernel has at most one 'tile.block_roles'}}
+  tile.block_roles communicate(blocks = 1) (%b, %nb) {
+  } compute {
+  }
+  tile.block_roles communicate(blocks = 2) (%b, %nb) {
+  } compute {
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(grid = persistent) {
+  // expected-error @+1 {{the communicate region takes two arguments: the block's index among the communicating blocks and their number}}
+  tile.block_roles communicate(blocks = 1) (%b) {
+  } compute {
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(grid = persistent) {
+  // expected-error @+1 {{'tile.block_roles' op the communicate region takes two index arguments: the block's index among the communicating blocks and their number}}
+  "tile.block_roles"() ({
+  ^bb0(%b: index, %nb: i32):
+    tile.yield
+  }, {
+    tile.yield
+  }) {blocks = 1 : i64} : () -> ()
+}
+
+// -----
+
+tile.kernel @k() launch(grid = persistent) {
+  // expected-error @+1 {{'tile.block_roles' op the compute region takes no arguments}}
+  "tile.block_roles"() ({
+  ^bb0(%b: index, %nb: index):
+    tile.yield
+  }, {
+  ^bb0(%x: index):
+    tile.yield
+  }) {blocks = 1 : i64} : () -> ()
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
+  // expected-error @+1 {{'tile.block_roles' op the communicate region runs no 'tile.foreach_tile': its blocks are numbered by its arguments}}
+  tile.block_roles communicate(blocks = 1) (%b, %nb) {
+    tile.foreach_tile (%i) in (%n) {
+    }
+  } compute {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) launch(grid = persistent) {
+  // expected-error @+1 {{'tile.block_roles' op deals tiles to its computing blocks with a strided walk: 'dynamic', 'table' and 'stream_k' tile loops are not supported in its compute region}}
+  tile.block_roles communicate(blocks = 1) (%b, %nb) {
+  } compute {
+    tile.foreach_tile (%i) in (%n) snake {
+    }
+    tile.foreach_tile (%i) in (%n) table {
+    }
+  }
+}
+
+// -----
+
+tile.kernel @k() launch(grid = persistent) {
+  tile.block_roles communicate(blocks = 1) (%b, %nb) {
+    // expected-error @+1 {{'tile.yield' op ends a block role, which carries no values; got 1}}
+    tile.yield %b : index
+  } compute {
+  }
+}

@@ -202,3 +202,25 @@ tile.kernel @device_wait_on_plain_counters(%f: !tile.gl<?xi32>, %i: index, %v: i
   // expected-error @+1 {{'tile.signal_wait' op 'device' picks a copy of a multi-device view (!tile.gl<..., devices = N>), got '!tile.gl<?xi32>'}}
   tile.signal_wait %f[%i], %v device %i : !tile.gl<?xi32>
 }
+
+// -----
+
+tile.kernel @barrier_on_plain_counters(%f: !tile.gl<?xi32>, %i: index, %v: i32) {
+  // expected-error @+1 {{'tile.device_barrier' op counts the blocks of every device in a multi-device view (!tile.gl<..., devices = N>), got '!tile.gl<?xi32>'}}
+  tile.device_barrier %f[%i], %v : !tile.gl<?xi32>
+}
+
+// -----
+
+tile.kernel @barrier_on_f32_counters(%f: !tile.gl<?xf32, devices = 2>, %i: index, %v: i32) {
+  // expected-error @+1 {{'tile.device_barrier' op counters must be a 1-d global view of i32, got '!tile.gl<?xf32, devices = 2>'}}
+  tile.device_barrier %f[%i], %v : !tile.gl<?xf32, devices = 2>
+}
+
+// -----
+
+%F = "test.source"() : () -> !tile.gl<?xi32, devices = 2>
+%i = "test.source"() : () -> index
+%v = "test.source"() : () -> i32
+// expected-error @+1 {{'tile.device_barrier' op must be inside a 'tile.kernel'}}
+tile.device_barrier %F[%i], %v : !tile.gl<?xi32, devices = 2>

@@ -67,6 +67,28 @@ tile.kernel @roles() launch(warpgroups = 3) {
   }
 }
 
+// Grid-level roles: the communicate region's index and count arguments,
+// a warp-specialized compute region.
+// CHECK-LABEL: tile.kernel @block_roles
+// CHECK: tile.block_roles communicate(blocks = 8) (%[[B:.*]], %[[NB:.*]]) {
+// CHECK-NEXT: "test.use"(%[[B]], %[[NB]]) : (index, index) -> ()
+// CHECK-NEXT: } compute {
+// CHECK-NEXT: tile.warp_specialize producer(warpgroups = 1) {
+// CHECK: tile.foreach_tile
+tile.kernel @block_roles(%n: index) launch(warpgroups = 3, grid = persistent) {
+  tile.block_roles communicate(blocks = 8) (%b, %nb) {
+    "test.use"(%b, %nb) : (index, index) -> ()
+  } compute {
+    tile.warp_specialize producer(warpgroups = 1) {
+      tile.foreach_tile (%i) in (%n) {
+      }
+    } consumer(warpgroups = 2) {
+      tile.foreach_tile (%i) in (%n) {
+      }
+    }
+  }
+}
+
 // The cycles tile-warp-specialize staggers the consumers by.
 // CHECK-LABEL: tile.kernel @staggered()
 // CHECK-SAME: attributes {tile.stagger = 1200 : i64}

@@ -82,6 +82,7 @@ tile.kernel @mma_turns() launch(warpgroups = 3) attributes {tile.pingpong} {
 // CHECK: tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} at_least : !tile.gl<?xi32, devices = 4>
 // CHECK: tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} device %[[ME]] at_least : !tile.gl<?xi32, devices = 4>
 // CHECK: tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} at_least : !tile.gl<?xi32>
+// CHECK: tile.device_barrier %{{.*}}[%{{.*}}], %{{.*}} : !tile.gl<?xi32, devices = 4>
 // CHECK: tile.store_async %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] device %[[ME]] reduce add : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16, devices = 4>
 // CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] device %[[W]] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16, devices = 4>
 // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] device %[[W]] -> %{{.*}} : !tile.gl<?x?xbf16, devices = 4>, !tile.st<128x64xbf16>
@@ -95,6 +96,7 @@ tile.kernel @devices(%f: !tile.gl<?xi32, devices = 4>, %g: !tile.gl<?xi32>,
   tile.signal_wait %f[%i], %v at_least : !tile.gl<?xi32, devices = 4>
   tile.signal_wait %f[%i], %v device %me at_least : !tile.gl<?xi32, devices = 4>
   tile.signal_wait %g[%i], %v at_least : !tile.gl<?xi32>
+  tile.device_barrier %f[%i], %v : !tile.gl<?xi32, devices = 4>
   %s = tile.alloc : !tile.st<128x64xbf16>
   tile.store_async %s -> %c[%i, %i] device %me reduce add : !tile.st<128x64xbf16>, !tile.gl<?x?xbf16, devices = 4>
   %x = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup>

@@ -497,3 +497,14 @@ LogicalResult SignalWaitOp::verify() {
     return failure();
   return verifyCounters(*this, getCounters().getType());
 }
+
+LogicalResult DeviceBarrierOp::verify() {
+  GlobalType counters = getCounters().getType();
+  if (failed(verifyCounters(*this, counters)))
+    return failure();
+  if (!counters.getDevices())
+    return emitOpError("counts the blocks of every device in a multi-device "
+                       "view (!tile.gl<..., devices = N>), got ")
+           << counters;
+  return success();
+}

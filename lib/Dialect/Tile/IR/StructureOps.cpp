@@ -182,19 +182,29 @@ int64_t KernelOp::getSharedMemoryBytes(
   return bytes;
 }
 
+bool tk::tile::inCommunicateRegion(Operation *op) {
+  for (Region *region = op->getParentRegion(); region;
+       region = region->getParentRegion())
+    if (auto roles = dyn_cast<BlockRolesOp>(region->getParentOp()))
+      return region == &roles.getCommunicate();
+  return false;
+}
+
 ProducerWalk tk::tile::producerWalk(WarpSpecializeOp op) {
   ProducerWalk walk;
   op.getProducer().walk([&](Operation *inner) {
     walk.walks |= isa<ForeachTileOp>(inner);
     if (!walk.sync &&
-        isa<BarrierOp, SemArriveOp, SignalAddOp, SignalWaitOp>(inner))
+        isa<BarrierOp, SemArriveOp, SignalAddOp, SignalWaitOp, DeviceBarrierOp>(
+            inner))
       walk.sync = inner;
     // One thread issues the copies and the expected bytes; every thread
-    // computes the same addresses, coordinates and waits.
+    // computes the same addresses, coordinates and waits (a counter wait:
+    // one thread polls, the warp follows).
     if (!walk.allWarps && isa_and_present<TileDialect>(inner->getDialect()) &&
-        !isa<LoadAsyncOp, SemExpectOp, SemWaitOp, SlotOp, SubtileOp, DimOp,
-             ForeachTileOp, YieldOp, PrefixSumOp, ClusterRankOp, WarpgroupIdOp>(
-            inner))
+        !isa<LoadAsyncOp, SemExpectOp, SemWaitOp, SignalWaitOp, SlotOp,
+             SubtileOp, DimOp, ForeachTileOp, YieldOp, PrefixSumOp,
+             ClusterRankOp, WarpgroupIdOp>(inner))
       walk.allWarps = inner;
   });
   return walk;
@@ -575,6 +585,9 @@ LogicalResult YieldOp::verify() {
   if (isa<WarpSpecializeOp>((*this)->getParentOp()) && !getValues().empty())
     return emitOpError("ends a warp role, which carries no values; got ")
            << getValues().size();
+  if (isa<BlockRolesOp>((*this)->getParentOp()) && !getValues().empty())
+    return emitOpError("ends a block role, which carries no values; got ")
+           << getValues().size();
   return success();
 }
 
@@ -614,6 +627,90 @@ static ParseResult parseRole(OpAsmParser &parser, OperationState &result,
   if (parser.parseRegion(region))
     return failure();
   WarpSpecializeOp::ensureTerminator(region, builder, result.location);
+  return success();
+}
+
+ParseResult BlockRolesOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  int64_t blocks = 0;
+  SmallVector<OpAsmParser::Argument, 2> args;
+  SMLoc argsLoc;
+  if (parser.parseKeyword("communicate") || parser.parseLParen() ||
+      parser.parseKeyword("blocks") || parser.parseEqual() ||
+      parser.parseInteger(blocks) || parser.parseRParen() ||
+      parser.getCurrentLocation(&argsLoc) ||
+      parser.parseArgumentList(args, AsmParser::Delimiter::Paren))
+    return failure();
+  if (args.size() != 2)
+    return parser.emitError(argsLoc, "the communicate region takes two "
+                                     "arguments: the block's index among the "
+                                     "communicating blocks and their number");
+  for (OpAsmParser::Argument &arg : args)
+    arg.type = builder.getIndexType();
+  result.addAttribute("blocks", builder.getI64IntegerAttr(blocks));
+  Region *communicate = result.addRegion();
+  Region *compute = result.addRegion();
+  if (parser.parseRegion(*communicate, args) ||
+      parser.parseKeyword("compute") || parser.parseRegion(*compute) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  BlockRolesOp::ensureTerminator(*communicate, builder, result.location);
+  BlockRolesOp::ensureTerminator(*compute, builder, result.location);
+  return success();
+}
+
+void BlockRolesOp::print(OpAsmPrinter &p) {
+  p << " communicate(blocks = " << getBlocks() << ") (";
+  llvm::interleaveComma(getCommunicate().getArguments(), p,
+                        [&](BlockArgument arg) { p.printOperand(arg); });
+  p << ") ";
+  p.printRegion(getCommunicate(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+  p << " compute ";
+  p.printRegion(getCompute(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {getBlocksAttrName()});
+}
+
+LogicalResult BlockRolesOp::verify() {
+  auto kernel = dyn_cast_or_null<KernelOp>((*this)->getParentOp());
+  if (!kernel)
+    return emitOpError("must be directly in a 'tile.kernel' body");
+  if (kernel.getGrid() != GridPolicy::persistent)
+    return emitOpError("needs a kernel with 'grid = persistent': the "
+                       "communicating and computing blocks wait for each "
+                       "other, so all must be resident at once");
+  if (kernel.getClusterBlocks() > 1)
+    return emitOpError("is not supported in cluster kernels");
+  int64_t blocks = getBlocks();
+  if (blocks < 1 || blocks > 1024)
+    return emitOpError("'blocks' must be in [1, 1024], got ") << blocks;
+  if (llvm::range_size(kernel.getBody().getOps<BlockRolesOp>()) > 1)
+    return emitOpError("a kernel has at most one 'tile.block_roles'");
+  Block &communicate = getCommunicate().front();
+  if (communicate.getNumArguments() != 2 ||
+      !llvm::all_of(communicate.getArgumentTypes(),
+                    [](Type t) { return t.isIndex(); }))
+    return emitOpError("the communicate region takes two index arguments: "
+                       "the block's index among the communicating blocks "
+                       "and their number");
+  if (getCompute().front().getNumArguments() != 0)
+    return emitOpError("the compute region takes no arguments");
+  if (getCommunicate()
+          .walk([](ForeachTileOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return emitOpError("the communicate region runs no 'tile.foreach_tile': "
+                       "its blocks are numbered by its arguments");
+  WalkResult unsupported = getCompute().walk([](ForeachTileOp loop) {
+    return loop.getDynamic() || loop.getTable() || loop.getKSteps()
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  if (unsupported.wasInterrupted())
+    return emitOpError("deals tiles to its computing blocks with a strided "
+                       "walk: 'dynamic', 'table' and 'stream_k' tile loops "
+                       "are not supported in its compute region");
   return success();
 }
 
@@ -658,9 +755,13 @@ void WarpSpecializeOp::print(OpAsmPrinter &p) {
 LogicalResult WarpSpecializeOp::verify() {
   Operation *parent = (*this)->getParentOp();
   auto kernel = (*this)->getParentOfType<KernelOp>();
-  if (!kernel || !isa<KernelOp, ForeachTileOp>(parent))
+  auto roles = dyn_cast_or_null<BlockRolesOp>(parent);
+  bool computeBody =
+      roles && getOperation()->getParentRegion() == &roles.getCompute();
+  if (!kernel || !(isa<KernelOp, ForeachTileOp>(parent) || computeBody))
     return emitOpError("must be directly in a 'tile.kernel' or "
-                       "'tile.foreach_tile' body");
+                       "'tile.foreach_tile' body, or in the compute region of "
+                       "a 'tile.block_roles'");
   const TargetInfo &target = getTargetInfo(*this);
   int64_t producers = getProducerWarpgroupsAttr().getValue().getSExtValue();
   int64_t consumers = getConsumerWarpgroupsAttr().getValue().getSExtValue();

@@ -121,16 +121,17 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan,
   llvm::sort(plan.slice,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
 
+  // In the kernel body or a block role, the loop runs once per block.
   Operation *parent = loop->getParentOp();
-  if (isa<KernelOp>(parent))
+  if (isa<KernelOp, BlockRolesOp>(parent))
     return "";
   plan.foreach = dyn_cast<ForeachTileOp>(parent);
   // Directly in a tile loop, the ring position continues from the block's
   // earlier tiles (tile.prefix_sum of the trip counts).
   if (!plan.foreach)
     return "the ring position across executions of the loop is unknown: the "
-           "loop must be in the kernel body, or directly in a "
-           "'tile.foreach_tile'";
+           "loop must be in the kernel body or a 'tile.block_roles' region, "
+           "or directly in a 'tile.foreach_tile'";
   return "";
 }
 
@@ -301,7 +302,9 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
   void runForAMD(KernelOp kernel) {
     // The AMD schedules restart per tile and were sized for one tile per
     // block (a persistent loop around attention's exceeds gfx950's SGPRs).
-    if (kernel.getGrid() == GridPolicy::persistent) {
+    // Grid-level roles need every block resident: they stay persistent.
+    if (kernel.getGrid() == GridPolicy::persistent &&
+        kernel.getBody().getOps<BlockRolesOp>().empty()) {
       kernel.emitRemark("one tile per block on AMD: persistent grids are "
                         "not scheduled there yet");
       kernel.setGridAttr(

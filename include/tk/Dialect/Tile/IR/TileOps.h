@@ -94,6 +94,9 @@ struct ProducerWalk {
   mlir::Operation *allWarps = nullptr;
 };
 ProducerWalk producerWalk(WarpSpecializeOp op);
+/// Whether `op` is inside the communicate region of a `tile.block_roles`
+/// (which tile-warp-specialize leaves to all of the block's warpgroups).
+bool inCommunicateRegion(mlir::Operation *op);
 /// Blocks per cluster of the kernel around `op`; 1 without a cluster.
 int64_t clusterBlocks(mlir::Operation *op);
 /// Fails with a diagnostic unless `op` is in a kernel launched in clusters

@@ -105,12 +105,13 @@ def Tile_ReturnOp : Tile_Op<"return", [Pure, Terminator,
 }
 
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["::tk::tile::ForeachTileOp", "::tk::tile::WarpSpecializeOp"]>]> {
-  let summary = "end of a tile-loop body or a warp role";
+    ParentOneOf<["::tk::tile::ForeachTileOp", "::tk::tile::WarpSpecializeOp",
+                 "::tk::tile::BlockRolesOp"]>]> {
+  let summary = "end of a tile-loop body, a warp role or a block role";
   let description = [{
     Ends a `tile.foreach_tile` body, passing the values the next tile's
-    `iter_args` start from (none without `iter_args`), or a warp role (no
-    values).
+    `iter_args` start from (none without `iter_args`), or a warp role or a
+    block role (no values).
   }];
   let arguments = (ins Variadic<AnyType>:$values);
   let builders = [OpBuilder<(ins), [{ build($_builder, $_state, ::mlir::ValueRange()); }]>];
@@ -299,6 +300,51 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
                        OptionalAttr<I32Attr>:$consumer_registers,
                        OptionalAttr<I32Attr>:$consumer_stagger);
   let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+def Tile_BlockRolesOp : Tile_Op<"block_roles", [
+    SingleBlockImplicitTerminator<"::tk::tile::YieldOp">,
+    RecursiveMemoryEffects]> {
+  let summary = "blocks that communicate and blocks that compute, in one grid";
+  let description = [{
+    Grid-level roles (ParallelKittens' communication and compute blocks):
+    the first `blocks` blocks of the grid run the `communicate` region,
+    the others the `compute` region, all at once. The communicate region's
+    arguments are the block's index among the communicating blocks and
+    their number (`blocks`); the tile loops of the compute region deal
+    their tiles to the computing blocks only, as if they were the whole
+    grid. The launcher starts `blocks` blocks more than the tile loops'
+    persistent grid, which gets the multiprocessors the communicating
+    blocks leave (manifest: `communication_blocks`).
+
+    The two roles hand data to each other through global memory and
+    counters (`tile.signal_add` / `tile.signal_wait`, `tile.device_barrier`):
+    every block must be resident at once, so the kernel has a persistent
+    grid. tile-pipeline makes the copies of both regions asynchronous;
+    tile-warp-specialize splits the compute region's tile loop into
+    producer and consumer warpgroups, as it would a kernel body's, and
+    leaves the communicate region to all of the block's warpgroups.
+
+    ```mlir
+    tile.block_roles communicate(blocks = 8) (%b, %nb) {
+      ... peer copies, then tile.signal_add per chunk ...
+    } compute {
+      tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 8 {
+        tile.signal_wait %arrived[%m], %epoch at_least : !flags
+        ...
+      }
+    }
+    ```
+
+    Directly in the body of a `grid = persistent` kernel, at most one per
+    kernel; not in cluster kernels; the compute region's tile loops are not
+    `dynamic`, `table` or `stream_k` ones, and the communicate region runs
+    no tile loop.
+  }];
+  let arguments = (ins I64Attr:$blocks);
+  let regions = (region SizedRegion<1>:$communicate, SizedRegion<1>:$compute);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }

@@ -200,4 +200,40 @@ def Tile_SignalWaitOp : Tile_Op<"signal_wait"> {
   let hasVerifier = 1;
 }
 
+def Tile_DeviceBarrierOp : Tile_Op<"device_barrier"> {
+  let summary = "barrier across the blocks of every device (system scope)";
+  let description = [{
+    Every thread that runs the block's work (the whole block, or inside a
+    `tile.warp_specialize` role that role's warpgroups) executes it. Once
+    all of them reached it and the block's async (TMA) stores are written,
+    one thread adds 1 to element `index` of every device's copy of the
+    multi-device counter view (release at system scope), then polls its
+    own device's copy (acquire at system scope) until it is `expected` or
+    more, as a signed difference; the block (role) then continues together.
+    Every global write any block of any device made before the barrier is
+    visible after it.
+
+    The counter only grows: with B blocks per device and D devices a launch
+    adds D·B to every copy, so the launcher passes the running total
+    (previous total + D·B) as `expected`, and a counter is never reset
+    between launches. All the blocks of every device must be able to run at
+    once (a persistent grid no larger than what is resident).
+
+    ```mlir
+    tile.device_barrier %flags[%c0], %started : !tile.gl<?xi32, devices = 8>
+    ```
+
+    Equivalent to a `tile.signal_add` of 1 to each device's copy followed
+    by a `tile.signal_wait ... at_least` on the own copy, in one block
+    barrier and one wait for the block's stores. In a warp-specialized
+    kernel the consumers' role takes the barrier; before the tile loop the
+    producer's role waits for the same count (it adds nothing).
+  }];
+  let arguments = (ins Tile_GlobalType:$counters, Index:$index, I32:$expected);
+  let assemblyFormat = [{
+    $counters `[` $index `]` `,` $expected attr-dict `:` qualified(type($counters))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // TK_TILE_SYNCOPS_TD
