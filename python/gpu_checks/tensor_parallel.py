@@ -11,8 +11,10 @@ process per GPU:
   across launches);
 - all_gather_gemm against a float32 reference (NCCL's all-gather of the
   shards, then a float32 product), the same kinds of shapes (shards of
-  rows not a multiple of 128, so tiles straddle two devices' shards),
-  twice each (the handshake counters keep growing);
+  rows not a multiple of 128, so TMA's bounds cut each shard's last tile),
+  twice each (the handshake counters keep growing), with the copy engines
+  moving the shards and with the kernel's own communicating blocks
+  (communicate="blocks": grid-level roles, peer TMA loads);
 - bad arguments raise ArgumentError naming the argument.
 
 usage: torchrun --nproc-per-node N tensor_parallel.py [--out DIR]
@@ -89,20 +91,24 @@ def main():
                 f"relative error {error.item():.2e} (NCCL's bf16 "
                 f"reduce-scatter {error_nccl:.2e})")
 
-    for again in (False, True):
-        for M, K, N in gather_shapes(world):
-            a = torch.randn(M // world, K, device="cuda").bfloat16()
-            b = torch.randn(K, N // world, device="cuda").bfloat16()
-            got = all_gather_gemm(a, b)
-            full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
-            dist.all_gather_into_tensor(full, a)
-            want = full.float() @ b.float()
-            error = torch.tensor(relative_error(got, want), device="cuda")
-            dist.all_reduce(error, op=dist.ReduceOp.MAX)
-            row(f"all_gather_gemm M={M} K={K} N={N} world={world}"
-                f"{' (again)' if again else ''}",
-                got.shape == (M, N // world) and error.item() <= TOLERANCE,
-                f"relative error {error.item():.2e}")
+    for communicate in ("copy_engines", "blocks"):
+        for again in (False, True):
+            for M, K, N in gather_shapes(world):
+                a = torch.randn(M // world, K, device="cuda").bfloat16()
+                b = torch.randn(K, N // world, device="cuda").bfloat16()
+                got = all_gather_gemm(a, b, communicate=communicate)
+                full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
+                dist.all_gather_into_tensor(full, a)
+                want = full.float() @ b.float()
+                error = torch.tensor(relative_error(got, want), device="cuda")
+                dist.all_reduce(error, op=dist.ReduceOp.MAX)
+                by = "" if communicate == "copy_engines" else \
+                    f" communicate={communicate}"
+                row(f"all_gather_gemm M={M} K={K} N={N} world={world}{by}"
+                    f"{' (again)' if again else ''}",
+                    got.shape == (M, N // world) and
+                    error.item() <= TOLERANCE,
+                    f"relative error {error.item():.2e}")
 
     a = torch.randn(world * 64, 64, device="cuda").bfloat16()
     b = torch.randn(64, 256, device="cuda").bfloat16()
@@ -117,7 +123,10 @@ def main():
              "argument 'a': expected a contiguous matrix"),
             ("all_gather_gemm: b of the wrong rows",
              lambda: all_gather_gemm(a, b[:32]),
-             "argument 'b': has 32 rows, but 'a' has 64 columns")):
+             "argument 'b': has 32 rows, but 'a' has 64 columns"),
+            ("all_gather_gemm: an unknown communicate",
+             lambda: all_gather_gemm(a, b, communicate="nvlink"),
+             "argument 'communicate': expected 'copy_engines' or 'blocks'")):
         try:
             call()
             row(f"ArgumentError: {case}", False, "no error")

@@ -110,7 +110,8 @@ def test_tensor_parallel_variants_are_the_bundled_program():
     from tk_mlir.ops import tensor_parallel
     assert tensor_parallel.variants() == {
         "gemm_reduce_scatter": ("gemm_reduce_scatter", ""),
-        "all_gather_gemm": ("all_gather_gemm", "")}
+        "all_gather_gemm": ("all_gather_gemm", ""),
+        "all_gather_gemm_blocks": ("all_gather_gemm_blocks", "")}
     assert tensor_parallel._int32(2**31) == -2**31
     assert tensor_parallel._int32(2**32 + 5) == 5
     assert ctypes.c_int32(tensor_parallel._int32(2**31 + 7)).value == \

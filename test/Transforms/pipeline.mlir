@@ -568,3 +568,33 @@ tile.kernel @peer_copies(%A: !peers, %C: !tile.gl<?x?xf32>, %d: index, %n: index
   }
   tile.store %acc, %C[%c0, %c0] : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x?xf32>
 }
+
+// -----
+
+!peers = !tile.gl<?x?xbf16, devices = 4>
+
+// A device that each iteration computes is part of the copy's address: the
+// prologue and the refill compute it (k mod 4) for the iterations they
+// load.
+// CHECK-LABEL: tile.kernel @peer_per_step
+// CHECK: %[[D0:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK: tile.load_async %{{.*}}[%{{.*}}, %{{.*}}] device %[[D0]] ->
+// CHECK: scf.for %[[K:.*]] =
+// CHECK: %[[AHEAD:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[DN:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK: tile.load_async %{{.*}}[%{{.*}}, %{{.*}}] device %[[DN]] ->
+// CHECK-NOT: tile.copy
+tile.kernel @peer_per_step(%A: !peers, %C: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup>
+  %acc = scf.for %k = %c0 to %n step %c1 iter_args(%x = %zero) -> (!tile.rt<64x64xf32, warpgroup>) {
+    %d = arith.remui %k, %c4 : index
+    tile.copy %A[%c0, %k] device %d -> %a : !peers, !tile.st<64x64xbf16>
+    %y = tile.mma AB %a, %a, %x : !tile.st<64x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<64x64xf32, warpgroup>
+    scf.yield %y : !tile.rt<64x64xf32, warpgroup>
+  }
+  tile.store %acc, %C[%c0, %c0] : !tile.rt<64x64xf32, warpgroup>, !tile.gl<?x?xf32>
+}

@@ -12,7 +12,11 @@ all_gather_gemm: the column-parallel linear layer. Every process holds its
 rows `a` [M / world, K] of A and its columns `b` [K, N / world] of B; the
 result is A @ b [M, N / world]. The copy engines push each device's shard
 into every peer's gathered A while the kernels compute: each tile waits
-only for the shard of its rows, its own shard's tiles first.
+only for the shard of its rows, its own shard's tiles first. With
+communicate="blocks" the kernel gathers itself instead: its first blocks
+pull the peers' shards over NVLink while the others compute
+(kernels/alternatives/all_gather_gemm_blocks.mlir; slower, kept as the
+tested example of grid-level roles and peer loads).
 """
 try:
     import torch
@@ -27,12 +31,16 @@ PROGRAM = "gemm_reduce_scatter"
 _ARG_NAMES = ["A", "B", "C", "flags", "started", "finished"]
 GATHER_PROGRAM = "all_gather_gemm"
 _GATHER_ARG_NAMES = ["A", "B", "C", "arrived", "epoch", "me"]
+BLOCKS_PROGRAM = "all_gather_gemm_blocks"
+_BLOCKS_ARG_NAMES = ["G", "B", "C", "arrived", "sync", "epoch", "started",
+                     "finished"]
 
 
 def variants():
     """name -> (program, tk-opt -tile-to-nvidia options), as
     scripts/setup.sh builds them."""
-    return {PROGRAM: (PROGRAM, ""), GATHER_PROGRAM: (GATHER_PROGRAM, "")}
+    return {PROGRAM: (PROGRAM, ""), GATHER_PROGRAM: (GATHER_PROGRAM, ""),
+            BLOCKS_PROGRAM: (BLOCKS_PROGRAM, "")}
 
 
 def _int32(total):
@@ -144,16 +152,72 @@ class _Gather:
 _gathers = {}
 
 
-def all_gather_gemm(a, b, group=None):
+class _Blocks:
+    """What a group's all_gather_gemm(communicate="blocks") launches of one
+    shard shape share: the gathered A in symmetric memory, the per-chunk
+    arrival counters (`arrived[q * tiles + m]`: 128-row chunk m of shard q
+    of the epoch is in place; this device's own stay 0) and the barrier
+    counters of the communicating blocks, with their running total."""
+
+    def __init__(self, group, rows, cols):
+        import torch.distributed as dist
+        self.world = dist.get_world_size(group)
+        self.rank = dist.get_rank(group)
+        self.gathered = symmetric_empty((self.world, rows, cols),
+                                        torch.bfloat16, group)
+        chunks = self.world * (-(-rows // 128))
+        self.arrived = symmetric_empty((chunks,), torch.int32, group)
+        self.sync = symmetric_empty((2,), torch.int32, group)
+        _zeroed_everywhere(group, self.arrived, self.sync)
+        self.epoch = 0
+        self.total = 0
+
+
+_blocks = {}
+
+
+def _all_gather_gemm_blocks(a, b, group, world):
+    rows, cols = a.shape
+    key = (group.group_name, rows, cols)
+    g = _blocks.get(key)
+    if g is None:
+        g = _blocks[key] = _Blocks(group, rows, cols)
+    kernel = load_compiled(BLOCKS_PROGRAM, BLOCKS_PROGRAM, "",
+                           _BLOCKS_ARG_NAMES)
+    g.epoch += 1
+    # This device's rows, before the launch; the kernel's start barrier
+    # tells the peers they are in place, its end barrier that all of them
+    # pulled them (so the next call may overwrite them).
+    g.gathered.local[g.rank].copy_(a)
+    out = torch.empty(world, rows, b.shape[1], dtype=torch.bfloat16,
+                      device=a.device)
+    # Every communicating block of every device adds one to each device's
+    # barrier counters.
+    g.total += world * kernel.spec.communication_blocks
+    total = _int32(g.total)
+    kernel(g.gathered, b, out, g.arrived, g.sync, _int32(g.epoch), total,
+           total)
+    return out.view(world * rows, b.shape[1])
+
+
+def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     """A @ b, A gathered over `group` (default: the world) from every
     process's rows `a` [M / world, K]; `b` [K, N / world]: [M, N / world],
     bf16 (f32 accumulation). Collective: every process of the group calls
-    it with its shards, all of the same shapes."""
+    it with its shards, all of the same shapes. `communicate`: who moves
+    the shards, "copy_engines" (pushes beside the kernel) or "blocks" (the
+    kernel's own communicating blocks; slower)."""
     import torch.distributed as dist
     from .. import cuda_driver as cuda
     group = group or dist.group.WORLD
     world = dist.get_world_size(group)
+    if communicate not in ("copy_engines", "blocks"):
+        raise ArgumentError(f"argument 'communicate': expected "
+                            f"'copy_engines' or 'blocks', got "
+                            f"{communicate!r}")
     _check(a, b, world, split="none")
+    if communicate == "blocks":
+        return _all_gather_gemm_blocks(a, b, group, world)
     rows, cols = a.shape
     key = (group.group_name, rows, cols)
     g = _gathers.get(key)

@@ -150,6 +150,37 @@ tile.kernel @block_roles(%n: index) launch(warpgroups = 1, grid = persistent) {
 
 // -----
 
+// Under grid-level roles a buffer only the communicate region uses and one
+// only the compute region uses share their shared memory (at 9216, after
+// the semaphore at 0 and the buffer both use at 1024): 9216 + 32768 bytes,
+// plus the 1024 the base is aligned with.
+// CHECK: role_buffers = {abi
+// CHECK-SAME: shared_memory_bytes = 43008
+// CHECK-LABEL: llvm.func @role_buffers
+// CHECK: arith.constant 0 : i64
+// CHECK: arith.constant 9216 : i64
+// CHECK: arith.constant 9216 : i64
+// CHECK: arith.constant 1024 : i64
+tile.kernel @role_buffers(%A: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 1, grid = persistent) {
+  %s = tile.alloc : !tile.sem<1>
+  %comm = tile.alloc : !tile.st<128x64xbf16, #tile.swizzle<128>>
+  %compute = tile.alloc : !tile.st<64x256xbf16, #tile.swizzle<128>>
+  %both = tile.alloc : !tile.st<64x64xbf16, #tile.swizzle<128>>
+  tile.sem_init %s, 1 : !tile.sem<1>
+  %c0 = arith.constant 0 : index
+  tile.block_roles communicate(blocks = 1) (%b, %nb) {
+    tile.store_async %comm -> %A[%b, %c0] : !tile.st<128x64xbf16, #tile.swizzle<128>>, !tile.gl<?x?xbf16>
+    tile.store_async %both -> %A[%b, %c0] : !tile.st<64x64xbf16, #tile.swizzle<128>>, !tile.gl<?x?xbf16>
+  } compute {
+    tile.foreach_tile (%i) in (%n) {
+      tile.store_async %compute -> %A[%i, %c0] : !tile.st<64x256xbf16, #tile.swizzle<128>>, !tile.gl<?x?xbf16>
+      tile.store_async %both -> %A[%i, %c0] : !tile.st<64x64xbf16, #tile.swizzle<128>>, !tile.gl<?x?xbf16>
+    }
+  }
+}
+
+// -----
+
 // tile.prefix_sum: the persistent tile loop carries the running sum (0 at
 // the block's first tile, plus the tile's value at the end of each).
 // CHECK-LABEL: llvm.func @running_sum

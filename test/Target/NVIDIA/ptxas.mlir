@@ -37,6 +37,8 @@
 // RUN: %ptxas -arch=sm_90a %t.rs/gemm_reduce_scatter.ptx -o %t.rs/check.cubin
 // RUN: rm -rf %t.ag && tk-opt %kernels/multi_gpu/all_gather_gemm.mlir -tile-to-nvidia="out=%t.ag cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.ag/all_gather_gemm.ptx -o %t.ag/check.cubin
+// RUN: rm -rf %t.agb && tk-opt %kernels/alternatives/all_gather_gemm_blocks.mlir -tile-to-nvidia="out=%t.agb cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.agb/all_gather_gemm_blocks.ptx -o %t.agb/check.cubin
 // RUN: rm -rf %t.gn && tk-opt %kernels/gemm/gemm_naive.mlir -tile-to-nvidia="out=%t.gn cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.gn/gemm_naive.ptx -o %t.gn/check.cubin
 // RUN: rm -rf %t.gp && tk-opt %tk_src_root/python/gpu_checks/gemm_pipelined.mlir -tile-to-nvidia="out=%t.gp cubin=false" -o /dev/null

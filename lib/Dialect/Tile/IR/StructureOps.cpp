@@ -149,28 +149,78 @@ static int64_t alignTo(int64_t value, int64_t align) {
   return (value + align - 1) / align * align;
 }
 
+/// 1 when `op` is in the communicate region of a tile.block_roles, 2 in its
+/// compute region, 0 elsewhere.
+static int roleRegionOf(Operation *op) {
+  for (Region *region = op->getParentRegion(); region;
+       region = region->getParentRegion())
+    if (auto roles = dyn_cast<BlockRolesOp>(region->getParentOp()))
+      return region == &roles.getCommunicate() ? 1 : 2;
+  return 0;
+}
+
+/// The role region (as roleRegionOf) every use of a shared buffer is in,
+/// through the slots and subtiles taken of it; 0 when used elsewhere or in
+/// both.
+static int roleOfBuffer(AllocOp alloc) {
+  int role = -1;
+  SmallVector<Value> values{alloc.getResult()};
+  while (!values.empty()) {
+    Value value = values.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      int region = roleRegionOf(user);
+      if (region == 0 && isa<SlotOp, SubtileOp>(user)) {
+        values.push_back(user->getResult(0));
+        continue;
+      }
+      if (region == 0 || (role != -1 && role != region))
+        return 0;
+      role = region;
+    }
+  }
+  return role == -1 ? 0 : role;
+}
+
 int64_t KernelOp::getSharedMemoryBytes(
     llvm::function_ref<void(AllocOp, int64_t)> onAlloc, int64_t *queueOffset) {
-  int64_t bytes = 0;
-  for (auto alloc : getBody().getOps<AllocOp>()) {
-    Type type = alloc.getType();
-    int64_t size = 0;
-    if (auto tile = dyn_cast<SharedTileType>(type)) {
-      // Swizzled tiles need 1024-byte alignment for TMA and wgmma.
-      bytes = alignTo(bytes, 1024);
-      size = tile.getBytes();
-    } else if (auto vec = dyn_cast<SharedVecType>(type)) {
-      // TMA writes vectors too: 128-byte aligned.
-      bytes = alignTo(bytes, 128);
-      size = vec.getBytes();
-    } else if (auto sem = dyn_cast<SemType>(type)) {
-      bytes = alignTo(bytes, 8);
-      size = 8 * sem.getCount();
+  // Under grid-level roles a block runs one role region only: the buffers
+  // only the communicate region uses and those only the compute region uses
+  // share the space after the others (semaphores never do: every block
+  // initialises all of them).
+  bool roles = !getBody().getOps<BlockRolesOp>().empty();
+  SmallVector<std::pair<AllocOp, int>> allocs;
+  for (auto alloc : getBody().getOps<AllocOp>())
+    allocs.push_back({alloc, roles && !isa<SemType>(alloc.getType())
+                                 ? roleOfBuffer(alloc)
+                                 : 0});
+  int64_t ends[3] = {0, 0, 0};
+  for (int pass = 0; pass < 3; ++pass) {
+    int64_t &bytes = ends[pass];
+    if (pass > 0)
+      bytes = ends[0];
+    for (auto [alloc, role] : allocs) {
+      if (role != pass)
+        continue;
+      Type type = alloc.getType();
+      int64_t size = 0;
+      if (auto tile = dyn_cast<SharedTileType>(type)) {
+        // Swizzled tiles need 1024-byte alignment for TMA and wgmma.
+        bytes = alignTo(bytes, 1024);
+        size = tile.getBytes();
+      } else if (auto vec = dyn_cast<SharedVecType>(type)) {
+        // TMA writes vectors too: 128-byte aligned.
+        bytes = alignTo(bytes, 128);
+        size = vec.getBytes();
+      } else if (auto sem = dyn_cast<SemType>(type)) {
+        bytes = alignTo(bytes, 8);
+        size = 8 * sem.getCount();
+      }
+      if (onAlloc)
+        onAlloc(alloc, bytes);
+      bytes += size;
     }
-    if (onAlloc)
-      onAlloc(alloc, bytes);
-    bytes += size;
   }
+  int64_t bytes = std::max({ends[0], ends[1], ends[2]});
   if (queueOffset)
     *queueOffset = -1;
   if (hasDynamicTiles()) {

@@ -111,8 +111,11 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan,
       if (isa<CopyOp>(user) && user != copy.getOperation())
         return "a copied buffer is copied into twice";
     }
-    for (Value coord : copy.getCoords())
-      if (std::string why = collectSlice(loop, coord, needed); !why.empty())
+    SmallVector<Value> operands(copy.getCoords());
+    if (Value device = copy.getDevice())
+      operands.push_back(device);
+    for (Value operand : operands)
+      if (std::string why = collectSlice(loop, operand, needed); !why.empty())
         return why;
     plan.copies.push_back(copy);
     plan.allocs.push_back(alloc);
@@ -135,22 +138,27 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan,
   return "";
 }
 
-/// Each copy's coordinates in the iteration whose induction variable is
-/// `iv`: the body ops they depend on are cloned at `b`, the induction
-/// variable replaced.
-SmallVector<SmallVector<Value>> copyCoordsAt(OpBuilder &b, LoopPlan &plan,
-                                             Value iv) {
+/// Where each planned copy reads for the iteration `iv`: its coordinates
+/// and device (null for the launch's own), from the slice cloned with the
+/// induction variable replaced.
+struct CopyAt {
+  SmallVector<Value> coords;
+  Value device;
+};
+SmallVector<CopyAt> copiesAt(OpBuilder &b, LoopPlan &plan, Value iv) {
   IRMapping map;
   map.map(plan.loop.getInductionVar(), iv);
   for (Operation *op : plan.slice)
     b.clone(*op, map);
-  SmallVector<SmallVector<Value>> coords;
+  SmallVector<CopyAt> at;
   for (CopyOp copy : plan.copies) {
-    coords.emplace_back();
+    at.emplace_back();
     for (Value c : copy.getCoords())
-      coords.back().push_back(map.lookupOrDefault(c));
+      at.back().coords.push_back(map.lookupOrDefault(c));
+    if (Value device = copy.getDevice())
+      at.back().device = map.lookupOrDefault(device);
   }
-  return coords;
+  return at;
 }
 
 /// The ring type holding `stages` copies of `buffer`.
@@ -411,10 +419,10 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     b.setInsertionPoint(loop);
     Value zero = constIndex(b, loc, 0), one = constIndex(b, loc, 1);
     Value three = constIndex(b, loc, 3);
-    for (auto [copy, ring, coords] : llvm::zip(
-             plan.copies, rings, copyCoordsAt(b, plan, loop.getLowerBound())))
-      CopyOp::create(b, copy.getLoc(), copy.getSrc(), coords,
-                     slot(b, ring, zero), copy.getDevice());
+    for (auto [copy, ring, at] :
+         llvm::zip(plan.copies, rings, copiesAt(b, plan, loop.getLowerBound())))
+      CopyOp::create(b, copy.getLoc(), copy.getSrc(), at.coords,
+                     slot(b, ring, zero), at.device);
     Value wg = WarpgroupIdOp::create(b, loc);
     auto lateBarrier = [&](OpBuilder &b, Value which) {
       auto branch = scf::IfOp::create(
@@ -437,10 +445,10 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     Value next = arith::RemUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, k, one), three);
     Value nextIv = arith::AddIOp::create(b, loc, iv, loop.getStep());
-    for (auto [copy, ring, type, coords] :
-         llvm::zip(plan.copies, rings, staged, copyCoordsAt(b, plan, nextIv))) {
+    for (auto [copy, ring, type, at] :
+         llvm::zip(plan.copies, rings, staged, copiesAt(b, plan, nextIv))) {
       Value runs =
-          LoadOp::create(b, copy.getLoc(), type, copy.getSrc(), coords);
+          LoadOp::create(b, copy.getLoc(), type, copy.getSrc(), at.coords);
       StoreOp::create(b, copy.getLoc(), runs, slot(b, ring, next), ValueRange{},
                       nullptr, Value{});
     }
@@ -549,10 +557,10 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     Location loc = loop.getLoc();
     auto fetch = [&](OpBuilder &b, Value iv) {
       SmallVector<Value> values;
-      for (auto [copy, type, coords] :
-           llvm::zip(plan.copies, staged, copyCoordsAt(b, plan, iv)))
+      for (auto [copy, type, at] :
+           llvm::zip(plan.copies, staged, copiesAt(b, plan, iv)))
         values.push_back(
-            LoadOp::create(b, copy.getLoc(), type, copy.getSrc(), coords));
+            LoadOp::create(b, copy.getLoc(), type, copy.getSrc(), at.coords));
       return values;
     };
     auto commit = [&](OpBuilder &b, ValueRange values) {
@@ -741,7 +749,7 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     auto produce = [&](OpBuilder &b, Value j) {
       Value k = arith::AddIOp::create(b, loc, lb,
                                       arith::MulIOp::create(b, loc, j, step));
-      SmallVector<SmallVector<Value>> coords = copyCoordsAt(b, plan, k);
+      SmallVector<CopyAt> copyAt = copiesAt(b, plan, k);
       auto [stage, round] = position(b, j);
       // The stage is free once its previous round was released.
       Value previous = arith::XOrIOp::create(
@@ -752,9 +760,9 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       for (Value ring : rings)
         slots.push_back(SlotOp::create(b, loc, ring, stage));
       SemExpectOp::create(b, loc, fullSlot, slots);
-      for (auto [copy, slot, at] : llvm::zip(plan.copies, slots, coords))
-        LoadAsyncOp::create(b, copy.getLoc(), copy.getSrc(), at, slot, fullSlot,
-                            /*multicast=*/false, copy.getDevice());
+      for (auto [copy, slot, at] : llvm::zip(plan.copies, slots, copyAt))
+        LoadAsyncOp::create(b, copy.getLoc(), copy.getSrc(), at.coords, slot,
+                            fullSlot, /*multicast=*/false, at.device);
     };
 
     Value ahead = constIndex(b, loc, stages - 1);
