@@ -718,6 +718,24 @@ def test_wait_reports_name_block_thread_and_source_line():
         "for the phase of parity 0 of the semaphore at shared address 0x10"]
 
 
+def test_counter_wait_reports_name_the_value_and_address():
+    entry = timed_entry()
+    entry["wait_timeout"]["sites"] = [
+        {"site": 0, "location": "k.mlir:10:3", "kind": "semaphore"},
+        {"site": 1, "location": "ag.mlir:52:5", "kind": "counter"}]
+    spec = KernelSpec("gemm", entry)
+    assert spec.wait_kinds == {0: "semaphore", 1: "counter"}
+    raw = report_buffer(2, [(1, 9, 0, 7, 0xdeadbe00, 1),
+                            (1, 2, 128, 2**32 - 3, 0x40, 1)])
+    assert runtime.decode_wait_reports(spec, raw) == [
+        "kernel gemm, block 9, thread 0: waited over 250 ms at ag.mlir:52:5 "
+        "for a counter in global memory (address ending 0xdeadbe00) to "
+        "reach 7",
+        "kernel gemm, block 2, thread 128: waited over 250 ms at "
+        "ag.mlir:52:5 for a counter in global memory (address ending "
+        "0x00000040) to reach -3"]
+
+
 def test_wait_reports_skip_unwritten_records_and_count_overflow():
     spec = KernelSpec("gemm", timed_entry())
     assert runtime.decode_wait_reports(spec, report_buffer(0, [])) == []

@@ -144,6 +144,11 @@ class KernelSpec:
                 w = self.wait_timeout
                 self.wait_sites = {int(s["site"]): str(s["location"])
                                    for s in w["sites"]}
+                # What each site waits for: a semaphore's phase (the
+                # default) or a counter in global memory.
+                self.wait_kinds = {int(s["site"]): str(s.get("kind",
+                                                             "semaphore"))
+                                   for s in w["sites"]}
                 self.wait_records = int(w["records"])
                 self.wait_limit_ms = int(w["ms"])
                 self.wait_report = str(w["report"])
@@ -739,8 +744,10 @@ _REGISTER_A_WGMMA = re.compile(rb"wgmma\.mma_async[^;]*\}\s*,\s*\{")
 
 # The buffer of a kernel compiled with wait-timeout-ms that the host reads
 # after a launch fails: a u32 count of timed-out waits at byte 0, then
-# 32-byte records from byte 32, each six u32 (site, block, thread, parity,
-# semaphore shared address, written = 1; the last is stored last).
+# 32-byte records from byte 32, each six u32 (site, block, thread, then for
+# a semaphore wait the parity and the semaphore's shared address, for a
+# counter wait the value waited for and the low 32 bits of the counter's
+# global address; written = 1, stored last).
 WAIT_HEADER_BYTES = 32
 WAIT_RECORD_BYTES = 32
 
@@ -761,10 +768,16 @@ def decode_wait_reports(spec, raw):
         if written != 1:
             continue
         where = spec.wait_sites.get(site, f"unknown site {site}")
+        if getattr(spec, "wait_kinds", {}).get(site) == "counter":
+            value = parity - 2**32 if parity >= 2**31 else parity
+            what = (f"a counter in global memory (address ending "
+                    f"{address:#010x}) to reach {value}")
+        else:
+            what = (f"the phase of parity {parity} of the semaphore at "
+                    f"shared address {address:#x}")
         messages.append(
             f"kernel {spec.name}, block {block}, thread {thread}: waited "
-            f"over {spec.wait_limit_ms} ms at {where} for the phase of parity "
-            f"{parity} of the semaphore at shared address {address:#x}")
+            f"over {spec.wait_limit_ms} ms at {where} for {what}")
     if count > spec.wait_records:
         messages.append(f"({count - spec.wait_records} more timed-out waits "
                         f"not recorded)")

@@ -250,6 +250,17 @@ void warpgroupSync(mlir::OpBuilder &b, mlir::Location loc);
 /// the wait (kWaitSites, kWaitReport) and traps.
 void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sem,
                   mlir::Value phase);
+/// The kernel module's wait time limit in milliseconds (convert-tile-to-
+/// nvvm's wait-timeout-ms), 0 when waits have none.
+int64_t waitLimitMs(mlir::OpBuilder &b);
+/// After a timed wait that answered `status` (i32: 0 done, 1 gave up in the
+/// warp's first lane, 2 gave up in another): the first lane records (site,
+/// block, thread, `what`, `address`; i32 each) in the host's report buffer
+/// under a new wait site of kind `kind` ("semaphore", "counter"), and every
+/// lane that gave up traps.
+void reportTimedOut(mlir::OpBuilder &b, mlir::Location loc, mlir::Value status,
+                    mlir::Value what, mlir::Value address,
+                    llvm::StringRef kind);
 /// Rows of the allocation a shared tile value lies in. A swizzled tile is
 /// stored as column blocks of (allocation rows x swizzle bytes), so a subtile
 /// that splits rows keeps its parent's block stride, not its own.

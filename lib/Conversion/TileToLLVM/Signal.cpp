@@ -62,17 +62,54 @@ void releaseAdd(OpBuilder &b, Location loc, Value address, Value value,
 
 /// NVIDIA: polls the counter at `address` with acquire at `scope` until it
 /// equals `value` or, `atLeast`, is `value` or more as a signed difference
-/// (wait while seen - value < 0).
+/// (wait while seen - value < 0). Under wait-timeout-ms a poll that fails
+/// at first reads %globaltimer between tries and, past the limit, records
+/// the wait (the value and the low 32 bits of the counter's address) and
+/// traps, as the semaphore waits do: a peer that never signals fails the
+/// launch instead of hanging it.
 void poll(OpBuilder &b, Location loc, Value address, Value value,
           StringRef scope, bool atLeast) {
-  std::string test = atLeast ? "sub.s32 d, v, $1;\nsetp.lt.s32 p, d, 0;\n"
-                             : "setp.ne.b32 p, v, $1;\n";
-  inlinePtx(b, loc, {address, value},
-            "{\n.reg .pred p;\n.reg .b32 v;\n.reg .s32 d;\n"
-            "TK_SIGNAL:\nld.acquire." +
-                scope.str() + ".global.b32 v, [$0];\n" + test +
-                "@p bra TK_SIGNAL;\n}",
-            "l,r");
+  std::string test = atLeast ? "sub.s32 d, v, $V;\nsetp.lt.s32 p, d, 0;\n"
+                             : "setp.ne.b32 p, v, $V;\n";
+  std::string load = "ld.acquire." + scope.str() + ".global.b32 v, [$A];\n";
+  auto operands = [](std::string text, StringRef a, StringRef v) {
+    for (auto [from, to] : {std::pair{StringRef("$A"), a}, {"$V", v}})
+      for (size_t at = text.find(from); at != std::string::npos;
+           at = text.find(from, at))
+        text.replace(at, from.size(), to.str());
+    return text;
+  };
+  int64_t limitMs = waitLimitMs(b);
+  if (limitMs <= 0) {
+    inlinePtx(b, loc, {address, value},
+              operands("{\n.reg .pred p;\n.reg .b32 v;\n.reg .s32 d;\n"
+                       "TK_SIGNAL:\n" +
+                           load + test + "@p bra TK_SIGNAL;\n}",
+                       "$0", "$1"),
+              "l,r");
+    return;
+  }
+  Value status =
+      inlinePtx(b, loc, b.getI32Type(),
+                {address, value, constI64(b, loc, limitMs * 1000000)},
+                operands("{\n.reg .pred p;\n.reg .b32 v;\n.reg .s32 d;\n"
+                         ".reg .u64 t0, t;\nmov.u32 $0, 0;\n" +
+                             load + test +
+                             "@!p bra TK_SIGNAL_DONE;\n"
+                             "mov.u64 t0, %globaltimer;\n"
+                             "TK_SIGNAL:\n" +
+                             load + test +
+                             "@!p bra TK_SIGNAL_DONE;\n"
+                             "mov.u64 t, %globaltimer;\n"
+                             "sub.u64 t, t, t0;\n"
+                             "setp.lt.u64 p, t, $3;\n"
+                             "@p bra TK_SIGNAL;\n"
+                             "mov.u32 $0, 1;\n"
+                             "TK_SIGNAL_DONE:\n}",
+                         "$1", "$2"),
+                "=r,l,r,l");
+  Value low = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), address);
+  reportTimedOut(b, loc, status, value, low, "counter");
 }
 
 struct SignalAddLowering : OpConversionPattern<SignalAddOp> {

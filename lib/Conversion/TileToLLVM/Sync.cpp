@@ -23,7 +23,7 @@ static std::string sourcePosition(Location loc) {
 /// Registers a timed wait of the kernel `kernel` at `loc` in the module's
 /// kWaitSites list and returns its index, the site number its reports carry.
 static int64_t addWaitSite(gpu::GPUModuleOp module, StringRef kernel,
-                           Location loc) {
+                           Location loc, StringRef kind) {
   MLIRContext *ctx = module.getContext();
   SmallVector<Attribute> sites;
   if (auto known = module->getAttrOfType<ArrayAttr>(kWaitSites))
@@ -33,7 +33,8 @@ static int64_t addWaitSite(gpu::GPUModuleOp module, StringRef kernel,
       NamedAttribute(StringAttr::get(ctx, "kernel"),
                      StringAttr::get(ctx, kernel)),
       NamedAttribute(StringAttr::get(ctx, "location"),
-                     StringAttr::get(ctx, where.empty() ? "unknown" : where))};
+                     StringAttr::get(ctx, where.empty() ? "unknown" : where)),
+      NamedAttribute(StringAttr::get(ctx, "kind"), StringAttr::get(ctx, kind))};
   sites.push_back(DictionaryAttr::get(ctx, fields));
   module->setAttr(kWaitSites, ArrayAttr::get(ctx, sites));
   return sites.size() - 1;
@@ -63,6 +64,12 @@ static int64_t waitTimeoutMs(gpu::GPUModuleOp module) {
   auto limit =
       module ? module->getAttrOfType<IntegerAttr>(kWaitTimeout) : IntegerAttr();
   return limit ? limit.getInt() : 0;
+}
+
+int64_t tk::lower::waitLimitMs(OpBuilder &b) {
+  LLVM::LLVMFuncOp func = enclosingKernel(b);
+  return waitTimeoutMs(func ? func->getParentOfType<gpu::GPUModuleOp>()
+                            : gpu::GPUModuleOp());
 }
 
 void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
@@ -107,18 +114,25 @@ void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
                 "selp.u32 $0, 1, 2, p;\n"
                 "TK_WAIT_DONE:\n}",
                 "=r,r,r,l");
+  reportTimedOut(b, loc, status, parity, address, "semaphore");
+}
+
+void tk::lower::reportTimedOut(OpBuilder &b, Location loc, Value status,
+                               Value what, Value address, StringRef kind) {
+  LLVM::LLVMFuncOp func = enclosingKernel(b);
+  auto module = func->getParentOfType<gpu::GPUModuleOp>();
   Value gaveUp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, status,
                                        constI32(b, loc, 0));
   auto guard = scf::IfOp::create(b, loc, gaveUp, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPoint(guard.thenBlock()->getTerminator());
-  // The first lane records (site, block, thread, parity, semaphore address)
-  // in the host's buffer when there is one: a u32 count, then 32-byte
-  // records from byte 32, each marked written (its sixth word) last. Plain
-  // stores and a system fence, no call: a vprintf call would make ptxas
-  // serialize every wgmma of the kernel (C7510; the GEMM ran 8-15% slower).
-  // Then every lane that gave up traps: the launch fails instead of hanging.
-  int64_t site = addWaitSite(module, func.getSymName(), loc);
+  // The first lane records (site, block, thread, what, address) in the
+  // host's buffer when there is one: a u32 count, then 32-byte records from
+  // byte 32, each marked written (its sixth word) last. Plain stores and a
+  // system fence, no call: a vprintf call would make ptxas serialize every
+  // wgmma of the kernel (C7510; the GEMM ran 8-15% slower). Then every lane
+  // that gave up traps: the launch fails instead of hanging.
+  int64_t site = addWaitSite(module, func.getSymName(), loc, kind);
   Type i32 = b.getI32Type();
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, status,
                                       constI32(b, loc, 1));
@@ -128,7 +142,7 @@ void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
     b.setInsertionPoint(record.thenBlock()->getTerminator());
     inlinePtx(b, loc,
               {constI32(b, loc, site), NVVM::BlockIdXOp::create(b, loc, i32),
-               NVVM::ThreadIdXOp::create(b, loc, i32), parity, address,
+               NVVM::ThreadIdXOp::create(b, loc, i32), what, address,
                waitReportPointer(b, loc, module)},
               "{\n.reg .pred p;\n.reg .b32 slot;\n.reg .u64 buffer, at;\n"
               "ld.volatile.global.u64 buffer, [$5];\n"

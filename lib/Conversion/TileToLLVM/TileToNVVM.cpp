@@ -125,7 +125,8 @@ struct ConvertTileToNVVMPass
 
   /// Moves the timed waits' sites from the GPU module into each kernel's ABI
   /// (the manifest's "wait_timeout": the limit, the report global and the
-  /// sites as {site, location}; a report's site indexes the module's list).
+  /// sites as {site, location, kind: "semaphore" or "counter"}; a report's
+  /// site indexes the module's list).
   void recordWaitSites(ModuleOp module, gpu::GPUModuleOp gpuModule) {
     auto sites = gpuModule->getAttrOfType<ArrayAttr>(kWaitSites);
     if (!sites)
@@ -143,7 +144,8 @@ struct ConvertTileToNVVMPass
           continue;
         own.push_back(b.getDictionaryAttr(
             {b.getNamedAttr("site", b.getI64IntegerAttr(index)),
-             b.getNamedAttr("location", fields.get("location"))}));
+             b.getNamedAttr("location", fields.get("location")),
+             b.getNamedAttr("kind", fields.get("kind"))}));
       }
       NamedAttrList entry(cast<DictionaryAttr>(kernel.getValue()));
       if (!own.empty())

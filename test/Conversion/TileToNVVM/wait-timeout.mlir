@@ -1,5 +1,6 @@
 // wait-timeout-ms (default 0, off): every mbarrier wait (tile.sem_wait, the
-// tile queue's) tries once, then reads %globaltimer between tries and gives
+// tile queue's) and every counter poll (tile.signal_wait,
+// tile.device_barrier) tries once, then reads %globaltimer between tries and gives
 // up after the limit; the warp's first lane that gave up records (site,
 // block, thread, parity, semaphore address) in the buffer the host put in
 // @__tk_wait_report, and every lane that gave up traps. No call (a vprintf
@@ -14,7 +15,7 @@
 // NEG: for the --wait-timeout-ms option: '-1' value invalid for uint argument!
 // WORD: for the --wait-timeout-ms option: 'soon' value invalid for uint argument!
 
-// CHECK: sems = {{{.*}}wait_timeout = {ms = 250 : i64, records = 64 : i64, report = "__tk_wait_report", sites = [{location = "{{.*}}wait-timeout.mlir:[[@LINE+35]]:3", site = 0 : i64}, {location = "{{.*}}wait-timeout.mlir:[[@LINE+39]]:5", site = 1 : i64}]}
+// CHECK: sems = {{{.*}}wait_timeout = {ms = 250 : i64, records = 64 : i64, report = "__tk_wait_report", sites = [{kind = "semaphore", location = "{{.*}}wait-timeout.mlir:[[@LINE+35]]:3", site = 0 : i64}, {kind = "semaphore", location = "{{.*}}wait-timeout.mlir:[[@LINE+39]]:5", site = 1 : i64}]}
 // CHECK: llvm.mlir.global external @__tk_wait_report(0 : i64) {addr_space = 1 : i32, alignment = 8 : i64} : i64
 // CHECK-LABEL: llvm.func @sems
 // CHECK: %[[LIMIT:.*]] = arith.constant 250000000 : i64
@@ -61,7 +62,7 @@ tile.kernel @sems(%A: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 1) {
 
 // The dynamic tile loop's queue waits (for a free slot, for the next tile)
 // are timed too; both name the loop.
-// CHECK: queue = {{{.*}}wait_timeout = {ms = 250 : i64, records = 64 : i64, report = "__tk_wait_report", sites = [{location = "{{.*}}wait-timeout.mlir:[[@LINE+5]]:3", site = 0 : i64}, {location = "{{.*}}wait-timeout.mlir:[[@LINE+5]]:3", site = 1 : i64}]}
+// CHECK: queue = {{{.*}}wait_timeout = {ms = 250 : i64, records = 64 : i64, report = "__tk_wait_report", sites = [{kind = "semaphore", location = "{{.*}}wait-timeout.mlir:[[@LINE+5]]:3", site = 0 : i64}, {kind = "semaphore", location = "{{.*}}wait-timeout.mlir:[[@LINE+5]]:3", site = 1 : i64}]}
 // CHECK-LABEL: llvm.func @queue
 // CHECK-COUNT-2: llvm.intr.trap
 // OFF-NOT: globaltimer
@@ -78,4 +79,26 @@ tile.kernel @queue(%n: index) launch(warpgroups = 1, grid = persistent) {
 // CHECK-NOT: globaltimer
 tile.kernel @no_waits(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
   tile.barrier block
+}
+
+// -----
+
+// A counter poll (here a device barrier's) under the limit: one try, then
+// %globaltimer between tries; past the limit the polling thread records
+// (site, block, thread, the value waited for, the low 32 bits of the
+// counter's address) and traps. The site's kind says it was a counter.
+// CHECK: barrier = {{{.*}}wait_timeout = {{{.*}}sites = [{kind = "counter", location = "{{.*}}wait-timeout.mlir:[[@LINE+13]]:3", site = {{[0-9]+}} : i64}]}
+// CHECK-LABEL: llvm.func @barrier
+// CHECK: red.release.sys.global.add.s32
+// CHECK: %[[STATUS:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "{{.*}}mov.u32 $0, 0;\0Ald.acquire.sys.global.b32 v, [$1];\0Asub.s32 d, v, $2;{{.*}}mov.u64 t0, %globaltimer;\0ATK_SIGNAL:{{.*}}setp.lt.u64 p, t, $3;\0A@p bra TK_SIGNAL;\0Amov.u32 $0, 1;\0ATK_SIGNAL_DONE:\0A}", "=r,l,r,l"
+// CHECK: %[[LOW:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i32
+// CHECK: arith.cmpi ne, %[[STATUS]], %{{.*}} : i32
+// CHECK: st.volatile.global.v4.u32 [at+32]
+// CHECK: llvm.intr.trap
+// OFF-LABEL: llvm.func @barrier
+// OFF-NOT: globaltimer
+// OFF: ld.acquire.sys.global.b32 v, [$0];
+// OFF-NOT: llvm.intr.trap
+tile.kernel @barrier(%F: !tile.gl<?xi32, devices = 2>, %i: index, %v: i32) launch(warpgroups = 1) {
+  tile.device_barrier %F[%i], %v : !tile.gl<?xi32, devices = 2>
 }

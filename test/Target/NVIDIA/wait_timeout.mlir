@@ -24,10 +24,12 @@
 // MANIFEST-NEXT: "report": "__tk_wait_report",
 // MANIFEST-NEXT: "sites": [
 // MANIFEST-NEXT: {
+// MANIFEST-NEXT: "kind": "semaphore",
 // MANIFEST-NEXT: "location": "{{.*}}python/gpu_checks/wait_timeout.mlir:30:7",
 // MANIFEST-NEXT: "site": 0
 // MANIFEST-NEXT: },
 // MANIFEST-NEXT: {
+// MANIFEST-NEXT: "kind": "semaphore",
 // MANIFEST-NEXT: "location": "{{.*}}python/gpu_checks/wait_timeout.mlir:34:5",
 // MANIFEST-NEXT: "site": 1
 // OFF-NOT: __tk_wait_report
