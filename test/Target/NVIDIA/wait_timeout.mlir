@@ -1,8 +1,8 @@
 // The GPU check program for wait-timeout-ms compiles to PTX with the report
-// global the host sets, timed try_wait loops, the record stores and a trap,
-// and no call; the manifest lists the limit, the global, the record count
-// and both waits' source lines by site. Without the option there is none of
-// it.
+// global the host sets, timed try_wait and counter-poll loops, the record
+// stores and a trap, and no call; the manifest lists the limit, the global,
+// the record count and its three waits' source lines (two semaphores, a
+// counter) by site. Without the option there is none of it.
 // RUN: rm -rf %t && tk-opt %tk_src_root/python/gpu_checks/wait_timeout.mlir -tile-to-nvidia="out=%t cubin=false wait-timeout-ms=200" -o /dev/null
 // RUN: FileCheck %s < %t/wait_timeout.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/wait_timeout.json
@@ -25,13 +25,18 @@
 // MANIFEST-NEXT: "sites": [
 // MANIFEST-NEXT: {
 // MANIFEST-NEXT: "kind": "semaphore",
-// MANIFEST-NEXT: "location": "{{.*}}python/gpu_checks/wait_timeout.mlir:30:7",
+// MANIFEST-NEXT: "location": "{{.*}}python/gpu_checks/wait_timeout.mlir:34:7",
 // MANIFEST-NEXT: "site": 0
 // MANIFEST-NEXT: },
 // MANIFEST-NEXT: {
-// MANIFEST-NEXT: "kind": "semaphore",
-// MANIFEST-NEXT: "location": "{{.*}}python/gpu_checks/wait_timeout.mlir:34:5",
+// MANIFEST-NEXT: "kind": "counter",
+// MANIFEST-NEXT: "location": "{{.*}}python/gpu_checks/wait_timeout.mlir:38:7",
 // MANIFEST-NEXT: "site": 1
+// MANIFEST-NEXT: },
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "kind": "semaphore",
+// MANIFEST-NEXT: "location": "{{.*}}python/gpu_checks/wait_timeout.mlir:42:5",
+// MANIFEST-NEXT: "site": 2
 // OFF-NOT: __tk_wait_report
 // OFF-NOT: globaltimer
 // OFF-NOT: trap;
