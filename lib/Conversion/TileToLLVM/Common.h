@@ -197,6 +197,10 @@ mlir::Value selectParam(mlir::OpBuilder &b, mlir::Location loc,
 /// that carries kDeviceIdParam.
 mlir::Value ownDevice(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::Operation *op);
+/// The launch's device count (tile.device_count) as an index, for an op
+/// that carries kDeviceIdParam.
+mlir::Value deviceCount(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Operation *op);
 /// The pointer to copy `device` (an index value; null: the launch's own) of
 /// the multi-device view `op` uses (kViewParam, kViewCopies), or `own` (the
 /// view operand as converted) for a single-device view.

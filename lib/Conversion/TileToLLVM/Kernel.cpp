@@ -341,6 +341,13 @@ Value tk::lower::ownDevice(OpBuilder &b, Location loc, Operation *op) {
                                     kernelParam(op, param));
 }
 
+Value tk::lower::deviceCount(OpBuilder &b, Location loc, Operation *op) {
+  // The hidden device count follows the device index (lowerKernelSignature).
+  int64_t param = op->getAttrOfType<IntegerAttr>(kDeviceIdParam).getInt() + 1;
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                    kernelParam(op, param));
+}
+
 Value tk::lower::viewCopy(OpBuilder &b, Location loc, Operation *op, Value own,
                           Value device) {
   auto copies = op->getAttrOfType<IntegerAttr>(kViewCopies);

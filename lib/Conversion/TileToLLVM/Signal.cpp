@@ -69,45 +69,40 @@ void releaseAdd(OpBuilder &b, Location loc, Value address, Value value,
 /// launch instead of hanging it.
 void poll(OpBuilder &b, Location loc, Value address, Value value,
           StringRef scope, bool atLeast) {
-  std::string test = atLeast ? "sub.s32 d, v, $V;\nsetp.lt.s32 p, d, 0;\n"
-                             : "setp.ne.b32 p, v, $V;\n";
-  std::string load = "ld.acquire." + scope.str() + ".global.b32 v, [$A];\n";
-  auto operands = [](std::string text, StringRef a, StringRef v) {
-    for (auto [from, to] : {std::pair{StringRef("$A"), a}, {"$V", v}})
-      for (size_t at = text.find(from); at != std::string::npos;
-           at = text.find(from, at))
-        text.replace(at, from.size(), to.str());
-    return text;
+  // One try: load the counter (operand `a`) into v, p = still waiting for
+  // the value (operand `v`).
+  auto attempt = [&](StringRef a, StringRef v) {
+    std::string load =
+        "ld.acquire." + scope.str() + ".global.b32 v, [" + a.str() + "];\n";
+    return load +
+           (atLeast ? "sub.s32 d, v, " + v.str() + ";\nsetp.lt.s32 p, d, 0;\n"
+                    : "setp.ne.b32 p, v, " + v.str() + ";\n");
   };
+  std::string regs = "{\n.reg .pred p;\n.reg .b32 v;\n.reg .s32 d;\n";
   int64_t limitMs = waitLimitMs(b);
   if (limitMs <= 0) {
     inlinePtx(b, loc, {address, value},
-              operands("{\n.reg .pred p;\n.reg .b32 v;\n.reg .s32 d;\n"
-                       "TK_SIGNAL:\n" +
-                           load + test + "@p bra TK_SIGNAL;\n}",
-                       "$0", "$1"),
+              regs + "TK_SIGNAL:\n" + attempt("$0", "$1") +
+                  "@p bra TK_SIGNAL;\n}",
               "l,r");
     return;
   }
-  Value status =
-      inlinePtx(b, loc, b.getI32Type(),
-                {address, value, constI64(b, loc, limitMs * 1000000)},
-                operands("{\n.reg .pred p;\n.reg .b32 v;\n.reg .s32 d;\n"
-                         ".reg .u64 t0, t;\nmov.u32 $0, 0;\n" +
-                             load + test +
-                             "@!p bra TK_SIGNAL_DONE;\n"
-                             "mov.u64 t0, %globaltimer;\n"
-                             "TK_SIGNAL:\n" +
-                             load + test +
-                             "@!p bra TK_SIGNAL_DONE;\n"
-                             "mov.u64 t, %globaltimer;\n"
-                             "sub.u64 t, t, t0;\n"
-                             "setp.lt.u64 p, t, $3;\n"
-                             "@p bra TK_SIGNAL;\n"
-                             "mov.u32 $0, 1;\n"
-                             "TK_SIGNAL_DONE:\n}",
-                         "$1", "$2"),
-                "=r,l,r,l");
+  Value status = inlinePtx(
+      b, loc, b.getI32Type(),
+      {address, value, constI64(b, loc, limitMs * 1000000)},
+      regs + ".reg .u64 t0, t;\nmov.u32 $0, 0;\n" + attempt("$1", "$2") +
+          "@!p bra TK_SIGNAL_DONE;\n"
+          "mov.u64 t0, %globaltimer;\n"
+          "TK_SIGNAL:\n" +
+          attempt("$1", "$2") +
+          "@!p bra TK_SIGNAL_DONE;\n"
+          "mov.u64 t, %globaltimer;\n"
+          "sub.u64 t, t, t0;\n"
+          "setp.lt.u64 p, t, $3;\n"
+          "@p bra TK_SIGNAL;\n"
+          "mov.u32 $0, 1;\n"
+          "TK_SIGNAL_DONE:\n}",
+      "=r,l,r,l");
   Value low = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), address);
   reportTimedOut(b, loc, status, value, low, "counter");
 }
@@ -192,10 +187,7 @@ struct DeviceBarrierLowering : OpConversionPattern<DeviceBarrierOp> {
     publishAsyncStores(rewriter, loc);
     blockBarrier(rewriter, loc, op);
     onFirstThread(rewriter, loc, op, [&](OpBuilder &b) {
-      int64_t countParam =
-          op->getAttrOfType<IntegerAttr>(kDeviceIdParam).getInt() + 1;
-      Value devices = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                                 kernelParam(op, countParam));
+      Value devices = deviceCount(b, loc, op);
       Value zero = constIndex(b, loc, 0);
       Value step = constIndex(b, loc, 1);
       auto each = scf::ForOp::create(b, loc, zero, devices, step);

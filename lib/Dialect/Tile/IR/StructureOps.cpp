@@ -233,11 +233,7 @@ int64_t KernelOp::getSharedMemoryBytes(
 }
 
 bool tk::tile::inCommunicateRegion(Operation *op) {
-  for (Region *region = op->getParentRegion(); region;
-       region = region->getParentRegion())
-    if (auto roles = dyn_cast<BlockRolesOp>(region->getParentOp()))
-      return region == &roles.getCommunicate();
-  return false;
+  return roleRegionOf(op) == 1;
 }
 
 ProducerWalk tk::tile::producerWalk(WarpSpecializeOp op) {
