@@ -75,7 +75,7 @@ done
 echo
 echo "== attention kernels for tk_mlir.attention(): build/artifacts/attention_{naive,bwd,bwd_dq,bwd_dkv,bwd_delta}{,_d64}, attention_naive_kv176, attention_naive_d64_q128, attention_bwd_q80 (an alternative head-dim-128 fused backward), attention_bwd_dq_convert (the fused backward's dQ to bf16), attention_naive_d64_ring4 (attention_naive_d64 with a four-stage ring, for short causal calls)"
 echo
-echo "== linear-attention kernels for tk_mlir.linear_attention() and based(): build/artifacts/{linear_attention,linear_attention_d128,linear_attention_decay,based}_{bhsd,bshd} (one per layout)"
+echo "== linear-attention kernels for tk_mlir.linear_attention() and based(): build/artifacts/{linear_attention,linear_attention_d128,linear_attention_decay}_{bhsd,bshd} (one per layout), based{,_norm} (one per value of normalize; both layouts)"
 echo
 echo "== Mamba2 SSD kernels for tk_mlir.ssd_chunk_scan(): build/artifacts/mamba2_ssd{,_n128}{,_z}{,_d} (state dim 64, 128; with the z gate, the D skip)"
 echo

@@ -2,42 +2,46 @@
 // (feature dim 16, value dim 64), as FLA's parallel_based defines it:
 //   s_ts = (q_t / 4)·k_s,  a_ts = 1 + s_ts + s_ts² / 2   (s <= t)
 //   o_t  = Σ_s a_ts v_s   [ / (Σ_s a_ts + 1e-6)  with `normalize` ]
-// a_ts = φ(q_t)·φ(k_s) for φ(x) = [1, x, (x ⊗ x) / √2] (273 features), so
-// over chunks of 64 positions: within a chunk the masked a (a 64 x 64 tile
-// from one k16 MMA), earlier chunks through the states
-//   Σ v (order 0),  S1 = Σ kᵀ v (order 1),  S2 = Σ (k ⊗ k)ᵀ v (order 2)
-// as o += Σv + q S1 + ½ (q ⊗ q) S2, and for the normaliser the position
-// count, Σ k (column sums across the warpgroup's warps) and Z2 =
-// Σ (k ⊗ k)ᵀ 1 (16 equal columns from an MMA against ones, so the
-// normaliser's second-order term comes out of the tensor cores; 16, not 8:
-// wgmma reads shared tiles with rows of at least 32 bytes, swizzled). `tile.outer` makes q ⊗ q and
-// k ⊗ k (64 x 256).
+// a_ts = φ(q_t)·φ(k_s) for φ(x) = [1, x, (x ⊗ x) / √2] (273 features). Over
+// chunks of 64 positions: within a chunk the masked a (a 64 x 64 tile from
+// one k16 MMA) times V; earlier chunks through states kept on chip,
+//   S1 = Σ kbᵀ v,  S2 = Σ (k ⊗ k)ᵀ v,  o += qb S1 + (q/4 ⊗ q/4)(½ S2),
+// with qb = [q/4, 1/16 ...] and kb = [k, 1 ...], the first 32 columns of
+// shared tiles whose columns 16..31 hold the constants: qb·kb = s + 1, so
+// S1's rows 16..31 sum v and qb S1 adds Σ v. The normaliser comes from the
+// same columns: a = ½ + ½ (qb·kb)², so the earlier chunks' Σ a is
+// ½ qbᵀ M qb + ½ (positions) with M = Σ kbᵀ kb (32 x 32), one MMA for M
+// and one for M qb per chunk instead of a 256-column Σ (k ⊗ k) and
+// cross-warp column sums.
 //
-// Two consumer warpgroups split the value columns: warpgroup w computes o's
-// columns 32w .. 32w+31 and keeps those columns of S1 and S2 (S2: four
-// 64 x 32 f32 accumulators), each with its own bf16 copies in shared
-// memory for the MMAs; both compute a and the normaliser. Warpgroup 0
-// forms q ⊗ q / 2 and warpgroup 1 k ⊗ k, each into one shared buffer that
-// the MMAs of both read: the consumers meet at a block barrier after those
-// stores and again at the end of the chunk, before the next chunk's. (As a
-// register operand q ⊗ q took 64 registers per thread, with a k ⊗ k buffer
-// per warpgroup: the step spilled 0.8 KiB per thread.) S1's MMAs
-// take q and k zero-padded to 64 features (the k16 operands in the first
-// 16 columns of 64 x 64 tiles whose other columns stay zero), as wgmma
-// needs 64 rows. Views and layouts as kernels/linear_attention/linear_attention.mlir
-// (`bshd`, tile-bind): Q and K are [.., seq, 16]-column views, V and O
-// 64-column ones.
+// One block per 32 value columns of a (batch, head): its one consumer
+// warpgroup keeps those columns of S1 and S2 and all of M in f32 registers
+// (96), with bf16 copies in shared memory for the MMAs (S2's halved: the ½
+// of the second-order term, so q ⊗ q needs no scaling), and forms k ⊗ k,
+// then q ⊗ q, in one 64 x 256 shared buffer. 95 KiB of shared memory and
+// 216 registers let two blocks share a multiprocessor, so one block's chain
+// of MMAs, shuffles and barriers runs while the other's waits. The state
+// MMAs are issued with the scores and qb S1 and run while a is formed.
+// H100, B = H = 16, T = 4096, normalised: two consumer warpgroups splitting
+// the columns in one block (one block per multiprocessor) 0.793 ms; a block
+// per 32 columns, two per multiprocessor 0.481; the state MMAs in flight
+// while a is formed 0.464-0.470; the normaliser from M, one reciprocal per
+// row and bf16 products two at a time 0.431.
+//
+// Views: Q, K [rows, seq, 16·c] and V, O [rows, seq, 64·c] bf16, with
+// (rows, c) = (batch·heads, 1) in layout bhsd and (batch, heads) in bshd.
+// The tile space is O's 32-column tiles by its rows, so one program serves
+// both layouts: block (j, x) reads q and k column tile j / 2 and v, o
+// column tile j of row x. tk_mlir compiles it once per value of
+// `normalize` (tile-bind), which drops M when not normalising.
 !view = !tile.gl<?x?x?xbf16>
 !qk = !tile.st<64x16xbf16>
 !pad = !tile.st<64x64xbf16>
-!vt = !tile.st<64x64xbf16>
-!vw = !tile.st<64x32xbf16>
-!k2 = !tile.st<64x256xbf16>
-!k2q = !tile.st<64x64xbf16>
+!w32 = !tile.st<64x32xbf16>
+!h32 = !tile.st<32x32xbf16>
+!x2 = !tile.st<64x256xbf16>
+!x2q = !tile.st<64x64xbf16>
 !s2 = !tile.st<256x32xbf16>
-!s2q = !tile.st<64x32xbf16>
-!z2 = !tile.st<256x16xbf16>
-!z2q = !tile.st<64x16xbf16>
 !f16x = !tile.rt<64x16xf32, warpgroup>
 !b16x = !tile.rt<64x16xbf16, warpgroup>
 !wide16 = !tile.rt<64x256xbf16, warpgroup>
@@ -45,101 +49,76 @@
 !sq16 = !tile.rt<64x64xbf16, warpgroup>
 !o = !tile.rt<64x32xf32, warpgroup>
 !o16 = !tile.rt<64x32xbf16, warpgroup>
-!z = !tile.rt<64x16xf32, warpgroup>
-!z16 = !tile.rt<64x16xbf16, warpgroup>
 !rows = !tile.rv<64xf32, warpgroup>
-!cols16 = !tile.rv<16xf32, warpgroup>
-!cols32 = !tile.rv<32xf32, warpgroup>
 
 tile.kernel @based(%Q: !view, %K: !view, %V: !view, %O: !view,
-                   %batch: index, %heads: index, %bshd: i1, %normalize: i1)
-    launch(warpgroups = 2, grid = tiles) {
+                   %normalize: i1)
+    launch(warpgroups = 1, grid = tiles, blocks_per_sm = 2) {
   %q = tile.alloc : !qk
   %k = tile.alloc : !qk
-  %v = tile.alloc : !vt
-  %qpads = tile.alloc : !tile.st<2x64x64xbf16>
-  %kpads = tile.alloc : !tile.st<2x64x64xbf16>
-  %k2 = tile.alloc : !k2
-  %q2 = tile.alloc : !k2
-  %s1s = tile.alloc : !tile.st<2x64x32xbf16>
-  %s2s = tile.alloc : !tile.st<2x256x32xbf16>
-  %z2s = tile.alloc : !tile.st<2x256x16xbf16>
-  %ones = tile.alloc : !tile.st<64x16xbf16>
+  %v = tile.alloc : !w32
+  %qb = tile.alloc : !w32
+  %kpad = tile.alloc : !pad
+  %x2 = tile.alloc : !x2
+  %s1 = tile.alloc : !w32
+  %s2 = tile.alloc : !s2
+  %mb = tile.alloc : !w32
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
   %c64 = arith.constant 64 : index
   %quarter = arith.constant 0.25 : f32
   %half = arith.constant 0.5 : f32
   %one = arith.constant 1.0 : f32
   %eps = arith.constant 1.0e-6 : f32
   %seq = tile.dim %Q[1] : !view
+  %rows = tile.dim %O[0] : !view
+  %width = tile.dim %O[2] : !view
+  %halves = arith.ceildivui %width, %c32 : index
   %chunks = arith.ceildivui %seq, %c64 : index
 
-  tile.foreach_tile (%h, %n) in (%heads, %batch) {
-    %wg = tile.warpgroup_id
-    %nh = arith.muli %n, %heads : index
-    %bh = arith.addi %nh, %h : index
-    %x = arith.select %bshd, %n, %bh : index
-    %y = arith.select %bshd, %h, %c0 : index
-    %y2 = arith.muli %y, %c2 : index
-    %yw = arith.addi %y2, %wg : index
-    %qpad = tile.slot %qpads[%wg] : !tile.st<2x64x64xbf16>
-    %kpad = tile.slot %kpads[%wg] : !tile.st<2x64x64xbf16>
-    %s1 = tile.slot %s1s[%wg] : !tile.st<2x64x32xbf16>
-    %s2 = tile.slot %s2s[%wg] : !tile.st<2x256x32xbf16>
-    %z2 = tile.slot %z2s[%wg] : !tile.st<2x256x16xbf16>
-    %q16 = tile.subtile %qpad[%c0, %c0] : !pad to !qk
+  tile.foreach_tile (%j, %x) in (%halves, %rows) {
+    %y = arith.divui %j, %c2 : index
+    // qb = [q/4 | 1/16 ...], kb = [k | 1 ...] (kpad's columns 32..63 zero).
+    %q16 = tile.subtile %qb[%c0, %c0] : !w32 to !qk
+    %qone = tile.subtile %qb[%c0, %c1] : !w32 to !qk
     %k16 = tile.subtile %kpad[%c0, %c0] : !pad to !qk
-    %s2_0 = tile.subtile %s2[%c0, %c0] : !s2 to !s2q
-    %s2_1 = tile.subtile %s2[%c1, %c0] : !s2 to !s2q
-    %s2_2 = tile.subtile %s2[%c2, %c0] : !s2 to !s2q
-    %s2_3 = tile.subtile %s2[%c3, %c0] : !s2 to !s2q
-    %z2_0 = tile.subtile %z2[%c0, %c0] : !z2 to !z2q
-    %z2_1 = tile.subtile %z2[%c1, %c0] : !z2 to !z2q
-    %z2_2 = tile.subtile %z2[%c2, %c0] : !z2 to !z2q
-    %z2_3 = tile.subtile %z2[%c3, %c0] : !z2 to !z2q
-    %k2_0 = tile.subtile %k2[%c0, %c0] : !k2 to !k2q
-    %k2_1 = tile.subtile %k2[%c0, %c1] : !k2 to !k2q
-    %k2_2 = tile.subtile %k2[%c0, %c2] : !k2 to !k2q
-    %k2_3 = tile.subtile %k2[%c0, %c3] : !k2 to !k2q
-    // Zero states and pads, ones for the normaliser's MMAs.
-    %zero_sq = tile.fill 0.0 : !sq16
-    tile.store %zero_sq, %qpad : !sq16, !pad
-    tile.store %zero_sq, %kpad : !sq16, !pad
+    %kone = tile.subtile %kpad[%c0, %c1] : !pad to !qk
+    %kb = tile.subtile %kpad[%c0, %c0] : !pad to !w32
+    %kz = tile.subtile %kpad[%c0, %c1] : !pad to !w32
+    %s1b = tile.subtile %s1[%c0, %c0] : !w32 to !h32
+    %mbb = tile.subtile %mb[%c0, %c0] : !w32 to !h32
+    %s2_0 = tile.subtile %s2[%c0, %c0] : !s2 to !w32
+    %s2_1 = tile.subtile %s2[%c1, %c0] : !s2 to !w32
+    %s2_2 = tile.subtile %s2[%c2, %c0] : !s2 to !w32
+    %s2_3 = tile.subtile %s2[%c3, %c0] : !s2 to !w32
+    %x2_0 = tile.subtile %x2[%c0, %c0] : !x2 to !x2q
+    %x2_1 = tile.subtile %x2[%c0, %c1] : !x2 to !x2q
+    %x2_2 = tile.subtile %x2[%c0, %c2] : !x2 to !x2q
+    %x2_3 = tile.subtile %x2[%c0, %c3] : !x2 to !x2q
+    // Zero states; the constant columns of qb and kb.
     %zero_o = tile.fill 0.0 : !o
     %zero_o16 = tile.fill 0.0 : !o16
-    tile.store %zero_o16, %s1 : !o16, !vw
-    tile.store %zero_o16, %s2_0 : !o16, !s2q
-    tile.store %zero_o16, %s2_1 : !o16, !s2q
-    tile.store %zero_o16, %s2_2 : !o16, !s2q
-    tile.store %zero_o16, %s2_3 : !o16, !s2q
-    %zero_z = tile.fill 0.0 : !z
-    %zero_z16 = tile.cast %zero_z : !z to !z16
-    tile.store %zero_z16, %z2_0 : !z16, !z2q
-    tile.store %zero_z16, %z2_1 : !z16, !z2q
-    tile.store %zero_z16, %z2_2 : !z16, !z2q
-    tile.store %zero_z16, %z2_3 : !z16, !z2q
-    %ones_r = tile.fill 1.0 : !z16
-    tile.store %ones_r, %ones : !z16, !tile.st<64x16xbf16>
-    tile.fence async_proxy
-    tile.barrier warpgroup
-    %sv0 = tile.fill 0.0 : !cols32
-    %sk0 = tile.fill 0.0 : !cols16
-    %r:11 = scf.for %ch = %c0 to %chunks step %c1
+    tile.store %zero_o16, %kz : !o16, !w32
+    tile.store %zero_o16, %s1 : !o16, !w32
+    tile.store %zero_o16, %mb : !o16, !w32
+    tile.store %zero_o16, %s2_0 : !o16, !w32
+    tile.store %zero_o16, %s2_1 : !o16, !w32
+    tile.store %zero_o16, %s2_2 : !o16, !w32
+    tile.store %zero_o16, %s2_3 : !o16, !w32
+    %ones = tile.fill 1.0 : !b16x
+    tile.store %ones, %kone : !b16x, !qk
+    %sixteenth = tile.fill 0.0625 : !b16x
+    tile.store %sixteenth, %qone : !b16x, !qk
+    %r:6 = scf.for %ch = %c0 to %chunks step %c1
         iter_args(%a1 = %zero_o, %b0 = %zero_o, %b1 = %zero_o, %b2 = %zero_o,
-                  %b3 = %zero_o, %y0 = %zero_z, %y1 = %zero_z, %y2a = %zero_z,
-                  %y3 = %zero_z, %sv = %sv0, %sk = %sk0)
-        -> (!o, !o, !o, !o, !o, !z, !z, !z, !z, !cols32, !cols16) {
+                  %b3 = %zero_o, %m = %zero_o)
+        -> (!o, !o, !o, !o, !o, !o) {
       tile.copy %Q[%x, %ch, %y] -> %q : !view, !qk
       tile.copy %K[%x, %ch, %y] -> %k : !view, !qk
-      tile.copy %V[%x, %ch, %y] -> %v : !view, !vt
-      %v_w = tile.subtile %v[%c0, %wg] : !vt to !vw
-      // q / 4 and k, padded; warpgroup 0 forms q ⊗ q / 2, warpgroup 1
-      // k ⊗ k, into the shared buffers both read. In bf16: a product of two
-      // bf16 values is exact in f32, so rounding it once gives what the f32
-      // product cast to bf16 would.
+      tile.copy %V[%x, %ch, %j] -> %v : !view, !w32
       %q_r = tile.load %q : !qk -> !b16x
       %q_f = tile.cast %q_r : !b16x to !f16x
       %qs = tile.mul %q_f, %quarter : !f16x, f32
@@ -147,21 +126,25 @@ tile.kernel @based(%Q: !view, %K: !view, %V: !view, %O: !view,
       tile.store %qs16, %q16 : !b16x, !qk
       %k_r = tile.load %k : !qk -> !b16x
       tile.store %k_r, %k16 : !b16x, !qk
-      %k_f = tile.cast %k_r : !b16x to !f16x
-      %first = arith.cmpi eq, %wg, %c0 : index
-      scf.if %first {
-        %qq = tile.outer %qs16, %qs16 : !b16x, !b16x -> !wide16
-        %qq16 = tile.mul %qq, %half : !wide16, f32
-        tile.store %qq16, %q2 : !wide16, !k2
-      } else {
-        %kk16 = tile.outer %k_r, %k_r : !b16x, !b16x -> !wide16
-        tile.store %kk16, %k2 : !wide16, !k2
-      }
+      // k ⊗ k for the state MMAs. In bf16: a product of two bf16 values is
+      // exact in f32, so rounding it once gives what the f32 product cast
+      // to bf16 would.
+      %kk16 = tile.outer %k_r, %k_r : !b16x, !b16x -> !wide16
+      tile.store %kk16, %x2 : !wide16, !x2
       tile.fence async_proxy
-      tile.barrier block
+      tile.barrier warpgroup
 
+      // States: S1 += kbᵀ v, S2 += (k ⊗ k)ᵀ v, M += kbᵀ kb, issued with
+      // the scores and q S1 and left running while a is formed.
+      %qk = tile.mma_async ABt %q, %k : !qk, !qk -> !sq
+      %a1_new = tile.mma_async AtB %kpad, %v, %a1 : !pad, !w32 -> !o
+      %b0_new = tile.mma_async AtB %x2_0, %v, %b0 : !x2q, !w32 -> !o
+      %b1_new = tile.mma_async AtB %x2_1, %v, %b1 : !x2q, !w32 -> !o
+      %b2_new = tile.mma_async AtB %x2_2, %v, %b2 : !x2q, !w32 -> !o
+      %b3_new = tile.mma_async AtB %x2_3, %v, %b3 : !x2q, !w32 -> !o
+      %o_1 = tile.mma_async AB %qb, %s1b : !w32, !h32 -> !o
+      tile.mma_wait 6
       // Within the chunk: a = 1 + s + s² / 2, causal, times V.
-      %qk = tile.mma ABt %q, %k : !qk, !qk -> !sq
       %s = tile.mul %qk, %quarter : !sq, f32
       %s_h = tile.mul %s, %half : !sq, f32
       %s_h1 = tile.add %s_h, %one : !sq, f32
@@ -169,72 +152,66 @@ tile.kernel @based(%Q: !view, %K: !view, %V: !view, %O: !view,
       %a = tile.add %s_sq, %one : !sq, f32
       %a_c = tile.causal_mask %a[%c0, %c0] fill zero : !sq
       %a16 = tile.cast %a_c : !sq to !sq16
-      %o_in = tile.mma AB %a16, %v_w : !sq16, !vw -> !o
-      // Earlier chunks: Σv + (q/4) S1 + ½ (q/4 ⊗ q/4) S2.
-      %o_1 = tile.mma AB %qpad, %s1, %o_in : !pad, !vw -> !o
-      %o_2 = tile.mma AB %q2, %s2, %o_1 : !k2, !s2 -> !o
-      %sv_b = tile.broadcast col %sv : !cols32 to !o
-      %o_3 = tile.add %o_2, %sv_b : !o
-      %o_out = scf.if %normalize -> (!o) {
-        // Σ a + positions before the chunk + (q/4)·Σk + ½ (q/4 ⊗ q/4)·Σ k⊗k.
+      %o_in = tile.mma_async AB %a16, %v, %o_1 : !sq16, !w32 -> !o
+      tile.mma_wait 0
+      // Earlier chunks' second order: q ⊗ q over k ⊗ k once every warp's
+      // MMAs have read it.
+      tile.barrier warpgroup
+      %qq16 = tile.outer %qs16, %qs16 : !b16x, !b16x -> !wide16
+      tile.store %qq16, %x2 : !wide16, !x2
+      tile.fence async_proxy
+      tile.barrier warpgroup
+      %o_2 = tile.mma_async AB %x2, %s2, %o_in : !x2, !s2 -> !o
+      %o_out, %m_new = scf.if %normalize -> (!o, !o) {
+        // Σ a: this chunk's row sums, earlier chunks' ½ qbᵀ M qb + ½ 64 ch.
+        %zq = tile.mma_async AB %qb, %mbb : !w32, !h32 -> !o
+        %mm = tile.mma_async AtB %kpad, %kb, %m : !pad, !w32 -> !o
+        tile.mma_wait 0
         %den_in = tile.row_sum %a_c : !sq -> !rows
-        %zq = tile.mma AB %q2, %z2 : !k2, !z2 -> !z
-        %den2 = tile.row_max %zq : !z -> !rows
-        %sk_b = tile.broadcast col %sk : !cols16 to !f16x
-        %qsk = tile.mul %qs, %sk_b : !f16x
-        %den1 = tile.row_sum %qsk, %den2 : !f16x -> !rows
-        %ch64 = arith.muli %ch, %c64 : index
-        %ch_i = arith.index_cast %ch64 : index to i64
+        %qb_r = tile.load %qb : !w32 -> !o16
+        %qb_f = tile.cast %qb_r : !o16 to !o
+        %quad = tile.mul %qb_f, %zq : !o
+        %den_q = tile.row_sum %quad : !o -> !rows
+        %den_h = tile.mul %den_q, %half : !rows, f32
+        %ch32 = arith.muli %ch, %c32 : index
+        %ch_i = arith.index_cast %ch32 : index to i64
         %before = arith.uitofp %ch_i : i64 to f32
         %before_eps = arith.addf %before, %eps : f32
-        %den_a = tile.add %den_in, %den1 : !rows
+        %den_a = tile.add %den_in, %den_h : !rows
         %den_b = tile.add %den_a, %before_eps : !rows, f32
-        %den_bb = tile.broadcast row %den_b : !rows to !o
-        %o_n = tile.div %o_3, %den_bb : !o
-        scf.yield %o_n : !o
+        %ones_r = tile.fill 1.0 : !rows
+        %inv = tile.div %ones_r, %den_b : !rows
+        %inv_b = tile.broadcast row %inv : !rows to !o
+        %o_n = tile.mul %o_2, %inv_b : !o
+        scf.yield %o_n, %mm : !o, !o
       } else {
-        scf.yield %o_3 : !o
+        tile.mma_wait 0
+        scf.yield %o_2, %m : !o, !o
       }
       %o16 = tile.cast %o_out : !o to !o16
-      tile.store %o16, %O[%x, %ch, %yw] : !o16, !view
+      tile.store %o16, %O[%x, %ch, %j] : !o16, !view
 
-      // States: Σv, S1 += kᵀ v, S2 += (k ⊗ k)ᵀ v, Z2 += (k ⊗ k)ᵀ 1.
-      %v_r = tile.load %v_w : !vw -> !o16
-      %v_f = tile.cast %v_r : !o16 to !o
-      %sv_new = tile.col_sum %v_f, %sv : !o -> !cols32
-      %sk_new = tile.col_sum %k_f, %sk : !f16x -> !cols16
-      %a1_new = tile.mma AtB %kpad, %v_w, %a1 : !pad, !vw -> !o
-      %b0_new = tile.mma AtB %k2_0, %v_w, %b0 : !k2q, !vw -> !o
-      %b1_new = tile.mma AtB %k2_1, %v_w, %b1 : !k2q, !vw -> !o
-      %b2_new = tile.mma AtB %k2_2, %v_w, %b2 : !k2q, !vw -> !o
-      %b3_new = tile.mma AtB %k2_3, %v_w, %b3 : !k2q, !vw -> !o
-      %y0_new = tile.mma AtB %k2_0, %ones, %y0 : !k2q, !tile.st<64x16xbf16> -> !z
-      %y1_new = tile.mma AtB %k2_1, %ones, %y1 : !k2q, !tile.st<64x16xbf16> -> !z
-      %y2_new = tile.mma AtB %k2_2, %ones, %y2a : !k2q, !tile.st<64x16xbf16> -> !z
-      %y3_new = tile.mma AtB %k2_3, %ones, %y3 : !k2q, !tile.st<64x16xbf16> -> !z
+      // The states' bf16 copies for the next chunk's MMAs.
       %a1_16 = tile.cast %a1_new : !o to !o16
-      tile.store %a1_16, %s1 : !o16, !vw
-      %b0_16 = tile.cast %b0_new : !o to !o16
-      tile.store %b0_16, %s2_0 : !o16, !s2q
-      %b1_16 = tile.cast %b1_new : !o to !o16
-      tile.store %b1_16, %s2_1 : !o16, !s2q
-      %b2_16 = tile.cast %b2_new : !o to !o16
-      tile.store %b2_16, %s2_2 : !o16, !s2q
-      %b3_16 = tile.cast %b3_new : !o to !o16
-      tile.store %b3_16, %s2_3 : !o16, !s2q
-      %y0_16 = tile.cast %y0_new : !z to !z16
-      tile.store %y0_16, %z2_0 : !z16, !z2q
-      %y1_16 = tile.cast %y1_new : !z to !z16
-      tile.store %y1_16, %z2_1 : !z16, !z2q
-      %y2_16 = tile.cast %y2_new : !z to !z16
-      tile.store %y2_16, %z2_2 : !z16, !z2q
-      %y3_16 = tile.cast %y3_new : !z to !z16
-      tile.store %y3_16, %z2_3 : !z16, !z2q
+      tile.store %a1_16, %s1 : !o16, !w32
+      %b0_h = tile.mul %b0_new, %half : !o, f32
+      %b0_16 = tile.cast %b0_h : !o to !o16
+      tile.store %b0_16, %s2_0 : !o16, !w32
+      %b1_h = tile.mul %b1_new, %half : !o, f32
+      %b1_16 = tile.cast %b1_h : !o to !o16
+      tile.store %b1_16, %s2_1 : !o16, !w32
+      %b2_h = tile.mul %b2_new, %half : !o, f32
+      %b2_16 = tile.cast %b2_h : !o to !o16
+      tile.store %b2_16, %s2_2 : !o16, !w32
+      %b3_h = tile.mul %b3_new, %half : !o, f32
+      %b3_16 = tile.cast %b3_h : !o to !o16
+      tile.store %b3_16, %s2_3 : !o16, !w32
+      %m16 = tile.cast %m_new : !o to !o16
+      tile.store %m16, %mb : !o16, !w32
       tile.fence async_proxy
-      tile.barrier block
-      scf.yield %a1_new, %b0_new, %b1_new, %b2_new, %b3_new, %y0_new,
-          %y1_new, %y2_new, %y3_new, %sv_new, %sk_new
-          : !o, !o, !o, !o, !o, !z, !z, !z, !z, !cols32, !cols16
+      tile.barrier warpgroup
+      scf.yield %a1_new, %b0_new, %b1_new, %b2_new, %b3_new, %m_new
+          : !o, !o, !o, !o, !o, !o
     }
   }
 }

@@ -109,7 +109,7 @@ def test_decay_checks_name_the_argument():
         check_decay(Slopes((8,), device="cpu"), 8, "cuda:0")
 
 
-def test_each_program_has_a_variant_per_layout():
+def test_each_program_has_a_variant_per_layout_based_per_normalize():
     assert variants() == {
         "linear_attention_bhsd": ("linear_attention", "bind=6=false"),
         "linear_attention_bshd": ("linear_attention", "bind=6=true"),
@@ -121,8 +121,8 @@ def test_each_program_has_a_variant_per_layout():
                                         "bind=8=false"),
         "linear_attention_decay_bshd": ("linear_attention_decay",
                                         "bind=8=true"),
-        "based_bhsd": ("based", "bind=6=false"),
-        "based_bshd": ("based", "bind=6=true"),
+        "based_norm": ("based", "bind=4=true"),
+        "based": ("based", "bind=4=false"),
     }
 
 

@@ -78,10 +78,16 @@ template <typename LLVMOp>
 Value binaryFields(OpBuilder &b, Location loc, Type structType, Value lhs,
                    Value rhs) {
   bool scalar = !isa<LLVM::LLVMStructType>(rhs.getType());
-  return buildStruct(b, loc, structType, [&](int64_t i) {
-    Value r = scalar ? rhs : extract(b, loc, rhs, i);
-    return LLVMOp::create(b, loc, extract(b, loc, lhs, i), r).getResult();
-  });
+  int64_t count = cast<LLVM::LLVMStructType>(structType).getBody().size();
+  SmallVector<Value> x, y;
+  for (int64_t i = 0; i < count; ++i) {
+    x.push_back(extract(b, loc, lhs, i));
+    y.push_back(scalar ? rhs : extract(b, loc, rhs, i));
+  }
+  return packStruct(b, loc, structType,
+                    pairwise(b, loc, x, y, [&](Value u, Value v) {
+                      return LLVMOp::create(b, loc, u, v).getResult();
+                    }));
 }
 
 /// Elementwise binary op: field by field, or with a broadcast f32 scalar.

@@ -326,9 +326,10 @@ struct OuterLowering : OpConversionPattern<OuterOp> {
     SmallVector<Value> c =
         gather(rewriter, loc, op, *rhs, adaptor.getRhs(), *dst, ofRhs, element,
                type.getScope(), gatherBytes(*lhs, *dst, ofLhs, element));
-    SmallVector<Value> fields;
-    for (auto [x, y] : llvm::zip(a, c))
-      fields.push_back(LLVM::FMulOp::create(rewriter, loc, x, y));
+    SmallVector<Value> fields =
+        pairwise(rewriter, loc, a, c, [&](Value x, Value y) {
+          return LLVM::FMulOp::create(rewriter, loc, x, y).getResult();
+        });
     rewriter.replaceOp(op, packStruct(rewriter, loc,
                                       getTypeConverter()->convertType(type),
                                       fields));

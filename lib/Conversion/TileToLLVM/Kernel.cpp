@@ -209,6 +209,33 @@ Value tk::lower::packStruct(OpBuilder &b, Location loc, Type type,
     result = LLVM::InsertValueOp::create(b, loc, result, v, i);
   return result;
 }
+SmallVector<Value>
+tk::lower::pairwise(OpBuilder &b, Location loc, ArrayRef<Value> x,
+                    ArrayRef<Value> y,
+                    llvm::function_ref<Value(Value, Value)> op) {
+  SmallVector<Value> result;
+  size_t i = 0;
+  if (!x.empty() && isa<BFloat16Type, Float16Type>(x.front().getType())) {
+    auto pair = VectorType::get({2}, x.front().getType());
+    auto join = [&](Value lo, Value hi) {
+      Value v = LLVM::UndefOp::create(b, loc, pair);
+      v = LLVM::InsertElementOp::create(b, loc, v, lo, constI32(b, loc, 0));
+      return LLVM::InsertElementOp::create(b, loc, v, hi, constI32(b, loc, 1))
+          .getResult();
+    };
+    for (; i + 1 < x.size(); i += 2) {
+      Value lhs = join(x[i], x[i + 1]);
+      Value rhs = join(y[i], y[i + 1]);
+      Value both = op(lhs, rhs);
+      for (int64_t half = 0; half < 2; ++half)
+        result.push_back(LLVM::ExtractElementOp::create(
+            b, loc, both, constI32(b, loc, half)));
+    }
+  }
+  for (; i < x.size(); ++i)
+    result.push_back(op(x[i], y[i]));
+  return result;
+}
 Value tk::lower::packFields(OpBuilder &b, Location loc, Value record,
                             int64_t first, VectorType type) {
   Value v = LLVM::UndefOp::create(b, loc, type);

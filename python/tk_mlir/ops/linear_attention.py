@@ -34,12 +34,20 @@ ARGS = {
     "linear_attention_d128": ["q", "k", "v", "o", "batch", "heads", "bshd"],
     "linear_attention_decay": ["q", "k", "v", "o", "decay", "state", "batch",
                                "heads", "bshd", "store_state"],
-    "based": ["q", "k", "v", "o", "batch", "heads", "bshd", "normalize"],
+    "based": ["q", "k", "v", "o", "normalize"],
 }
 # Based's feature dim (q, k) and value dim (v).
 BASED_DIMS = (16, 64)
 # The index of each program's `bshd` parameter (tile-bind binds it).
-BSHD_PARAM = {name: args.index("bshd") for name, args in ARGS.items()}
+BSHD_PARAM = {name: args.index("bshd") for name, args in ARGS.items()
+              if "bshd" in args}
+# Based reads both layouts with one program (its tile space comes from o's
+# shape); it is compiled once per value of `normalize` instead.
+BASED_VARIANTS = {
+    normalize: (f"based{'_norm' if normalize else ''}",
+                f"bind={ARGS['based'].index('normalize')}="
+                f"{'true' if normalize else 'false'}")
+    for normalize in (True, False)}
 
 
 def kernel_name(program, layout):
@@ -50,10 +58,12 @@ def kernel_name(program, layout):
 def variants():
     """name -> (program, tk-opt -tile-to-nvidia options) of every compiled
     variant, as scripts/setup.sh builds them."""
-    programs = [*PROGRAMS.values(), "based"]
-    return {kernel_name(p, layout): (p, f"bind={BSHD_PARAM[p]}="
-                                        f"{'true' if layout == 'bshd' else 'false'}")
-            for p in programs for layout in LAYOUTS}
+    found = {kernel_name(p, layout): (p, f"bind={BSHD_PARAM[p]}="
+                                         f"{'true' if layout == 'bshd' else 'false'}")
+             for p in PROGRAMS.values() for layout in LAYOUTS}
+    found.update({name: ("based", options)
+                  for name, options in BASED_VARIANTS.values()})
+    return found
 
 
 def _kernel(name):
@@ -186,17 +196,23 @@ def linear_attention_impl(q, k, v, feature_map, normalize, decay, layout,
     return o, (state.view(batch, heads, dim, dim) if return_state else None)
 
 
+def _views(layout, shape, tensors):
+    """The tensors as the programs' 3-d views: [batch·heads, seq, dim] for
+    "bhsd", [batch, seq, heads·dim] for "bshd"."""
+    batch, heads, seq = shape
+    if layout == "bhsd":
+        return [t.view(batch * heads, seq, t.shape[-1]) for t in tensors]
+    return [t.view(batch, seq, heads * t.shape[-1]) for t in tensors]
+
+
 def _run(program, layout, q, k, v, shape, views=(), scalars=()):
     """Launches `program`'s variant for `layout` on q, k, v and a new o
     (then the program's other `views`, its batch, heads and bshd
-    parameters, then its other `scalars`); returns o.""" 
-    batch, heads, seq = shape
+    parameters, then its other `scalars`); returns o."""
+    batch, heads, _ = shape
     o = torch.empty_like(v)
-    if layout == "bhsd":
-        qkvo = [t.view(batch * heads, seq, t.shape[-1]) for t in (q, k, v, o)]
-    else:
-        qkvo = [t.view(batch, seq, heads * t.shape[-1]) for t in (q, k, v, o)]
-    _kernel(kernel_name(program, layout))(*qkvo, *views, batch, heads,
+    _kernel(kernel_name(program, layout))(*_views(layout, shape, (q, k, v, o)),
+                                          *views, batch, heads,
                                           layout == "bshd", *scalars)
     return o
 
@@ -230,5 +246,8 @@ def based(q, k, v, normalize=True, layout="bhsd"):
 def based_impl(q, k, v, normalize, layout):
     """What torch.ops.tk_mlir.based runs."""
     batch, heads, seq, _ = check_based_arguments(q, k, v, layout)
-    return _run("based", layout, q, k, v, (batch, heads, seq),
-                scalars=(bool(normalize),))
+    o = torch.empty_like(v)
+    name, _ = BASED_VARIANTS[bool(normalize)]
+    _kernel(name)(*_views(layout, (batch, heads, seq), (q, k, v, o)),
+                  bool(normalize))
+    return o

@@ -171,6 +171,35 @@ tile.kernel @outer(%O: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
 
 // -----
 
+// In bf16 the products go two at a time: one multiply of 2-element vectors
+// (mul.rn.bf16x2) per pair of result registers, no scalar multiply. f32
+// products stay scalar.
+// CHECK-LABEL: llvm.func @outer_bf16
+// CHECK: nvvm.shfl.sync idx
+// CHECK-NOT: llvm.fmul {{.*}} : bf16
+// CHECK: llvm.fmul {{.*}} : vector<2xbf16>
+// CHECK-NOT: llvm.fmul {{.*}} : bf16
+// CHECK: llvm.return
+// CHECK-LABEL: llvm.func @outer_f32
+// CHECK-NOT: vector<2xf32>
+// CHECK: llvm.fmul {{.*}} : f32
+// CHECK-NOT: vector<2xf32>
+// CHECK: llvm.return
+tile.kernel @outer_bf16(%O: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
+  %a = tile.fill 1.0 : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>
+  %c = tile.outer %a, %a : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>, !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc> -> !tile.rt<64x256xbf16, warpgroup, #tile.mma_acc>
+  %c0 = arith.constant 0 : index
+  tile.store %c, %O[%c0, %c0] : !tile.rt<64x256xbf16, warpgroup, #tile.mma_acc>, !tile.gl<?x?xbf16>
+}
+tile.kernel @outer_f32(%O: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
+  %a = tile.fill 1.0 : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>
+  %c = tile.outer %a, %a : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>, !tile.rt<64x16xf32, warpgroup, #tile.mma_acc> -> !tile.rt<64x256xf32, warpgroup, #tile.mma_acc>
+  %c0 = arith.constant 0 : index
+  tile.store %c, %O[%c0, %c0] : !tile.rt<64x256xf32, warpgroup, #tile.mma_acc>, !tile.gl<?x?xf32>
+}
+
+// -----
+
 // f32 exponentials and logarithms of the math dialect in a kernel go to the
 // special-function unit like tile.exp's (ex2.approx after a multiply by
 // log2 e).

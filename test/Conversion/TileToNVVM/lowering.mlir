@@ -335,6 +335,25 @@ tile.kernel @elementwise(%s: f32) launch(warpgroups = 1) {
 
 // -----
 
+// On 16-bit floats they go two fields at a time, as 2-element vectors (one
+// mul.rn.bf16x2 / add.rn.bf16x2 per pair); a scalar operand is repeated in
+// both lanes.
+// CHECK-LABEL: llvm.func @elementwise_bf16
+// CHECK-NOT: llvm.fmul {{.*}} : bf16
+// CHECK: llvm.fmul {{.*}} : vector<2xbf16>
+// CHECK-NOT: llvm.fadd {{.*}} : bf16
+// CHECK: llvm.fadd {{.*}} : vector<2xbf16>
+// CHECK-NOT: {{llvm.fmul|llvm.fadd}} {{.*}} : bf16
+// CHECK: llvm.return
+tile.kernel @elementwise_bf16(%s: f32) launch(warpgroups = 1) {
+  %x = tile.fill 2.0 : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>
+  %y = tile.mul %x, %s : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>, f32
+  %z = tile.add %y, %x : !tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>
+  "test.use"(%z) : (!tile.rt<64x16xbf16, warpgroup, #tile.mma_acc>) -> ()
+}
+
+// -----
+
 // Row reductions on the accumulator: a thread folds its registers of each
 // row, then two butterfly shuffles (xor 1, 2) over the quad that shares the
 // row. A broadcast back reads the vector register of each element's row.
