@@ -178,6 +178,23 @@ bool chunkedStore(StoreOp store) {
   return tile && isa_and_nonnull<ChunksLayoutAttr>(tile.getLayout());
 }
 
+/// An MFMA's result is there when the next instruction reads it (the chip
+/// waits on the registers), so `tile.mma_async` is `tile.mma` on AMD and
+/// `tile.mma_wait` has nothing left to wait for.
+void synchronizeMmas(ModuleOp module) {
+  module.walk([](MmaAsyncOp async) {
+    OpBuilder b(async);
+    auto mma =
+        MmaOp::create(b, async.getLoc(), async.getType(), async.getFormAttr(),
+                      async.getA(), async.getB(), async.getAcc());
+    for (NamedAttribute attr : async->getDiscardableAttrs())
+      mma->setAttr(attr.getName(), attr.getValue());
+    async.replaceAllUsesWith(mma.getResult());
+    async.erase();
+  });
+  module.walk([](MmaWaitOp wait) { wait.erase(); });
+}
+
 /// What the patterns need to know from the kernel, recorded before its
 /// body moves into the llvm.func.
 void recordLaunch(ModuleOp module) {
@@ -273,6 +290,7 @@ struct ConvertTileToROCDLPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    synchronizeMmas(module);
     recordLaunch(module);
     FailureOr<gpu::GPUModuleOp> gpuModule =
         lowerKernels(module, tk::Vendor::amd, getArgument(),

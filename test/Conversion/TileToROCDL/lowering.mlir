@@ -51,6 +51,26 @@ module attributes {tile.target = "gfx950"} {
 
 // -----
 
+// An MFMA's result is there when an instruction reads it (the chip waits
+// on the registers), so tile.mma_async lowers as tile.mma and tile.mma_wait
+// to nothing: four MFMAs a product (a wave's 16 x 64 rows), no wait.
+// CHECK-LABEL: llvm.func @mma_async
+// CHECK-COUNT-8: rocdl.mfma.f32.16x16x32.bf16
+// CHECK-NOT: rocdl.mfma
+// CHECK-NOT: tile.mma_wait
+// CHECK: llvm.return
+module attributes {tile.target = "gfx950"} {
+  tile.kernel @mma_async(%C: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
+    %d = tile.mma_async ABt %a, %a : !tile.st<64x32xbf16, #tile.swizzle<64>>, !tile.st<64x32xbf16, #tile.swizzle<64>> -> !tile.rt<64x64xf32, block, #tile.mfma<16x16x32, acc, waves = 4x1>>
+    %e = tile.mma_async ABt %a, %a, %d : !tile.st<64x32xbf16, #tile.swizzle<64>>, !tile.st<64x32xbf16, #tile.swizzle<64>> -> !tile.rt<64x64xf32, block, #tile.mfma<16x16x32, acc, waves = 4x1>>
+    tile.mma_wait 0
+    tile.store %e, %C[%i, %i] : !tile.rt<64x64xf32, block, #tile.mfma<16x16x32, acc, waves = 4x1>>, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
 // A row reduction inside each wave: lanes holding other columns of a row
 // are combined through ds_bpermute; exp2 is v_exp_f32's intrinsic.
 // CHECK-LABEL: llvm.func @softmax_rows
