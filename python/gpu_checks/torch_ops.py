@@ -8,7 +8,9 @@
   ssd_chunk_scan: it compiles with no graph break and matches eager
   (max relative difference 1e-2; the same kernels run in both, so the
   difference is torch's own fused elementwise code around them);
-- the forward-only ops' backward raises (eager).
+- the forward-only ops' backward raises (eager);
+- an eager call that wants no gradient, which skips the custom op
+  (tracing.direct), gives exactly the op's result.
 
 usage: torch_ops.py [--out DIR]   (artifacts from scripts/setup.sh, or
   compiled on first use through the C API library)
@@ -124,6 +126,23 @@ def main():
             ok = "forward only" in str(error)
         rows.append({"case": f"{name} backward raises", "ok": ok})
         print(f"{name} backward raises: {ok}", flush=True)
+    fq, fk, fv = rand(2, 200, 3, 16), rand(2, 200, 3, 16), rand(2, 200, 3, 64)
+    x, dt = rand(2, 200, 3, 64), torch.rand(2, 200, 3, device="cuda") * 0.1
+    A, B, C = -torch.rand(3, device="cuda"), rand(2, 200, 1, 64), \
+        rand(2, 200, 1, 64)
+    for name, direct, op in (
+            ("based", lambda: tk_mlir.based(fq, fk, fv, layout="bshd"),
+             lambda: torch.ops.tk_mlir.based(fq, fk, fv, True, "bshd")),
+            ("ssd_chunk_scan", lambda: tk_mlir.ssd_chunk_scan(x, dt, A, B, C),
+             lambda: torch.ops.tk_mlir.ssd_chunk_scan(
+                 x, dt, A, B, C, 64, None, None, None, None, False, 0.0,
+                 float("inf"), False)[0]),
+            ("gemm", lambda: tk_mlir.gemm(inputs[0], inputs[1]),
+             lambda: torch.ops.tk_mlir.gemm(inputs[0], inputs[1]))):
+        ok = torch.equal(direct(), op())
+        rows.append({"case": f"{name} without the custom op matches it",
+                     "ok": ok})
+        print(f"{name} without the custom op matches it: {ok}", flush=True)
     return finish(args.out, "torch_ops.json", {"check": rows})
 
 

@@ -24,7 +24,7 @@ import math
 import os
 from typing import NamedTuple, Optional
 
-from ..tracing import compiling
+from ..tracing import compiling, direct
 from ..runtime import ArgumentError, check_one_device, from_fragments
 
 try:
@@ -411,9 +411,13 @@ def attention(q, k, v, causal=False, scale=None, layout="bhsd",
     if layout == "bshd":
         q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
-    # torch.ops.tk_mlir.attention_fwd (torch_ops): differentiable.
-    o, lse = torch.ops.tk_mlir.attention_fwd(q, k, v, bool(causal),
-                                             float(scale))
+    # torch.ops.tk_mlir.attention_fwd (torch_ops): differentiable; called
+    # directly when no gradient is wanted (tracing.direct).
+    if direct(q, k, v):
+        o, lse = attention_forward(q, k, v, bool(causal), float(scale))
+    else:
+        o, lse = torch.ops.tk_mlir.attention_fwd(q, k, v, bool(causal),
+                                                 float(scale))
     if layout == "bshd":
         o = o.transpose(1, 2).contiguous()
     return (o, lse) if return_lse else o

@@ -2,7 +2,7 @@
 (kernels/gemm/gemm.mlir), and GEMM kernels that need scratch memory besides
 their operands (stream-K)."""
 from .attention import load_compiled
-from ..tracing import compiling
+from ..tracing import compiling, direct
 from ..runtime import ArgumentError, Kernel, check_one_device
 
 try:
@@ -16,6 +16,8 @@ def gemm(a, b):
     """C = A · B for bf16 CUDA matrices A [M, K] and B [K, N] (K and N
     multiples of 8: rows of whole 16-byte units, as TMA copies them),
     f32 accumulation, C bf16. A torch custom op (torch.ops.tk_mlir.gemm)."""
+    if direct(a, b):
+        return gemm_impl(a, b)
     if not compiling():
         check_gemm_arguments(a, b)
     return torch.ops.tk_mlir.gemm(a, b)

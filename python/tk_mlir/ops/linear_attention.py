@@ -10,8 +10,10 @@ once per layout (tile-bind fixes its `bshd` parameter), so both layouts are
 read and written in place.
 """
 
+import functools
+
 from .attention import _dims, bhsd_shape, load_compiled
-from ..tracing import compiling
+from ..tracing import compiling, direct
 from ..runtime import ArgumentError, check_one_device
 
 try:
@@ -55,9 +57,10 @@ def kernel_name(program, layout):
     return f"{program}_{layout}"
 
 
+@functools.lru_cache(maxsize=None)
 def variants():
     """name -> (program, tk-opt -tile-to-nvidia options) of every compiled
-    variant, as scripts/setup.sh builds them."""
+    variant, as scripts/setup.sh builds them (one dict: do not modify)."""
     found = {kernel_name(p, layout): (p, f"bind={BSHD_PARAM[p]}="
                                          f"{'true' if layout == 'bshd' else 'false'}")
              for p in PROGRAMS.values() for layout in LAYOUTS}
@@ -157,6 +160,10 @@ def linear_attention(q, k, v, feature_map="elu1", normalize=True,
     Returns o (bf16) in the input layout (and the state). Forward only:
     calling backward on the result raises NotImplementedError. A torch
     custom op (torch.ops.tk_mlir.linear_attention)."""
+    if direct(q, k, v, decay):
+        o, state = linear_attention_impl(q, k, v, feature_map, normalize,
+                                         decay, layout, return_state)
+        return (o, state) if return_state else o
     if not compiling():
         linear_attention_checks(q, k, v, feature_map, normalize, decay,
                                 layout, return_state)
@@ -238,6 +245,8 @@ def based(q, k, v, normalize=True, layout="bhsd"):
     Returns o (bf16) in the input layout. Forward only: calling backward on
     the result raises NotImplementedError. A torch custom op
     (torch.ops.tk_mlir.based)."""
+    if direct(q, k, v):
+        return based_impl(q, k, v, normalize, layout)
     if not compiling():
         check_based_arguments(q, k, v, layout)
     return torch.ops.tk_mlir.based(q, k, v, bool(normalize), layout)

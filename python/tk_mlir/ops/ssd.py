@@ -16,7 +16,7 @@ import functools
 import math
 
 from .attention import load_compiled
-from ..tracing import compiling
+from ..tracing import compiling, direct
 from ..runtime import ArgumentError
 
 try:
@@ -207,6 +207,11 @@ def ssd_chunk_scan(x, dt, A, B, C, chunk_size=64, D=None, z=None,
             raise ValueError(f"ssd_chunk_scan: '{name}' is not supported "
                              f"(packed variable-length sequences); pass "
                              f"{'False' if name.startswith('return') else 'None'}")
+    if direct(x, dt, A, B, C, D, z, dt_bias, initial_states):
+        out, final = ssd_impl(x, dt, A, B, C, chunk_size, D, z, dt_bias,
+                              initial_states, bool(dt_softplus), dt_limit,
+                              bool(return_final_states))
+        return (out, final) if return_final_states else out
     if not compiling():
         check_ssd_arguments(x, dt, A, B, C, chunk_size, D, z, dt_bias,
                             initial_states, dt_limit)
