@@ -876,6 +876,8 @@ class Kernel:
         # Tile tables on the device, by (id(table), device): (table, words
         # tensor), the table kept so that its id stays its own.
         self._tile_tables = {}
+        # Multiprocessors by device ordinal (block_slots).
+        self._multiprocessors = {}
 
     def close(self):
         """Unloads the kernel's module and frees its wait-report buffer;
@@ -950,8 +952,12 @@ class Kernel:
         """How many blocks of this kernel `device` (a torch device, "cuda:N"
         or an ordinal; None: the current one) runs at once: blocks_per_sm on
         each multiprocessor (what a persistent grid launches)."""
-        return self._cuda.multiprocessor_count(
-            device_index(device, self._cuda)) * self.spec.blocks_per_sm
+        index = device_index(device, self._cuda)
+        count = self._multiprocessors.get(index)
+        if count is None:   # (a driver query: once per device)
+            count = self._multiprocessors[index] = \
+                self._cuda.multiprocessor_count(index)
+        return count * self.spec.blocks_per_sm
 
     def tile_counter(self, args, stream=None):
         """The device address of this kernel's tile counter for the device
