@@ -1,0 +1,97 @@
+"""CPU tests of tracing.direct, the choice between a public function's
+implementation and its torch custom op, against a stand-in for torch (no
+GPU, no torch)."""
+import os
+import sys
+import types
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tk_mlir import tracing  # noqa: E402
+
+
+class Tensor:
+    def __init__(self, requires_grad=False):
+        self.requires_grad = requires_grad
+
+
+class Subclass(Tensor):
+    pass
+
+
+@pytest.fixture
+def torch(monkeypatch):
+    fake = types.SimpleNamespace(
+        Tensor=Tensor, grad=True, tracing=False,
+        is_grad_enabled=lambda: fake.grad,
+        compiler=types.SimpleNamespace(is_compiling=lambda: fake.tracing))
+    monkeypatch.setattr(tracing, "torch", fake)
+    return fake
+
+
+def test_plain_tensors_without_grad_skip_the_op(torch):
+    assert tracing.direct(Tensor(), Tensor(), None)
+
+
+def test_a_tensor_that_needs_grad_keeps_the_op(torch):
+    assert not tracing.direct(Tensor(), Tensor(requires_grad=True))
+
+
+def test_grad_mode_off_skips_the_op_even_for_grad_tensors(torch):
+    torch.grad = False
+    assert tracing.direct(Tensor(requires_grad=True))
+
+
+def test_tensor_subclasses_keep_the_op(torch):
+    assert not tracing.direct(Tensor(), Subclass())
+
+
+def test_torch_compile_tracing_keeps_the_op(torch):
+    torch.tracing = True
+    assert not tracing.direct(Tensor())
+
+
+def test_without_torch_nothing_is_direct(monkeypatch):
+    monkeypatch.setattr(tracing, "torch", None)
+    assert not tracing.direct()
+
+
+# Each public function: direct() chooses between its implementation and its
+# op, with the same arguments.
+ROUTES = [
+    ("tk_mlir.ops.linear_attention", "based", "based_impl", "based",
+     lambda f: f("q", "k", "v")),
+    ("tk_mlir.ops.linear_attention", "linear_attention",
+     "linear_attention_impl", "linear_attention",
+     lambda f: f("q", "k", "v")),
+    ("tk_mlir.ops.gemm", "gemm", "gemm_impl", "gemm", lambda f: f("a", "b")),
+    ("tk_mlir.ops.ssd", "ssd_chunk_scan", "ssd_impl", "ssd_chunk_scan",
+     lambda f: f("x", "dt", "A", "B", "C")),
+]
+
+
+@pytest.mark.parametrize("module,public,impl,op,call", ROUTES,
+                         ids=[r[1] for r in ROUTES])
+@pytest.mark.parametrize("direct", [True, False])
+def test_public_functions_route_by_direct(monkeypatch, module, public, impl,
+                                          op, call, direct):
+    import importlib
+    mod = importlib.import_module(module)
+    seen = []
+
+    def record(name):
+        def run(*args):
+            seen.append((name, args[:2]))
+            return ("out", None)
+        return run
+    monkeypatch.setattr(mod, impl, record("impl"))
+    monkeypatch.setattr(mod, "direct", lambda *tensors: direct)
+    monkeypatch.setattr(mod, "compiling", lambda: True)   # no CPU checks
+    ops = types.SimpleNamespace(tk_mlir=types.SimpleNamespace(
+        **{op: record("op")}))
+    monkeypatch.setattr(mod, "torch", types.SimpleNamespace(ops=ops))
+    call(getattr(mod, public))
+    assert [name for name, _ in seen] == ["impl" if direct else "op"]
+    assert seen[0][1] == call(lambda *a: a)[:2]
