@@ -21,12 +21,26 @@ class Subclass(Tensor):
     pass
 
 
+class Parameter(Tensor):
+    pass
+
+
 @pytest.fixture
 def torch(monkeypatch):
     fake = types.SimpleNamespace(
-        Tensor=Tensor, grad=True, tracing=False,
+        Tensor=Tensor, grad=True, tracing=False, jit_tracing=False,
+        function_modes=0, dispatch_modes=0, wrapped=set(),
         is_grad_enabled=lambda: fake.grad,
-        compiler=types.SimpleNamespace(is_compiling=lambda: fake.tracing))
+        compiler=types.SimpleNamespace(is_compiling=lambda: fake.tracing),
+        jit=types.SimpleNamespace(is_tracing=lambda: fake.jit_tracing),
+        nn=types.SimpleNamespace(Parameter=Parameter),
+        autograd=types.SimpleNamespace(
+            forward_ad=types.SimpleNamespace(_current_level=-1)))
+    fake._C = types.SimpleNamespace(
+        _len_torch_function_stack=lambda: fake.function_modes,
+        _len_torch_dispatch_stack=lambda: fake.dispatch_modes,
+        _functorch=types.SimpleNamespace(
+            is_functorch_wrapped_tensor=lambda t: id(t) in fake.wrapped))
     monkeypatch.setattr(tracing, "torch", fake)
     return fake
 
@@ -51,6 +65,37 @@ def test_tensor_subclasses_keep_the_op(torch):
 def test_torch_compile_tracing_keeps_the_op(torch):
     torch.tracing = True
     assert not tracing.direct(Tensor())
+
+
+def test_parameters_skip_the_op(torch):
+    assert tracing.direct(Parameter())
+
+
+def test_jit_tracing_keeps_the_op(torch):
+    torch.jit_tracing = True
+    assert not tracing.direct(Tensor())
+
+
+@pytest.mark.parametrize("stack", ["function_modes", "dispatch_modes"])
+def test_torch_modes_keep_the_op(torch, stack):
+    setattr(torch, stack, 1)
+    assert not tracing.direct(Tensor())
+
+
+def test_forward_mode_ad_keeps_the_op(torch):
+    torch.autograd.forward_ad._current_level = 0
+    assert not tracing.direct(Tensor())
+
+
+def test_functorch_wrapped_tensors_keep_the_op(torch):
+    t = Tensor()
+    torch.wrapped.add(id(t))
+    assert not tracing.direct(Tensor(), t)
+
+
+def test_an_older_torch_without_the_mode_queries_still_decides(torch):
+    del torch.jit, torch._C, torch.autograd
+    assert tracing.direct(Tensor())
 
 
 def test_without_torch_nothing_is_direct(monkeypatch):
