@@ -136,3 +136,30 @@ def test_based_dims():
     with pytest.raises(ArgumentError, match="argument 'v': based takes "
                        "value dim 64"):
         check_based_arguments(q, q, T((2, 8, 100, 128)), "bhsd")
+
+
+@pytest.mark.parametrize("name", sorted(variants()))
+def test_variants_bind_the_parameter_their_names_say(tmp_path, name):
+    """Each compiled variant has as many parameters as ARGS names, and the
+    one its options bind (bshd or normalize) is that i1 parameter, with the
+    bound value in the manifest (skips when tk-opt is not built)."""
+    import json
+    import subprocess
+    from tk_mlir.ops.attention import program_source
+    from tk_mlir.ops.linear_attention import ARGS
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    tk_opt = os.path.join(root, "build", "bin", "tk-opt")
+    if not os.path.exists(tk_opt):
+        pytest.skip("tk-opt is not built")
+    program, options = variants()[name]
+    out = tmp_path / name
+    subprocess.run([tk_opt, program_source(program),
+                    f"-tile-to-nvidia=out={out} cubin=false {options}",
+                    "-o", os.devnull], check=True, capture_output=True)
+    params = json.load(open(out / (program + ".json")))["kernels"][program][
+        "params"]
+    assert len(params) == len(ARGS[program])
+    index, value = options.split("=", 1)[1].split("=")
+    bound = params[int(index)]
+    assert ARGS[program][int(index)] in ("bshd", "normalize")
+    assert bound["dtype"] == "i1" and bound["value"] is (value == "true")

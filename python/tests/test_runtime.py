@@ -857,6 +857,17 @@ def test_block_slots_count_blocks_per_multiprocessor(tmp_path, monkeypatch):
     assert kernel.block_slots() == 264
 
 
+def test_block_slots_ask_the_driver_once_per_device(tmp_path, monkeypatch):
+    driver = FakeDriver()
+    asked = []
+    driver.multiprocessor_count = lambda device=None: asked.append(device) \
+        or 132
+    kernel = _fake_cuda_kernel(tmp_path, monkeypatch, driver, False)
+    assert [kernel.block_slots(0), kernel.block_slots(0),
+            kernel.block_slots(1)] == [132, 132, 132]
+    assert asked == [0, 1]
+
+
 def test_kernel_is_a_context_manager_and_closes_when_collected(
         tmp_path, monkeypatch):
     import gc

@@ -5,12 +5,15 @@ programs compiled by tk-opt (kernels/linear_attention*.mlir), forward only.
 
 with φ the feature map (`feature_map="elu1"`: elu(x) + 1). The compiled
 kernels are looked up like attention()'s ($TK_MLIR_ARTIFACTS, default
-build/artifacts): <dir>/<name>/<program>.json. Each program is compiled
-once per layout (tile-bind fixes its `bshd` parameter), so both layouts are
-read and written in place.
+build/artifacts): <dir>/<name>/<program>.json. Each linear-attention
+program is compiled once per layout (tile-bind fixes its `bshd` parameter)
+and Based's once per value of `normalize` (its tile space comes from o's
+shape, so one program reads both layouts); either way both layouts are read
+and written in place.
 """
 
 import functools
+import types
 
 from .attention import _dims, bhsd_shape, load_compiled
 from ..tracing import compiling, direct
@@ -60,13 +63,13 @@ def kernel_name(program, layout):
 @functools.lru_cache(maxsize=None)
 def variants():
     """name -> (program, tk-opt -tile-to-nvidia options) of every compiled
-    variant, as scripts/setup.sh builds them (one dict: do not modify)."""
+    variant, as scripts/setup.sh builds them (built once, read-only)."""
     found = {kernel_name(p, layout): (p, f"bind={BSHD_PARAM[p]}="
                                          f"{'true' if layout == 'bshd' else 'false'}")
              for p in PROGRAMS.values() for layout in LAYOUTS}
     found.update({name: ("based", options)
                   for name, options in BASED_VARIANTS.values()})
-    return found
+    return types.MappingProxyType(found)
 
 
 def _kernel(name):

@@ -13,6 +13,7 @@ as [batch·heads, seq] rows padded to 16 bytes). The kernels are looked up like 
 ($TK_MLIR_ARTIFACTS, default build/artifacts).
 """
 import functools
+import types
 import math
 
 from .attention import load_compiled
@@ -50,13 +51,13 @@ def kernel_name(state, gate, skip):
 @functools.lru_cache(maxsize=None)
 def variants():
     """name -> (program, tk-opt -tile-to-nvidia options), as
-    scripts/setup.sh builds them."""
-    return {kernel_name(state, gate, skip): (
+    scripts/setup.sh builds them (built once, read-only)."""
+    return types.MappingProxyType({kernel_name(state, gate, skip): (
         PROGRAMS[state],
         f"bind={SWITCHES['gate']}={str(gate).lower()},"
         f"{SWITCHES['skip']}={str(skip).lower()}")
         for state in PROGRAMS for gate in (False, True)
-        for skip in (False, True)}
+        for skip in (False, True)})
 
 
 def segments_for(tiles, chunks, workers):
