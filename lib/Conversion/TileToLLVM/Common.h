@@ -165,7 +165,7 @@ mlir::Value packFields(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::VectorType type);
 /// `op(x[i], y[i])` for every i. 16-bit floats go two at a time as
 /// 2-element vectors, so a binary op on bf16 or f16 fields is one packed
-/// instruction per pair (mul.rn.bf16x2 on NVIDIA) instead of one per field.
+/// instruction per pair (mul.bf16x2 on NVIDIA) instead of one per field.
 llvm::SmallVector<mlir::Value>
 pairwise(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> x,
          llvm::ArrayRef<mlir::Value> y,

@@ -213,6 +213,7 @@ SmallVector<Value>
 tk::lower::pairwise(OpBuilder &b, Location loc, ArrayRef<Value> x,
                     ArrayRef<Value> y,
                     llvm::function_ref<Value(Value, Value)> op) {
+  assert(x.size() == y.size() && "pairwise: operand lists differ in length");
   SmallVector<Value> result;
   size_t i = 0;
   if (!x.empty() && isa<BFloat16Type, Float16Type>(x.front().getType())) {
@@ -224,6 +225,9 @@ tk::lower::pairwise(OpBuilder &b, Location loc, ArrayRef<Value> x,
           .getResult();
     };
     for (; i + 1 < x.size(); i += 2) {
+      assert(y[i].getType() == x[i].getType() &&
+             y[i + 1].getType() == x[i].getType() &&
+             "pairwise: fields of different types");
       Value lhs = join(x[i], x[i + 1]);
       Value rhs = join(y[i], y[i + 1]);
       Value both = op(lhs, rhs);

@@ -172,7 +172,7 @@ tile.kernel @outer(%O: !tile.gl<?x?xf32>) launch(warpgroups = 1) {
 // -----
 
 // In bf16 the products go two at a time: one multiply of 2-element vectors
-// (mul.rn.bf16x2) per pair of result registers, no scalar multiply. f32
+// (mul.bf16x2) per pair of result registers, no scalar multiply. f32
 // products stay scalar.
 // CHECK-LABEL: llvm.func @outer_bf16
 // CHECK: nvvm.shfl.sync idx

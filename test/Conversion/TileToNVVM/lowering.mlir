@@ -336,7 +336,7 @@ tile.kernel @elementwise(%s: f32) launch(warpgroups = 1) {
 // -----
 
 // On 16-bit floats they go two fields at a time, as 2-element vectors (one
-// mul.rn.bf16x2 / add.rn.bf16x2 per pair); a scalar operand is repeated in
+// mul.bf16x2 / add.bf16x2 per pair); a scalar operand is repeated in
 // both lanes.
 // CHECK-LABEL: llvm.func @elementwise_bf16
 // CHECK-NOT: llvm.fmul {{.*}} : bf16

@@ -57,7 +57,6 @@ module attributes {tile.target = "gfx950"} {
 // CHECK-LABEL: llvm.func @mma_async
 // CHECK-COUNT-8: rocdl.mfma.f32.16x16x32.bf16
 // CHECK-NOT: rocdl.mfma
-// CHECK-NOT: tile.mma_wait
 // CHECK: llvm.return
 module attributes {tile.target = "gfx950"} {
   tile.kernel @mma_async(%C: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {

@@ -3,13 +3,17 @@
 // P V, the states, M and its product with qb (value columns in 32s: n32),
 // the state MMAs left in flight while the scores become a; `tile.outer` as
 // indexed shuffles inside each warp with its bf16 products two at a time.
-// One consumer warpgroup with 216 registers and 95 KiB of shared memory:
+// One consumer warpgroup with 216 registers and 95280 bytes of shared memory:
 // two blocks per multiprocessor. The tile space is o's 32-column tiles by
 // its rows. ptxas accepts it (ptxas.mlir).
 // RUN: rm -rf %t && tk-opt %kernels/linear_attention/based.mlir -tile-to-nvidia="out=%t cubin=false bind=4=true" -o /dev/null
 // RUN: FileCheck %s < %t/based.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/based.json
 // RUN: FileCheck %s --check-prefix=PAIRED < %t/based.ptx
+// Not normalising (the other shipped variant): no M MMAs, no reciprocal.
+// RUN: tk-opt %kernels/linear_attention/based.mlir -tile-to-nvidia="out=%t/plain cubin=false bind=4=false" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PLAIN < %t/plain/based.ptx
+// RUN: FileCheck %s --check-prefix=PLAINMANIFEST < %t/plain/based.json
 // CHECK-DAG: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG: setmaxnreg.inc.sync.aligned.u32 216
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
@@ -27,3 +31,7 @@
 // MANIFEST-NEXT: "divisor": 32,
 // MANIFEST-NEXT: "param": 3
 // PAIRED-NOT: mul.bf16{{[[:space:]]}}
+// PLAIN-NOT: rcp
+// PLAIN: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// PLAIN-NOT: rcp
+// PLAINMANIFEST: "value": false
