@@ -130,6 +130,7 @@ def main():
     x, dt = rand(2, 200, 3, 64), torch.rand(2, 200, 3, device="cuda") * 0.1
     A, B, C = -torch.rand(3, device="cuda"), rand(2, 200, 1, 64), \
         rand(2, 200, 1, 64)
+    aq, ak, av = (rand(2, 3, 200, 64) for _ in range(3))
     for name, direct, op in (
             ("based", lambda: tk_mlir.based(fq, fk, fv, layout="bshd"),
              lambda: torch.ops.tk_mlir.based(fq, fk, fv, True, "bshd")),
@@ -138,7 +139,13 @@ def main():
                  x, dt, A, B, C, 64, None, None, None, None, False, 0.0,
                  float("inf"), False)[0]),
             ("gemm", lambda: tk_mlir.gemm(inputs[0], inputs[1]),
-             lambda: torch.ops.tk_mlir.gemm(inputs[0], inputs[1]))):
+             lambda: torch.ops.tk_mlir.gemm(inputs[0], inputs[1])),
+            ("linear_attention", lambda: tk_mlir.linear_attention(
+                aq, ak, av), lambda: torch.ops.tk_mlir.linear_attention(
+                aq, ak, av, "elu1", True, None, "bhsd", False)[0]),
+            ("attention", lambda: tk_mlir.attention(aq, ak, av, causal=True),
+             lambda: torch.ops.tk_mlir.attention_fwd(
+                 aq, ak, av, True, 0.125)[0])):
         ok = torch.equal(direct(), op())
         rows.append({"case": f"{name} without the custom op matches it",
                      "ok": ok})

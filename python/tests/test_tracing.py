@@ -105,7 +105,21 @@ def test_without_torch_nothing_is_direct(monkeypatch):
 
 # Each public function: direct() chooses between its implementation and its
 # op, with the same arguments.
+class Shaped:
+    """A stand-in tensor for attention's own reshaping: [1, 1, 1, 64]."""
+    shape = (1, 1, 1, 64)
+
+    def contiguous(self):
+        return self
+
+    def transpose(self, *dims):
+        return self
+
+
+SHAPED = Shaped()
 ROUTES = [
+    ("tk_mlir.ops.attention", "attention", "attention_forward",
+     "attention_fwd", lambda f: f(*(SHAPED,) * 3)),
     ("tk_mlir.ops.linear_attention", "based", "based_impl", "based",
      lambda f: f("q", "k", "v")),
     ("tk_mlir.ops.linear_attention", "linear_attention",
