@@ -15,6 +15,8 @@
 // RUN: not tk-compile %S/Inputs/no-kernel.mlir 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not tk-compile %S/Inputs/invalid.mlir 2>&1 | FileCheck %s --check-prefix=INVALID
 // RUN: not tk-compile %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: tk-compile --help | FileCheck %s --check-prefix=HELP
+// RUN: tk-compile --help | FileCheck %s --check-prefix=HELPONLY
 // PTX: .target sm_90a
 // PTX: .entry gemm_naive
 // PTX: wgmma.mma_async
@@ -31,3 +33,13 @@
 // EMPTY: no-kernel.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the program has no tile.kernel
 // INVALID: invalid.mlir:2:3: error:
 // MISSING: tk-compile: cannot open input file
+
+// --help lists the tool's own options, not those of the LLVM libraries.
+// HELP: USAGE: tk-compile [options] <program.mlir>
+// HELP-DAG: --emit=<value>
+// HELP-DAG: --options=<string>
+// HELP-DAG: --out-dir=<dir>
+// HELP-DAG: --target=<string>
+// HELPONLY-NOT: --amdgpu
+// HELPONLY-NOT: --aarch64
+// HELPONLY-NOT: --x86

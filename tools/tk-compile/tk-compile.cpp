@@ -27,26 +27,31 @@ enum class Emit { Assembly, Binary, Manifest };
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --help lists these (and --version), not the LLVM libraries' options.
+  static cl::OptionCategory category("tk-compile options");
   static cl::opt<std::string> input(cl::Positional, cl::desc("<program.mlir>"),
-                                    cl::init("-"));
+                                    cl::init("-"), cl::cat(category));
   static cl::opt<std::string> output("o", cl::desc("Output file ('-': stdout)"),
-                                     cl::value_desc("file"), cl::init("-"));
-  static cl::opt<std::string> target(
-      "target", cl::desc("sm_90a, gfx942 or gfx950"), cl::init("sm_90a"));
+                                     cl::value_desc("file"), cl::init("-"),
+                                     cl::cat(category));
+  static cl::opt<std::string> target("target",
+                                     cl::desc("sm_90a, gfx942 or gfx950"),
+                                     cl::init("sm_90a"), cl::cat(category));
   static cl::opt<std::string> options(
       "options",
       cl::desc("The target pipeline's options, as -tile-to-nvidia / "
                "-tile-to-amdgpu take them (e.g. \"stages=3 cubin=false\")"),
-      cl::init(""));
+      cl::init(""), cl::cat(category));
   static cl::opt<Emit> emit(
       "emit", cl::desc("What to write to the output"),
       cl::values(clEnumValN(Emit::Assembly, "asm", "PTX or AMDGPU ISA"),
                  clEnumValN(Emit::Binary, "bin", "cubin or HSACO"),
                  clEnumValN(Emit::Manifest, "manifest", "the JSON manifest")),
-      cl::init(Emit::Assembly));
+      cl::init(Emit::Assembly), cl::cat(category));
   static cl::opt<std::string> outDir(
       "out-dir", cl::desc("Also write every artifact into this folder"),
-      cl::value_desc("dir"), cl::init(""));
+      cl::value_desc("dir"), cl::init(""), cl::cat(category));
+  cl::HideUnrelatedOptions(category);
   cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
     os << "tk-mlir version " << tk::version() << "\n";
   });
