@@ -113,7 +113,9 @@ struct SignalAddLowering : OpConversionPattern<SignalAddOp> {
   matchAndRewrite(SignalAddOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (op.getCounters().getType().getDevices() > 0)
+    if ((op.getCounters().getType().getDevices() > 0 ||
+         op.getAfterAsyncStores()) &&
+        !targetsAMD(rewriter))
       publishAsyncStores(rewriter, loc);
     blockBarrier(rewriter, loc, op);
     onFirstThread(rewriter, loc, op, [&](OpBuilder &b) {

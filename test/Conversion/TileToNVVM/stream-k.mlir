@@ -90,13 +90,30 @@ tile.kernel @role_signals(%F: !tile.gl<?xi32>, %i: index, %v: i32) launch(warpgr
 
 // -----
 
-// Outside roles: the block barrier and thread 0.
+// Outside roles: the block barrier and thread 0. No wait for async
+// stores without after_async_stores.
 // CHECK-LABEL: llvm.func @block_signal
+// CHECK-NOT: nvvm.cp.async.bulk.wait_group
 // CHECK: nvvm.barrier0
 // CHECK: arith.cmpi eq, %{{.*}}, %c0{{.*}} : index
 // CHECK: red.release.gpu.global.add.s32
 tile.kernel @block_signal(%F: !tile.gl<?xi32>, %i: index, %v: i32) launch(warpgroups = 1) {
   tile.signal_add %F[%i], %v : !tile.gl<?xi32>
+}
+
+// -----
+
+// after_async_stores: the block's TMA stores are waited for until written
+// (wait_group, not .read) and made visible to the generic proxy, then the
+// barrier and the release.
+// CHECK-LABEL: llvm.func @signal_after_async_stores
+// CHECK: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NOT: read
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "fence.proxy.async.global;"
+// CHECK: nvvm.barrier0
+// CHECK: red.release.gpu.global.add.s32
+tile.kernel @signal_after_async_stores(%F: !tile.gl<?xi32>, %i: index, %v: i32) launch(warpgroups = 1) {
+  tile.signal_add %F[%i], %v after_async_stores : !tile.gl<?xi32>
 }
 
 // -----

@@ -21,3 +21,17 @@ module attributes {tile.target = "gfx942"} {
     tile.signal_add %F[%i], %v : !tile.gl<?xi32>
   }
 }
+
+// -----
+
+// after_async_stores on AMD: every store is an ordinary one, so the add is
+// the same release (no async-store wait).
+// CHECK-LABEL: llvm.func @signal_after_async_stores
+// CHECK-NOT: cp.async
+// CHECK: rocdl.barrier
+// CHECK: llvm.atomicrmw add %{{.*}} syncscope("agent") release
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @signal_after_async_stores(%F: !tile.gl<?xi32>, %i: index, %v: i32) launch(warpgroups = 1) {
+    tile.signal_add %F[%i], %v after_async_stores : !tile.gl<?xi32>
+  }
+}

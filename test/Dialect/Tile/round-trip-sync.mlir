@@ -55,9 +55,11 @@ tile.kernel @cluster_ops(%g: !tile.gl<?x?xbf16>, %i: index)
 
 // CHECK-LABEL: tile.kernel @counters
 // CHECK: tile.signal_add %{{.*}}[%{{.*}}], %{{.*}} : !tile.gl<?xi32>
+// CHECK: tile.signal_add %{{.*}}[%{{.*}}], %{{.*}} after_async_stores : !tile.gl<?xi32>
 // CHECK: tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} : !tile.gl<8xi32>
 tile.kernel @counters(%f: !tile.gl<?xi32>, %g: !tile.gl<8xi32>, %i: index, %v: i32) {
   tile.signal_add %f[%i], %v : !tile.gl<?xi32>
+  tile.signal_add %f[%i], %v after_async_stores : !tile.gl<?xi32>
   tile.signal_wait %g[%i], %v : !tile.gl<8xi32>
 }
 

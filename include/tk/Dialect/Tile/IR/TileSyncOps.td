@@ -149,20 +149,35 @@ def Tile_SignalAddOp : Tile_Op<"signal_add"> {
     tile.signal_add %flags[%slot], %steps : !tile.gl<?xi32>
     ```
 
+    The release covers the block's ordinary global writes, not its async
+    (TMA) stores (`tile.store_async`, TMA store lowerings): with
+    `after_async_stores` the add first waits until those are written, not
+    only read (`tile.store_async_wait` waits for the reads), and makes them
+    visible to the release — for a block that announces TMA-stored data.
+    Without it no such wait is spent (the stream-K GEMM's flags announce
+    register stores only).
+
+    ```mlir
+    tile.store_async %out -> %P[%slot, %c0] : !tile.st<128x128xf32>, !tile.gl<?x?xf32>
+    tile.signal_add %flags[%slot], %one after_async_stores : !tile.gl<?xi32>
+    ```
+
     On a multi-device view (`devices = N`) the add is a release at system
     scope into device `%d`'s copy (`device %d`; the launch's own without
-    it), and it publishes the block's async (TMA) stores too: it waits for
-    them to be written, not only read, before the release — the order a
-    peer needs between the data and the flag that announces it.
+    it), and it always publishes the block's async stores as
+    `after_async_stores` does — the order a peer needs between the data
+    and the flag that announces it. On AMD every store is an ordinary one
+    (no TMA): the release covers them all.
 
     ```mlir
     tile.signal_add %ready[%slot], %one device %d : !tile.gl<?xi32, devices = 8>
     ```
   }];
   let arguments = (ins Tile_GlobalType:$counters, Index:$index, I32:$value,
-                       Optional<Index>:$device);
+                       Optional<Index>:$device, UnitAttr:$after_async_stores);
   let assemblyFormat = [{
-    $counters `[` $index `]` `,` $value (`device` $device^)? attr-dict `:` qualified(type($counters))
+    $counters `[` $index `]` `,` $value (`device` $device^)?
+    (`after_async_stores` $after_async_stores^)? attr-dict `:` qualified(type($counters))
   }];
   let hasVerifier = 1;
 }
