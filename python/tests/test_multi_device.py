@@ -116,3 +116,18 @@ def test_tensor_parallel_variants_are_the_bundled_program():
     assert tensor_parallel._int32(2**32 + 5) == 5
     assert ctypes.c_int32(tensor_parallel._int32(2**31 + 7)).value == \
         -2**31 + 7
+
+
+def test_the_device_count_as_a_tile_bound():
+    from tk_mlir.runtime import ManifestError, bound_params, grid_tiles
+    raw = entry()
+    raw["tiles"] = [{"device_count": True},
+                    {"param": 0, "axis": 0, "divisor": 64}]
+    spec = KernelSpec("k", raw)
+    assert grid_tiles(spec, [views(world=3), FakeTensor((64, 64))]) == 3 * 4
+    assert bound_params(spec.tiles[0]) == set()
+    with pytest.raises(ArgumentError, match="no argument is a multi-device"):
+        grid_tiles(spec, [FakeTensor((256, 512)), FakeTensor((64, 64))])
+    raw["tiles"] = [{"device_count": 1}]
+    with pytest.raises(ManifestError, match="device_count must be true"):
+        KernelSpec("k", raw)

@@ -185,8 +185,15 @@ class KernelSpec:
 
     def _check_tile_bound(self, field, bound):
         """A tile-space bound: {"const": n}, an index parameter {"param":
-        p}, a view's dimension over a divisor {"param": p, "axis": a,
-        "divisor": d}, or the product of two bounds {"product": [b, c]}."""
+        p}, the launch's device count {"device_count": true}, a view's
+        dimension over a divisor {"param": p, "axis": a, "divisor": d}, or
+        the product of two bounds {"product": [b, c]}."""
+        if "device_count" in bound:
+            if bound["device_count"] is not True:
+                raise ManifestError(f"kernel '{self.name}': "
+                                    f"{field}.device_count must be true, got "
+                                    f"{bound['device_count']!r}")
+            return
         if "const" in bound:
             _manifest_int(self.name, f"{field}.const", bound["const"], 0,
                           2**63 - 1)
@@ -491,6 +498,12 @@ def bound_extent(bound, args):
     """The extent of one tile-space bound of a manifest for `args`."""
     if "const" in bound:
         return bound["const"]
+    if "device_count" in bound:
+        span = next((a for a in args if hasattr(a, "addresses")), None)
+        if span is None:
+            raise ArgumentError("the tile space counts the launch's devices, "
+                                "but no argument is a multi-device view")
+        return span.world
     if "product" in bound:
         lhs, rhs = bound["product"]
         return bound_extent(lhs, args) * bound_extent(rhs, args)

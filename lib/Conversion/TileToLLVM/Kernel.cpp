@@ -537,8 +537,8 @@ std::string typeName(Type type) {
 }
 
 /// Describes a tile-space bound for the launcher: a constant, an index
-/// parameter, a dimension of a view parameter, or a ceiling division of one
-/// by a constant.
+/// parameter, the launch's device count, a dimension of a view parameter,
+/// or a ceiling division of one by a constant.
 FailureOr<Attribute> describeBound(Value bound, Builder &b) {
   auto dimOf = [&](Value v) -> FailureOr<std::pair<int64_t, int64_t>> {
     auto dim = v.getDefiningOp<DimOp>();
@@ -558,6 +558,11 @@ FailureOr<Attribute> describeBound(Value bound, Builder &b) {
   if (auto c = constant(bound))
     return Attribute(b.getDictionaryAttr(
         {b.getNamedAttr("const", b.getI64IntegerAttr(*c))}));
+  // The launch's device count: the launcher knows it from the multi-device
+  // views it passes.
+  if (bound.getDefiningOp<DeviceCountOp>())
+    return Attribute(b.getDictionaryAttr(
+        {b.getNamedAttr("device_count", b.getBoolAttr(true))}));
   if (auto arg = dyn_cast<BlockArgument>(bound);
       arg && isa<KernelOp>(arg.getOwner()->getParentOp()))
     return Attribute(b.getDictionaryAttr(
@@ -1012,10 +1017,10 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
       FailureOr<Attribute> desc = describeBound(bound, b);
       if (failed(desc))
         return foreach.emitOpError(
-            "tile-space bound must be a constant, an index parameter, a "
-            "'tile.dim' of a kernel parameter, 'arith.ceildivui' of one by "
-            "a constant, or 'arith.muli' of two such bounds, so the launcher "
-            "can size the grid");
+            "tile-space bound must be a constant, an index parameter, "
+            "'tile.device_count', a 'tile.dim' of a kernel parameter, "
+            "'arith.ceildivui' of one by a constant, or 'arith.muli' of two "
+            "such bounds, so the launcher can size the grid");
       tiles.push_back(*desc);
     }
   }

@@ -45,7 +45,7 @@ tile.kernel @k(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
   %m = tile.dim %A[0] : !tile.gl<?x?xbf16>
   %c1 = arith.constant 1 : index
   %n = arith.addi %m, %c1 : index
-  // expected-error @+1 {{'tile.foreach_tile' op tile-space bound must be a constant, an index parameter, a 'tile.dim' of a kernel parameter, 'arith.ceildivui' of one by a constant, or 'arith.muli' of two such bounds, so the launcher can size the grid}}
+  // expected-error @+1 {{'tile.foreach_tile' op tile-space bound must be a constant, an index parameter, 'tile.device_count', a 'tile.dim' of a kernel parameter, 'arith.ceildivui' of one by a constant, or 'arith.muli' of two such bounds, so the launcher can size the grid}}
   tile.foreach_tile (%i) in (%n) {
   }
 }

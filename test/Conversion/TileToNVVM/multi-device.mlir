@@ -128,6 +128,23 @@ tile.kernel @product_bound(%A: !tile.gl<?x?x?xbf16>) launch(warpgroups = 1) {
 
 // -----
 
+// The launch's device count as a tile-space bound: the launcher reads it
+// from the multi-device views it passes; the tile loop from the hidden
+// device_count parameter.
+// CHECK: tiles = [{device_count = true}, {axis = 1 : i64, divisor = 1 : i64, param = 0 : i64}]
+// CHECK-LABEL: llvm.func @device_count_bound
+// CHECK-SAME: %[[ME:[^:]*]]: i32, %[[W:[^:]*]]: i32)
+// CHECK: arith.index_cast %[[W]] : i32 to index
+tile.kernel @device_count_bound(%A: !tile.gl<?x?xf32, devices = 4>) launch(warpgroups = 1) {
+  %world = tile.device_count
+  %cols = tile.dim %A[1] : !tile.gl<?x?xf32, devices = 4>
+  tile.foreach_tile (%d, %c) in (%world, %cols) {
+    "test.use"(%d, %c) : (index, index) -> ()
+  }
+}
+
+// -----
+
 // TMA loads from a multi-device view: the map of the device the load names
 // (a peer's memory through NVLink), else the launch's own.
 // CHECK-LABEL: llvm.func @peer_load
