@@ -15,10 +15,79 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <type_traits>
 
 namespace tk {
+
+/// Where a pipeline option's bad value is reported: llvm::errs() on a
+/// command line (tk-opt), or, while an OptionErrors is alive on the thread
+/// (tk::compile), into it, so an embedder gets the reason in its
+/// diagnostic and nothing on its standard error.
+llvm::raw_ostream *optionErrorCapture();
+
+class OptionErrors {
+public:
+  OptionErrors();
+  ~OptionErrors();
+  OptionErrors(const OptionErrors &) = delete;
+  OptionErrors &operator=(const OptionErrors &) = delete;
+  /// What was reported so far ("" when nothing).
+  std::string text() const { return captured; }
+
+private:
+  std::string captured;
+  llvm::raw_string_ostream stream{captured};
+  llvm::raw_ostream *outer;
+};
+
+/// A parser of bool, int64_t or unsigned option values that behaves as
+/// llvm::cl's, but reports a bad value where optionErrorCapture() says
+/// (llvm::cl's own parsers always print to llvm::errs()).
+template <typename T> struct ReportingParser : llvm::cl::basic_parser<T> {
+  ReportingParser(llvm::cl::Option &option)
+      : llvm::cl::basic_parser<T>(option), printer(option) {}
+
+  /// A bool option alone (`cubin`) means true, as with llvm::cl.
+  llvm::cl::ValueExpected getValueExpectedFlagDefault() const {
+    return std::is_same_v<T, bool> ? llvm::cl::ValueOptional
+                                   : llvm::cl::ValueRequired;
+  }
+  llvm::StringRef getValueName() const override {
+    return std::is_same_v<T, bool> ? llvm::StringRef()
+           : std::is_unsigned_v<T> ? "uint"
+                                   : "int";
+  }
+  /// Printing (--help, the pipeline's textual form) is llvm::cl's.
+  operator const llvm::cl::parser<T> &() const { return printer; }
+
+  bool parse(llvm::cl::Option &option, llvm::StringRef name,
+             llvm::StringRef arg, T &value) {
+    if constexpr (std::is_same_v<T, bool>) {
+      if (arg.empty() || arg == "true" || arg == "TRUE" || arg == "True" ||
+          arg == "1")
+        return value = true, false;
+      if (arg == "false" || arg == "FALSE" || arg == "False" || arg == "0")
+        return value = false, false;
+    } else if (!arg.getAsInteger(0, value)) {
+      return false;
+    }
+    llvm::StringRef what = std::is_same_v<T, bool> ? "true or false"
+                           : std::is_unsigned_v<T> ? "a non-negative integer"
+                                                   : "an integer";
+    if (llvm::raw_ostream *capture = optionErrorCapture()) {
+      *capture << "option '" << name << "' takes " << what << ", got '" << arg
+               << "'";
+      return true;
+    }
+    return option.error("'" + arg + "' is not " + what, name);
+  }
+
+private:
+  llvm::cl::parser<T> printer;
+};
 
 struct NVIDIAPipelineOptions
     : public mlir::PassPipelineOptions<NVIDIAPipelineOptions> {
@@ -32,65 +101,65 @@ struct NVIDIAPipelineOptions
       *this, "bind",
       llvm::cl::desc("tile-bind's params: INDEX=VALUE, compile the kernels "
                      "for these values of scalar parameters")};
-  Option<bool> cubin{*this, "cubin",
-                     llvm::cl::desc("Assemble a cubin when ptxas is found"),
-                     llvm::cl::init(true)};
-  Option<int64_t> stages{
+  Option<bool, ReportingParser<bool>> cubin{
+      *this, "cubin", llvm::cl::desc("Assemble a cubin when ptxas is found"),
+      llvm::cl::init(true)};
+  Option<int64_t, ReportingParser<int64_t>> stages{
       *this, "stages",
       llvm::cl::desc("tile-pipeline's ring stages for loops without "
                      "tile.stages (0: the most, up to 3, that fit)"),
       llvm::cl::init(0)};
-  Option<bool> overrideStages{
+  Option<bool, ReportingParser<bool>> overrideStages{
       *this, "override-stages",
       llvm::cl::desc("A positive `stages` also replaces the loops' "
                      "tile.stages (tile-pipeline's override-stages)"),
       llvm::cl::init(false)};
-  Option<bool> dynamicTiles{
+  Option<bool, ReportingParser<bool>> dynamicTiles{
       *this, "dynamic-tiles",
       llvm::cl::desc("Run tile-dynamic-tiles first: persistent tile loops "
                      "take tiles from a counter as blocks ask"),
       llvm::cl::init(false)};
-  Option<bool> warpSpecialize{
+  Option<bool, ReportingParser<bool>> warpSpecialize{
       *this, "warp-specialize",
       llvm::cl::desc("Run tile-warp-specialize (false keeps pipelined loops "
                      "in every warpgroup)"),
       llvm::cl::init(true)};
-  Option<int64_t> producerRegisters{
+  Option<int64_t, ReportingParser<int64_t>> producerRegisters{
       *this, "producer-registers",
       llvm::cl::desc("tile-warp-specialize's producer register budget"),
       llvm::cl::init(40)};
-  Option<int64_t> group{
+  Option<int64_t, ReportingParser<int64_t>> group{
       *this, "group",
       llvm::cl::desc("tile-warp-specialize's L2 group of tile rows"),
       llvm::cl::init(8)};
-  Option<bool> fpContract{
+  Option<bool, ReportingParser<bool>> fpContract{
       *this, "fp-contract",
       llvm::cl::desc("Let LLVM fuse the tile ops' multiplies and adds into "
                      "fmas (convert-tile-to-nvvm's fp-contract)"),
       llvm::cl::init(true)};
-  Option<bool> anchorMmaWaits{
+  Option<bool, ReportingParser<bool>> anchorMmaWaits{
       *this, "anchor-mma-waits",
       llvm::cl::desc("Keep each wgmma wait where the program puts it "
                      "(convert-tile-to-nvvm's anchor-mma-waits)"),
       llvm::cl::init(false)};
-  Option<unsigned> waitTimeoutMs{
+  Option<unsigned, ReportingParser<unsigned>> waitTimeoutMs{
       *this, "wait-timeout-ms",
       llvm::cl::desc("A wait longer than this many milliseconds records "
                      "where it was and traps (convert-tile-to-nvvm's "
                      "wait-timeout-ms; 0: no limit)"),
       llvm::cl::init(0)};
-  Option<bool> overlapMma{
+  Option<bool, ReportingParser<bool>> overlapMma{
       *this, "overlap-mma",
       llvm::cl::desc("Run tile-overlap-mma after tile-warp-specialize (a "
                      "loop's second MMA under the next iteration's first)"),
       llvm::cl::init(true)};
-  Option<bool> earlyEpilogue{
+  Option<bool, ReportingParser<bool>> earlyEpilogue{
       *this, "early-epilogue",
       llvm::cl::desc("Run tile-early-epilogue after tile-pingpong (a tile's "
                      "epilogue work that does not read the last MMA's "
                      "result before that MMA's wait)"),
       llvm::cl::init(true)};
-  Option<int64_t> stagger{
+  Option<int64_t, ReportingParser<int64_t>> stagger{
       *this, "stagger",
       llvm::cl::desc("tile-warp-specialize's consumer stagger in cycles "
                      "(negative: the kernel's tile.stagger attribute)"),
@@ -121,12 +190,12 @@ struct AMDPipelineOptions
       *this, "lld",
       llvm::cl::desc("ld.lld for the code object (default: LLVM's, then PATH)"),
       llvm::cl::init("")};
-  Option<int64_t> stages{
+  Option<int64_t, ReportingParser<int64_t>> stages{
       *this, "stages",
       llvm::cl::desc("1 keeps the copies synchronous; 0 (default) splits "
                      "those in loops into register-staged prefetches"),
       llvm::cl::init(0)};
-  Option<bool> fpContract{
+  Option<bool, ReportingParser<bool>> fpContract{
       *this, "fp-contract",
       llvm::cl::desc("Let LLVM fuse the tile ops' multiplies and adds into "
                      "fmas (convert-tile-to-rocdl's fp-contract)"),

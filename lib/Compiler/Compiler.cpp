@@ -82,7 +82,10 @@ parseOptions(ModuleOp module, llvm::StringRef target, llvm::StringRef text) {
   std::string errors;
   llvm::raw_string_ostream os(errors);
   auto options = std::make_unique<Options>();
+  // A bad value's reason comes back here instead of going to stderr.
+  tk::OptionErrors values;
   if (failed(options->parseFromString(text, os))) {
+    errors += values.text();
     module.emitError("invalid options for ")
         << target << ": '" << text << "'" << (errors.empty() ? "" : ": ")
         << llvm::StringRef(errors).trim();

@@ -88,8 +88,11 @@ def test_errors_are_located():
     with pytest.raises(CompileError) as error:
         compile("tile.kernel @k() launch(warpgroups = 1) {\n  tile.nope\n}\n")
     assert "<program>:2:3: error:" in error.value.diagnostics
-    with pytest.raises(CompileError, match="invalid options for sm_90a"):
+    with pytest.raises(CompileError, match="invalid options for sm_90a") \
+            as error:
         compile(GEMM, stages="many")
+    assert "option 'stages' takes an integer, got 'many'" in \
+        error.value.diagnostics
     with pytest.raises(CompileError, match="has no tile.kernel"):
         compile("module {\n}\n")
     with pytest.raises(ValueError, match="target must be one of"):

@@ -11,6 +11,8 @@
 // RUN: ls %t/all | FileCheck %s --check-prefix=FILES
 // RUN: not tk-compile %kernels/gemm/gemm_naive.mlir --target=sm_80 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not tk-compile %kernels/gemm/gemm_naive.mlir --options="stages=x" 2>&1 | FileCheck %s --check-prefix=OPTION
+// RUN: not tk-compile %kernels/gemm/gemm_naive.mlir --options="cubin=maybe" 2>&1 | FileCheck %s --check-prefix=BOOL
+// RUN: not tk-compile %kernels/gemm/gemm_naive.mlir --options="wait-timeout-ms=-1" 2>&1 | FileCheck %s --check-prefix=UINT
 // RUN: not tk-compile %kernels/gemm/gemm_naive.mlir --options="cubin=false" --emit=bin 2>&1 | FileCheck %s --check-prefix=NOBIN
 // RUN: not tk-compile %S/Inputs/no-kernel.mlir 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not tk-compile %S/Inputs/invalid.mlir 2>&1 | FileCheck %s --check-prefix=INVALID
@@ -28,7 +30,12 @@
 // FILES: gemm_naive.json
 // FILES: gemm_naive.s
 // TARGET: gemm_naive.mlir:{{[0-9]+}}:{{[0-9]+}}: error: unknown target 'sm_80': tk-mlir compiles for sm_90a, gfx942 and gfx950
-// OPTION: error: invalid options for sm_90a: 'stages=x'
+// A bad value's reason is in the diagnostic, and nothing else is printed.
+// OPTION-NOT: for the
+// OPTION: error: invalid options for sm_90a: 'stages=x': option 'stages' takes an integer, got 'x'
+// OPTION-NOT: for the
+// BOOL: error: invalid options for sm_90a: 'cubin=maybe': option 'cubin' takes true or false, got 'maybe'
+// UINT: error: invalid options for sm_90a: 'wait-timeout-ms=-1': option 'wait-timeout-ms' takes a non-negative integer, got '-1'
 // NOBIN: error: no binary was built for sm_90a (for sm_90a: ptxas not found, or cubin=false)
 // EMPTY: no-kernel.mlir:{{[0-9]+}}:{{[0-9]+}}: error: the program has no tile.kernel
 // INVALID: invalid.mlir:2:3: error:

@@ -68,6 +68,16 @@ void tk::buildNVIDIAPipeline(OpPassManager &pm,
   emit.emitCubin = options.cubin;
   pm.addPass(tk::createTileEmitNVIDIA(emit));
 }
+namespace {
+thread_local llvm::raw_ostream *capture = nullptr;
+} // namespace
+
+llvm::raw_ostream *tk::optionErrorCapture() { return capture; }
+
+tk::OptionErrors::OptionErrors() : outer(capture) { capture = &stream; }
+
+tk::OptionErrors::~OptionErrors() { capture = outer; }
+
 void tk::buildAMDLowering(OpPassManager &pm,
                           const AMDPipelineOptions &options) {
   tk::tile::TileSetTargetOptions target;

@@ -13,7 +13,7 @@
 // RUN: not tk-opt %s -tile-to-nvidia="wait-timeout-ms=soon out=%t" 2>&1 | FileCheck %s --check-prefix=WORD
 
 // NEG: for the --wait-timeout-ms option: '-1' value invalid for uint argument!
-// WORD: for the --wait-timeout-ms option: 'soon' value invalid for uint argument!
+// WORD: for the --wait-timeout-ms option: 'soon' is not a non-negative integer
 
 // CHECK: sems = {{{.*}}wait_timeout = {ms = 250 : i64, records = 64 : i64, report = "__tk_wait_report", sites = [{kind = "semaphore", location = "{{.*}}wait-timeout.mlir:[[@LINE+35]]:3", site = 0 : i64}, {kind = "semaphore", location = "{{.*}}wait-timeout.mlir:[[@LINE+39]]:5", site = 1 : i64}]}
 // CHECK: llvm.mlir.global external @__tk_wait_report(0 : i64) {addr_space = 1 : i32, alignment = 8 : i64} : i64
