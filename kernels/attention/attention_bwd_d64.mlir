@@ -71,8 +71,8 @@ tile.kernel @attention_bwd_d64(%Q: !qkv, %K: !qkv, %V: !qkv, %dO: !qkv,
     %steps = arith.muli %count, %group : index
     %zero = tile.fill 0.0 : !acc
     // Two Q/dO stages (tile.stages): with the three that fit otherwise, the
-    // shared buffer that stages dQ's bulk reduction no longer fits and
-    // the passes add dQ element by element (atomics).
+    // shared buffer that stages dQ's bulk reduction does not fit and the
+    // passes add dQ element by element (atomics).
     %dk, %dv = scf.for %x = %c0 to %steps step %c1
         iter_args(%dk_x = %zero, %dv_x = %zero) -> (!acc, !acc) {
       %g = arith.divui %x, %count : index
