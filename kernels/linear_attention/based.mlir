@@ -27,9 +27,9 @@
 // qb S1 and run while a is formed.
 //
 // Precision: like S1's and S2's other rows, Σ v reaches o through S1's
-// bf16 copy, and M's through its bf16 copy (the position count there,
-// 64 · chunk, is exact below 16384 positions; past them it rounds to 8
-// significant bits). The GPU checks' largest error is 0.62% of the
+// bf16 copy, and M reaches the normaliser through its own (the position
+// count there, 64 · chunk, is exact below 16384 positions; past them it
+// rounds to 8 significant bits). The GPU checks' largest error is 0.62% of the
 // output's largest magnitude (float64 reference, T up to 16384).
 //
 // Views: Q, K [rows, seq, 16·c] and V, O [rows, seq, 64·c] bf16, with
