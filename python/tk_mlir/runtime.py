@@ -499,7 +499,7 @@ def bound_extent(bound, args):
     if "const" in bound:
         return bound["const"]
     if "device_count" in bound:
-        span = next((a for a in args if hasattr(a, "addresses")), None)
+        span = _device_span(args)
         if span is None:
             raise ArgumentError("the tile space counts the launch's devices, "
                                 "but no argument is a multi-device view")
@@ -511,6 +511,12 @@ def bound_extent(bound, args):
         return int(args[bound["param"]])
     dim = args[bound["param"]].shape[bound["axis"]]
     return -(-dim // bound["divisor"])
+
+
+def _device_span(args):
+    """The first multi-device view (DeviceViews) among `args`, which gives
+    the launch's device index and count, or None."""
+    return next((a for a in args if hasattr(a, "addresses")), None)
 
 
 def bound_params(bound):
@@ -664,7 +670,7 @@ def pack_parameters(spec, args, encode_tensor_map, tile_counter=None,
               "tile_table": ("tile table", tile_table)}
     # A kernel with multi-device views: the launch's device index and count,
     # from its (checked to agree) DeviceViews arguments.
-    span = next((a for a in args if hasattr(a, "addresses")), None)
+    span = _device_span(args)
     for entry in spec.abi:
         kind = entry["kind"]
         if kind in hidden:

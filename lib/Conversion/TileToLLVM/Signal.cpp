@@ -40,11 +40,13 @@ StringRef scopeOf(GlobalType counters) {
   return counters.getDevices() ? "sys" : "gpu";
 }
 
-/// Before a system-scope release that publishes the block's TMA stores
-/// (issued by one thread per warpgroup): they must be written, not only
-/// have read shared memory, and the proxy fence orders them (async proxy)
-/// before the generic-proxy release.
+/// Before a release that publishes the block's TMA stores (issued by one
+/// thread per warpgroup): they must be written, not only have read shared
+/// memory, and the proxy fence orders them (async proxy) before the
+/// generic-proxy release. Nothing on AMD, whose stores are all ordinary.
 void publishAsyncStores(OpBuilder &b, Location loc) {
+  if (targetsAMD(b))
+    return;
   emitOncePerWarpgroup(b, loc, [&](OpBuilder &b) {
     NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, 0, UnitAttr{});
     inlinePtx(b, loc, {}, "fence.proxy.async.global;", "");
@@ -113,9 +115,7 @@ struct SignalAddLowering : OpConversionPattern<SignalAddOp> {
   matchAndRewrite(SignalAddOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if ((op.getCounters().getType().getDevices() > 0 ||
-         op.getAfterAsyncStores()) &&
-        !targetsAMD(rewriter))
+    if (op.getCounters().getType().getDevices() > 0 || op.getAfterAsyncStores())
       publishAsyncStores(rewriter, loc);
     blockBarrier(rewriter, loc, op);
     onFirstThread(rewriter, loc, op, [&](OpBuilder &b) {
