@@ -14,7 +14,8 @@ process per GPU:
   rows not a multiple of 128, so TMA's bounds cut each shard's last tile),
   twice each (the handshake counters keep growing), with the copy engines
   moving the shards and with the kernel's own communicating blocks
-  (communicate="blocks": grid-level roles, peer TMA loads);
+  (communicate="blocks": grid-level roles, peer TMA loads), and once with
+  an `a` not 16-byte aligned (its rows go through the gathered buffer);
 - bad arguments raise ArgumentError naming the argument.
 
 usage: torchrun --nproc-per-node N tensor_parallel.py [--out DIR]
@@ -109,6 +110,22 @@ def main():
                     got.shape == (M, N // world) and
                     error.item() <= TOLERANCE,
                     f"relative error {error.item():.2e}")
+
+    # An `a` whose address is not 16-byte aligned (a matrix cut out of a
+    # bigger buffer): the own shard goes through the gathered buffer.
+    M, K, N = world * 1000, 520, world * 288
+    a = torch.randn(M // world * K + 1, device="cuda").bfloat16()[1:]
+    a = a.view(M // world, K)
+    b = torch.randn(K, N // world, device="cuda").bfloat16()
+    got = all_gather_gemm(a, b)
+    full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
+    dist.all_gather_into_tensor(full, a)
+    error = torch.tensor(relative_error(got, full.float() @ b.float()),
+                         device="cuda")
+    dist.all_reduce(error, op=dist.ReduceOp.MAX)
+    row(f"all_gather_gemm M={M} K={K} N={N} world={world}, a not 16-byte "
+        f"aligned", error.item() <= TOLERANCE,
+        f"relative error {error.item():.2e}")
 
     a = torch.randn(world * 64, 64, device="cuda").bfloat16()
     b = torch.randn(64, 256, device="cuda").bfloat16()

@@ -24,13 +24,13 @@ except ImportError:   # the CPU-side tools and tests run without torch
     torch = None
 
 from ..runtime import ArgumentError
-from ..multi_device import symmetric_empty
+from ..multi_device import DeviceViews, symmetric_empty
 from .attention import load_compiled
 
 PROGRAM = "gemm_reduce_scatter"
 _ARG_NAMES = ["A", "B", "C", "flags", "started", "finished"]
 GATHER_PROGRAM = "all_gather_gemm"
-_GATHER_ARG_NAMES = ["A", "B", "C", "arrived", "epoch", "me"]
+_GATHER_ARG_NAMES = ["A", "B", "C", "arrived", "epoch"]
 BLOCKS_PROGRAM = "all_gather_gemm_blocks"
 _BLOCKS_ARG_NAMES = ["G", "B", "C", "arrived", "sync", "epoch", "started",
                      "finished"]
@@ -130,7 +130,8 @@ def gemm_reduce_scatter(a, b, group=None):
 class _Gather:
     """What a group's all_gather_gemm launches of one shard shape share:
     the gathered A in symmetric memory (each device pushes its rows into
-    every peer's copy), the per-shard arrival counters the kernel waits on
+    every peer's copy; a device's own rows there are used only when its
+    `a` is not aligned for TMA), the per-shard arrival counters the kernel waits on
     (`arrived[q]`: shard q of the epoch is in place; written by q's
     stream), the handshake `done[q]` (device q's kernel of that epoch has
     read its gathered A, so this device may overwrite its rows there), and
@@ -249,18 +250,25 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
         cuda.stream_write_value(device, side.cuda_stream,
                                 g.arrived.addresses[q] + word * g.rank,
                                 epoch)
-    # The own rows by the multiprocessors, before the kernel (a copy engine
-    # took 0.16 ms for 32 MiB of them on an H200, on the critical path).
-    g.gathered.local[g.rank * rows:(g.rank + 1) * rows].copy_(a)
+    # The kernel reads the shards through one view per shard: the peers'
+    # in the gathered A, this device's own where the caller keeps it (no
+    # copy before the launch), unless `a` is not 16-byte aligned as TMA
+    # needs; `arrived[rank]` says the own one is ready.
+    own = a
+    if a.data_ptr() % 16:
+        own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
+        own.copy_(a)
     cuda.stream_write_value(device, main.cuda_stream,
                             g.arrived.local.data_ptr() + word * g.rank, epoch)
+    shards = DeviceViews(own, [own.data_ptr() if q == g.rank else
+                               g.gathered.local.data_ptr() + q * size
+                               for q in range(world)], g.rank)
     kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
                            _GATHER_ARG_NAMES)
     out = torch.empty(world * rows, b.shape[1], dtype=torch.bfloat16,
                       device=a.device)
-    kernel(g.gathered.local.view(world, rows, cols), b,
-           out.view(world, rows, b.shape[1]), g.arrived.local,
-           _int32(g.epoch), g.rank)
+    kernel(shards, b, out.view(world, rows, b.shape[1]), g.arrived.local,
+           _int32(g.epoch))
     # This device's gathered A is read: the peers may push the next call's
     # rows. The caller's later work on `main` sees `out` complete and `a`
     # no longer read by the pushes.
