@@ -8,15 +8,14 @@
 // this device's gathered buffer while the kernel runs; when shard q is in
 // place, the launcher's streams write `epoch` into `arrived[q]`
 // (tk_mlir.ops.tensor_parallel). This device's own shard is read where the
-// caller keeps it, not copied first (that copy cost 0.03-0.09 ms per call
-// on the critical path at M = 8192-32768, K = 8192, 4 x H100). C is viewed
-// as [world, R, N], so a 128-row tile never spans two shards (ragged R:
-// TMA's bounds cut each shard's last tile) and each tile waits (acquire, in
-// its producer) for one shard only; the tiles of shards already here run
-// while the others are on the way. The tile loop takes the shards in the
-// order they arrive: this device's own, then me + 1, me + 2, ... Shard and
-// rows are folded into one tile dimension (a product bound), so the walk
-// keeps the L2-friendly grouped order.
+// caller keeps it, with no copy before the launch (docs/multi_gpu.md has
+// the measurement). C is viewed as [world, R, N], so a 128-row tile never
+// spans two shards (ragged R: TMA's bounds cut each shard's last tile) and
+// each tile waits (acquire, in its producer) for one shard only; the tiles
+// of shards already here run while the others are on the way. The tile
+// loop takes the shards in the order they arrive: this device's own, then
+// me + 1, me + 2, ... Shard and rows are folded into one tile dimension (a
+// product bound), so the walk keeps the L2-friendly grouped order.
 !a_view = !tile.gl<?x?xbf16, devices = 8>
 !b_view = !tile.gl<?x?xbf16>
 !c_view = !tile.gl<?x?x?xbf16>

@@ -122,8 +122,10 @@ def gemm_reduce_scatter(a, b, group=None):
     # Every block of every device adds one to each device's counters.
     comm.total += world * blocks
     expected = _int32(comm.total)
+    launch = kernel.prepare(a3, b, comm.output, comm.flags, expected,
+                            expected)
     comm.output.local.zero_()
-    kernel(a3, b, comm.output, comm.flags, expected, expected)
+    launch()
     return comm.output.local.clone()
 
 
@@ -135,19 +137,42 @@ class _Gather:
     (`arrived[q]`: shard q of the epoch is in place; written by q's
     stream), the handshake `done[q]` (device q's kernel of that epoch has
     read its gathered A, so this device may overwrite its rows there), and
-    the stream the pushes run on."""
+    the stream the pushes run on. The addresses a call's queued operations
+    use are worked out once here."""
 
     def __init__(self, group, rows, cols):
         import torch.distributed as dist
-        self.world = dist.get_world_size(group)
-        self.rank = dist.get_rank(group)
-        self.gathered = symmetric_empty((self.world * rows, cols),
+        self.world = world = dist.get_world_size(group)
+        self.rank = rank = dist.get_rank(group)
+        self.rows = rows
+        self.bytes = rows * cols * 2   # one shard, bf16
+        self.gathered = symmetric_empty((world * rows, cols),
                                         torch.bfloat16, group)
-        self.arrived = symmetric_empty((self.world,), torch.int32, group)
-        self.done = symmetric_empty((self.world,), torch.int32, group)
+        self.arrived = symmetric_empty((world,), torch.int32, group)
+        self.done = symmetric_empty((world,), torch.int32, group)
         self.stream = torch.cuda.Stream()
+        # `a` is ready (on the caller's stream), the pushes are queued.
+        self.ready, self.pushed = torch.cuda.Event(), torch.cuda.Event()
         _zeroed_everywhere(group, self.arrived, self.done)
         self.epoch = 0
+        word = 4   # bytes of a counter
+        here = self.gathered.local.data_ptr()
+        # Where each shard is read from on this device (the own one is
+        # replaced by `a`'s address per call).
+        self.shards = [here + q * self.bytes for q in range(world)]
+        # The pushes, to device rank - 1 first, then rank - 2, ... so that
+        # device q receives from q + 1 first, then q + 2, the order its tile
+        # loop takes the shards in: (the peer's `done` word of this device
+        # to wait for, where the rows go, the peer's `arrived` word).
+        self.pushes = []
+        for k in range(1, world):
+            q = (rank - k) % world
+            self.pushes.append((self.done.local.data_ptr() + word * q,
+                                self.gathered.addresses[q] + rank * self.bytes,
+                                self.arrived.addresses[q] + word * rank))
+        self.own_arrived = self.arrived.local.data_ptr() + word * rank
+        self.done_at = [self.done.addresses[q] + word * rank
+                        for q in range(world) if q != rank]
 
 
 _gathers = {}
@@ -228,54 +253,46 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     main = torch.cuda.current_stream()
     g.epoch += 1
     epoch = g.epoch % 2**32
-    word = 4   # bytes of a counter
-    size = rows * cols * a.element_size()
-    # The pushes, on the side stream once `a` is ready: to device rank - 1
-    # first, then rank - 2, ... so that device q receives from q + 1 first,
-    # then q + 2, the order its tile loop takes the shards in. Each waits
-    # until the peer's kernel of the last call has read the rows it
-    # overwrites; the copy engines' write of `arrived` follows the copy.
-    side = g.stream
-    side.wait_stream(main)
-    a.record_stream(side)
-    for k in range(1, world):
-        q = (g.rank - k) % world
-        if g.epoch > 1:
-            cuda.stream_wait_value(device, side.cuda_stream,
-                                   g.done.local.data_ptr() + word * q,
-                                   epoch - 1)
-        cuda.copy_async(device, side.cuda_stream,
-                        g.gathered.addresses[q] + g.rank * size,
-                        a.data_ptr(), size)
-        cuda.stream_write_value(device, side.cuda_stream,
-                                g.arrived.addresses[q] + word * g.rank,
-                                epoch)
-    # The kernel reads the shards through one view per shard: the peers'
-    # in the gathered A, this device's own where the caller keeps it (no
-    # copy before the launch), unless `a` is not 16-byte aligned as TMA
-    # needs; `arrived[rank]` says the own one is ready.
+    # The argument work first: the GPU waits while the host does it, and
+    # the pushes and the kernel then follow one another within
+    # microseconds. The kernel reads the shards through one view per shard:
+    # the peers' in the gathered A, this device's own where the caller
+    # keeps it (no copy before the launch), unless `a` is not 16-byte
+    # aligned as TMA needs.
     own = a
     if a.data_ptr() % 16:
         own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
         own.copy_(a)
-    cuda.stream_write_value(device, main.cuda_stream,
-                            g.arrived.local.data_ptr() + word * g.rank, epoch)
-    shards = DeviceViews(own, [own.data_ptr() if q == g.rank else
-                               g.gathered.local.data_ptr() + q * size
-                               for q in range(world)], g.rank)
-    kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
-                           _GATHER_ARG_NAMES)
+    addresses = list(g.shards)
+    addresses[g.rank] = own.data_ptr()
     out = torch.empty(world * rows, b.shape[1], dtype=torch.bfloat16,
                       device=a.device)
-    kernel(shards, b, out.view(world, rows, b.shape[1]), g.arrived.local,
-           _int32(g.epoch))
-    # This device's gathered A is read: the peers may push the next call's
-    # rows. The caller's later work on `main` sees `out` complete and `a`
-    # no longer read by the pushes.
-    for q in range(world):
-        if q != g.rank:
-            cuda.stream_write_value(device, main.cuda_stream,
-                                    g.done.addresses[q] + word * g.rank,
-                                    epoch)
-    main.wait_stream(side)
+    kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
+                           _GATHER_ARG_NAMES)
+    launch = kernel.prepare(DeviceViews(own, addresses, g.rank), b,
+                            out.view(world, rows, b.shape[1]),
+                            g.arrived.local, _int32(g.epoch))
+    # The pushes on the side stream once `a` is ready (_Gather says in
+    # which order). Each waits until the peer's kernel of the last call has
+    # read the rows it overwrites; the copy engines' write of `arrived`
+    # follows the copy. Then `arrived[rank]` (the own shard) and the kernel
+    # on the caller's stream, and after it the `done` words: this device's
+    # gathered A is read, the peers may push the next call's rows. The
+    # caller's later work sees `out` complete and `a` no longer read.
+    g.ready.record(main)
+    side = g.stream
+    side.wait_event(g.ready)
+    a.record_stream(side)
+    with cuda.Queue(device) as queue:
+        for done, to, arrived in g.pushes:
+            if g.epoch > 1:
+                queue.wait_value(side.cuda_stream, done, epoch - 1)
+            queue.copy(side.cuda_stream, to, a.data_ptr(), g.bytes)
+            queue.write_value(side.cuda_stream, arrived, epoch)
+        queue.write_value(main.cuda_stream, g.own_arrived, epoch)
+        launch()
+        for done in g.done_at:
+            queue.write_value(main.cuda_stream, done, epoch)
+    g.pushed.record(side)
+    main.wait_event(g.pushed)
     return out
