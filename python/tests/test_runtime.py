@@ -1089,29 +1089,3 @@ def test_scalars_change_without_packing_again(tmp_path, monkeypatch):
                        "got str"):
         kernel(x, "2", 3)
 
-
-def test_prepare_checks_and_packs_now_and_launches_when_called(
-        tmp_path, monkeypatch):
-    """Kernel.prepare does a call's argument work (checks, tensor maps) at
-    once and returns the launch; the launch queues nothing until it is
-    called, and a later call on the same tensors reuses the packing."""
-    driver = FakeDriver()
-    kernel = _fake_cuda_kernel(tmp_path, monkeypatch, driver, False,
-                               **gemm_entry())
-    a, b, c = (FakeTensor((256, 128)), FakeTensor((128, 256), ptr=0x20000),
-               FakeTensor((256, 256), ptr=0x30000))
-    with pytest.raises(ArgumentError, match="argument #1"):
-        kernel.prepare(a, FakeTensor((128, 256), "float32"), c)
-    launch = kernel.prepare(a, b, c)
-    assert driver.maps == [0, 0, 0]
-    assert not [e for e in driver.events if e[0] == "launch"]
-    launch()
-    kernel(a, b, c)
-    assert [e for e in driver.events if e[0] == "launch"] == \
-        [("launch", 2), ("launch", 2)]   # 256 x 256 in 128 x 256 tiles
-    assert driver.maps == [0, 0, 0]   # packed once
-    kernel.close()
-    with pytest.raises(RuntimeError, match="kernel 'k' is closed"):
-        launch()
-    with pytest.raises(RuntimeError, match="kernel 'k' is closed"):
-        kernel.prepare(a, b, c)

@@ -1017,20 +1017,6 @@ class Kernel:
         """Launches on `args`. tile_table: a TileTable for a kernel whose
         tile loop walks one (default: the plain strided walk over the grid
         `grid` gives); it sets the number of blocks."""
-        self.prepare(*args, stream=stream,
-                     one_tile_per_block=one_tile_per_block,
-                     tile_table=tile_table)()
-
-    def prepare(self, *args, stream=None, one_tile_per_block=False,
-                tile_table=None):
-        """Checks `args` and packs the launch's parameters as a call does,
-        and returns a function that queues the launch (on `stream`,
-        default: torch's current stream when it is called). A caller that
-        queues other work with the launch does the argument work first, so
-        that the launch follows that work within microseconds
-        (tk_mlir.ops.tensor_parallel). Call the function before this kernel
-        is prepared or called again: the packed parameters are shared with
-        later calls on the same tensors, which rewrite their scalars."""
         if self.closed:
             raise RuntimeError(f"kernel '{self.spec.name}' is closed")
         if tile_table is not None:
@@ -1080,14 +1066,6 @@ class Kernel:
                 self._packed.pop(next(iter(self._packed)))
             self._packed[key] = packed
         (_, pointers), grid, _, device = packed
-
-        def launch():
-            self._launch(device, grid, pointers, stream)
-        return launch
-
-    def _launch(self, device, grid, pointers, stream):
-        if self.closed:
-            raise RuntimeError(f"kernel '{self.spec.name}' is closed")
         try:
             function = self._on_device(device)[1]
             self._cuda.launch(device, function, grid, self.spec, pointers,

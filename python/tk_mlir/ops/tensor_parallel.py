@@ -122,10 +122,8 @@ def gemm_reduce_scatter(a, b, group=None):
     # Every block of every device adds one to each device's counters.
     comm.total += world * blocks
     expected = _int32(comm.total)
-    launch = kernel.prepare(a3, b, comm.output, comm.flags, expected,
-                            expected)
     comm.output.local.zero_()
-    launch()
+    kernel(a3, b, comm.output, comm.flags, expected, expected)
     return comm.output.local.clone()
 
 
@@ -253,32 +251,11 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     main = torch.cuda.current_stream()
     g.epoch += 1
     epoch = g.epoch % 2**32
-    # The argument work first: the GPU waits while the host does it, and
-    # the pushes and the kernel then follow one another within
-    # microseconds. The kernel reads the shards through one view per shard:
-    # the peers' in the gathered A, this device's own where the caller
-    # keeps it (no copy before the launch), unless `a` is not 16-byte
-    # aligned as TMA needs.
-    own = a
-    if a.data_ptr() % 16:
-        own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
-        own.copy_(a)
-    addresses = list(g.shards)
-    addresses[g.rank] = own.data_ptr()
-    out = torch.empty(world * rows, b.shape[1], dtype=torch.bfloat16,
-                      device=a.device)
-    kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
-                           _GATHER_ARG_NAMES)
-    launch = kernel.prepare(DeviceViews(own, addresses, g.rank), b,
-                            out.view(world, rows, b.shape[1]),
-                            g.arrived.local, _int32(g.epoch))
-    # The pushes on the side stream once `a` is ready (_Gather says in
-    # which order). Each waits until the peer's kernel of the last call has
-    # read the rows it overwrites; the copy engines' write of `arrived`
-    # follows the copy. Then `arrived[rank]` (the own shard) and the kernel
-    # on the caller's stream, and after it the `done` words: this device's
-    # gathered A is read, the peers may push the next call's rows. The
-    # caller's later work sees `out` complete and `a` no longer read.
+    # The pushes on the side stream once `a` is ready, first: at the sizes
+    # measured the shards' arrival bounds the call more often than the
+    # kernel's start (_Gather says in which order they go). Each waits
+    # until the peer's kernel of the last call has read the rows it
+    # overwrites; the copy engines' write of `arrived` follows the copy.
     g.ready.record(main)
     side = g.stream
     side.wait_event(g.ready)
@@ -289,8 +266,28 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
                 queue.wait_value(side.cuda_stream, done, epoch - 1)
             queue.copy(side.cuda_stream, to, a.data_ptr(), g.bytes)
             queue.write_value(side.cuda_stream, arrived, epoch)
+    # The kernel reads the shards through one view per shard: the peers'
+    # in the gathered A, this device's own where the caller keeps it (no
+    # copy before the launch), unless `a` is not 16-byte aligned as TMA
+    # needs; `arrived[rank]` says the own one is ready.
+    own = a
+    if a.data_ptr() % 16:
+        own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
+        own.copy_(a)
+    addresses = list(g.shards)
+    addresses[g.rank] = own.data_ptr()
+    out = torch.empty(world * rows, b.shape[1], dtype=torch.bfloat16,
+                      device=a.device)
+    kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
+                           _GATHER_ARG_NAMES)
+    with cuda.Queue(device) as queue:
         queue.write_value(main.cuda_stream, g.own_arrived, epoch)
-        launch()
+        kernel(DeviceViews(own, addresses, g.rank), b,
+               out.view(world, rows, b.shape[1]), g.arrived.local,
+               _int32(g.epoch))
+        # This device's gathered A is read: the peers may push the next
+        # call's rows. The caller's later work sees `out` complete and `a`
+        # no longer read by the pushes.
         for done in g.done_at:
             queue.write_value(main.cuda_stream, done, epoch)
     g.pushed.record(side)
