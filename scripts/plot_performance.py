@@ -14,16 +14,17 @@ cites (docs/results/):
                       rows[].peer_ms / rows[].ours_ms
   Based               linear-attention-h100.json, the same run
                       (rows[].peers[name].ms / .ours_ms, both FLA kernels)
-  Mamba2 SSD          ssd-bench-h100.json
-                      (rows[].peers[name].speedup: mamba_ssm chunk 64 and
-                      256, FLA chunk_simple_gla)
+  Mamba2 SSD          ssd-bench-h100.json, ssd-bench-h100-run2.json
+                      (rows[].speedup_fla; rows[].speedup_mamba: against
+                      the mamba_ssm chunk size that ran faster; two runs)
 
 "Best peer" is the peer with the lowest ours / peer ratio at that shape
 (every peer is timed against ours head to head, so each ratio comes from
 its own pair). Bars start at 1.0 (parity) and show the median over the
 runs; whiskers span the runs where there are several. Dashed segments
 mark the family's speed target where it is not parity; in the SSD panel
-the diamonds are ours / the faster mamba_ssm, dotted its 3x target.
+the diamonds are ours / the faster mamba_ssm (median, whiskers over the
+runs), dotted its 3x target.
 
 usage: python3 scripts/plot_performance.py [--out docs/performance.png]
 """
@@ -131,15 +132,16 @@ def based_groups():
 
 
 def ssd_points():
-    """[(label, best-peer ratio, faster-mamba ratio)]."""
+    """[(label, [FLA ratio per run], [faster-mamba ratio per run])]."""
+    runs = [load(name)["rows"] for name in ("ssd-bench-h100.json",
+                                            "ssd-bench-h100-run2.json")]
     out = []
-    for r in load("ssd-bench-h100.json")["rows"]:
-        best = min(p["speedup"] for p in r["peers"].values())
-        mamba = min(p["speedup"] for name, p in r["peers"].items()
-                    if name.startswith("mamba_ssm"))
+    for rows in zip(*runs):
+        r = rows[0]
         label = (f"B{r['batch']} T{seq_label(r['seq'])}\n"
                  f"H{r['heads']} N{r['N']}")
-        out.append((label, best, mamba))
+        out.append((label, [row["speedup_fla"] for row in rows],
+                    [row["speedup_mamba"] for row in rows]))
     return out
 
 
@@ -219,12 +221,17 @@ def main():
 
     points = ssd_points()
     draw(ssd, [("vs FLA chunk_simple_gla (best peer)",
-                [(label, [best]) for label, best, _ in points])],
-         "Mamba2 SSD forward vs FLA and mamba_ssm", ylabel=False,
+                [(label, fla) for label, fla, _ in points])],
+         "Mamba2 SSD forward vs FLA and mamba_ssm (2 runs)", ylabel=False,
          targets={0: (1.5, None)})
     xs = list(range(len(points)))
-    ssd.scatter(xs, [m for _, _, m in points], marker="D", color="black",
-                zorder=3, s=18, label="vs faster mamba_ssm (target 3x)")
+    mids = [statistics.median(m) for _, _, m in points]
+    ssd.errorbar(xs, mids, yerr=[[md - min(m) for md, (_, _, m) in
+                                  zip(mids, points)],
+                                 [max(m) - md for md, (_, _, m) in
+                                  zip(mids, points)]],
+                 fmt="D", color="black", zorder=3, markersize=4, capsize=2,
+                 label="vs faster mamba_ssm (target 3x)")
     for xi in xs:
         ssd.hlines(3.0, xi - 0.45, xi + 0.45, colors="gray",
                    linestyles="dotted", linewidth=1.2)
