@@ -45,6 +45,8 @@
 // RUN: %ptxas -arch=sm_90a %t.gp/gemm_pipelined.ptx -o %t.gp/check.cubin
 // RUN: rm -rf %t.gq && tk-opt %tk_src_root/python/gpu_checks/gemm_pipelined.mlir -tile-to-nvidia="out=%t.gq cubin=false warp-specialize=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.gq/gemm_pipelined.ptx -o %t.gq/check.cubin
+// RUN: rm -rf %t.cv && tk-opt %tk_src_root/python/gpu_checks/carried_walk.mlir -tile-to-nvidia="out=%t.cv cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.cv/carried_walk.ptx -o %t.cv/check.cubin
 // RUN: rm -rf %t.sk && tk-opt %kernels/alternatives/gemm_streamk.mlir -tile-to-nvidia="out=%t.sk cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.sk/gemm_streamk.ptx -o %t.sk/check.cubin
 // RUN: rm -rf %t.pp && tk-opt %kernels/alternatives/gemm_pingpong.mlir -tile-to-nvidia="out=%t.pp cubin=false" -o /dev/null

@@ -205,22 +205,28 @@ bool onlySignals(Operation *op) {
   return !walk.wasInterrupted();
 }
 
-/// Moves the counter signals of the kernel body around the tile loop into
-/// the roles: all of them into the consumers' role, before or after its
-/// tile loop as they were (the consumers make the block's results, which an
-/// add after the loop publishes); the waits before the loop also into the
+/// Moves the counter signals of the kernel body around the tile loop
+/// `foreach` into the roles: all of them into the consumers' role, before
+/// or after its tile loop as they were (the consumers make the block's
+/// results, which an add after the loop publishes; one after the loop reads
+/// the consumers' carried values); the waits before the loop also into the
 /// producer's (it must not load what is not ready), a device barrier there
 /// as the wait for its count (the consumers add for the block). Waits need
 /// nothing of each other, so running them in two roles is the same
 /// handshake.
-void placeSignals(ForeachTileOp producerLoop, ForeachTileOp consumerLoop,
-                  ArrayRef<Operation *> before, ArrayRef<Operation *> after) {
+void placeSignals(ForeachTileOp foreach, ForeachTileOp producerLoop,
+                  ForeachTileOp consumerLoop, ArrayRef<Operation *> before,
+                  ArrayRef<Operation *> after) {
   OpBuilder b(consumerLoop);
   for (Operation *op : before)
     b.clone(*op);
   b.setInsertionPointAfter(consumerLoop);
+  // The signals after the loop may publish what its carried values name
+  // (the last tile a block ran): the consumers' loop carries them.
+  IRMapping results;
+  results.map(foreach.getResults(), consumerLoop.getResults());
   for (Operation *op : after)
-    b.clone(*op);
+    b.clone(*op, results);
   b.setInsertionPoint(producerLoop);
   for (Operation *op : before) {
     Operation *copy = b.clone(*op);
@@ -355,9 +361,6 @@ struct WarpSpecializePass
              "of the kernel body (or of a 'tile.block_roles' compute region)";
     if (kernel.getClusterBlocks() > 1)
       return "cluster kernels are not split yet";
-    // (The roles would each need the carried values and the results.)
-    if (!foreach.getInits().empty())
-      return "its tile loop carries values (iter_args)";
     // Counter signals around the tile loop (a start or end handshake between
     // blocks or devices) go with the roles: see placeSignals.
     SmallVector<Operation *> before, after;
@@ -369,6 +372,18 @@ struct WarpSpecializePass
         return "'" + op.getName().getStringRef().str() +
                "' does work outside the tile loop";
       (op.isBeforeInBlock(foreach) ? before : after).push_back(&op);
+    }
+    // Values the tile loop carries (iter_args) stay with the consumers,
+    // whose loop runs the carried work; its results may feed only the
+    // signals after the loop, which move into the consumers' role.
+    for (OpOperand &use : foreach->getUses()) {
+      Operation *user = use.getOwner();
+      while (user->getBlock() != foreach->getBlock())
+        user = user->getParentOp();
+      if (!llvm::is_contained(after, user))
+        return "the tile loop's results are used by '" +
+               user->getName().getStringRef().str() +
+               "', not only by counter signals after the loop";
     }
     Operation *prologue = nullptr;
     for (Operation &op : foreach.getBody().getOps())
@@ -491,6 +506,12 @@ struct WarpSpecializePass
     b.setInsertionPoint(loads2.getBody()->getTerminator());
     for (Operation &op : prologueLoop.getBody()->without_terminator())
       b.clone(op, map);
+    // The producer carries nothing: its loop yields its carried values back
+    // unchanged, and its loads must not depend on them.
+    Operation *yield = body.getTerminator();
+    for (auto [operand, arg] :
+         llvm::zip(yield->getOpOperands(), producerLoop.getRegionIterArgs()))
+      operand.set(arg);
     // Keep only what the loads need.
     roots.push_back(loads2);
     SmallVector<Operation *> keep = neededBy(body, roots);
@@ -503,8 +524,15 @@ struct WarpSpecializePass
       op->dropAllUses();
       op->erase();
     }
+    for (BlockArgument arg : producerLoop.getRegionIterArgs())
+      if (llvm::any_of(arg.getUsers(),
+                       [&](Operation *user) { return user != yield; })) {
+        roles.erase();
+        return "the producer's loads depend on values the tile loop "
+               "carries (iter_args)";
+      }
 
-    placeSignals(producerLoop, consumerLoop, before, after);
+    placeSignals(foreach, producerLoop, consumerLoop, before, after);
 
     // A persistent grid keeps the ring's phases across tiles only when every
     // tile runs the same number of k-steps (bounds from outside the tile

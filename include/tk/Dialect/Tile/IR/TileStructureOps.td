@@ -186,8 +186,9 @@ def Tile_ForeachTileOp : Tile_Op<"foreach_tile", [
     the next tile's values, and the op's results are the values after the
     block's last tile (the inits when it runs none). Under `grid = tiles`
     the body runs at most once per block. Each block carries its own
-    values; nothing passes between blocks. (For passes that move work of
-    one tile into the next; no bundled program uses it yet.)
+    values; nothing passes between blocks. tile-warp-specialize keeps the
+    carried values with the consumers (python/gpu_checks/carried_walk.mlir
+    carries the previous tile's index and checks it on the GPU).
 
     `stream_k(%kb, %ke, %slot) of %k_steps` (stream-K): every tile has
     `%k_steps` steps of reduction work, and the body runs once per *unit*:
