@@ -15,8 +15,9 @@ cites (docs/results/):
   Based               linear-attention-h100.json, the same run
                       (rows[].peers[name].ms / .ours_ms, both FLA kernels)
   Mamba2 SSD          ssd-bench-h100.json, ssd-bench-h100-run2.json
-                      (rows[].speedup_fla; rows[].speedup_mamba: against
-                      the mamba_ssm chunk size that ran faster; two runs)
+                      (bars: rows[].speedup_fla, against FLA; diamonds:
+                      rows[].speedup_mamba, against the mamba_ssm chunk
+                      size that ran faster; two runs)
 
 "Best peer" is the peer with the lowest ours / peer ratio at that shape
 (every peer is timed against ours head to head, so each ratio comes from
@@ -138,6 +139,9 @@ def ssd_points():
     out = []
     for rows in zip(*runs):
         r = rows[0]
+        shape = ("batch", "seq", "heads", "N")
+        assert all([row[k] for k in shape] == [r[k] for k in shape]
+                   for row in rows), "the runs' shapes differ"
         label = (f"B{r['batch']} T{seq_label(r['seq'])}\n"
                  f"H{r['heads']} N{r['N']}")
         out.append((label, [row["speedup_fla"] for row in rows],
@@ -209,18 +213,20 @@ def main():
     draw(lin, [(n, p) for n, p, _ in groups],
          "linear attention vs FLA (B = H = 16)",
          targets={i: t for i, (_, _, t) in enumerate(groups)})
-    lin.set_ylim(0, 5.5)
+    lin.set_ylim(0, 8.0)
+    lin.legend(fontsize=7, loc="upper right", ncol=1)
     lin.set_xlabel("T (dashed: target where one is set)", fontsize=8)
 
     groups = based_groups()
     draw(based, [(n, p) for n, p, _ in groups],
          "Based vs FLA parallel_based / fused_chunk_based", ylabel=False,
          targets={i: t for i, (_, _, t) in enumerate(groups)})
-    based.set_ylim(0, 5.5)
+    based.set_ylim(0, 8.0)
+    based.legend(fontsize=7, loc="upper center", ncol=1)
     based.set_xlabel("T (dashed: 5x target)", fontsize=8)
 
     points = ssd_points()
-    draw(ssd, [("vs FLA chunk_simple_gla (best peer)",
+    draw(ssd, [("vs FLA chunk_simple_gla",
                 [(label, fla) for label, fla, _ in points])],
          "Mamba2 SSD forward vs FLA and mamba_ssm (2 runs)", ylabel=False,
          targets={0: (1.5, None)})

@@ -8,7 +8,7 @@
 // this device's gathered buffer while the kernel runs; when shard q is in
 // place, the launcher's streams write `epoch` into `arrived[q]`
 // (tk_mlir.ops.tensor_parallel). This device's own shard is read where the
-// caller keeps it, with no copy before the launch (docs/multi_gpu.md has
+// caller keeps it, with no copy before the launch (docs/performance.md has
 // the measurement). C is viewed as [world, R, N], so a 128-row tile never
 // spans two shards (ragged R: TMA's bounds cut each shard's last tile) and
 // each tile waits (acquire, in its producer) for one shard only; the tiles

@@ -131,3 +131,30 @@ def test_the_device_count_as_a_tile_bound():
     raw["tiles"] = [{"device_count": 1}]
     with pytest.raises(ManifestError, match="device_count must be true"):
         KernelSpec("k", raw)
+
+
+def test_tensor_parallel_layouts_are_checked_before_anything_is_queued():
+    """Rows of 16-byte multiples, 16-byte aligned tensors (all_gather_gemm
+    copies an unaligned `a` instead) and at most 8 devices: a launch that
+    failed on them after the collective's handshakes were queued would
+    leave the peers waiting."""
+    from tk_mlir.ops.tensor_parallel import MAX_DEVICES, _check_layout
+    a = FakeTensor((256, 512), ptr=0x100000)
+    b = FakeTensor((512, 1024), ptr=0x200000)
+    _check_layout(a, b, 4)
+    with pytest.raises(ArgumentError, match="the group has 9 devices; the "
+                       "kernels are compiled for at most 8"):
+        _check_layout(a, b, MAX_DEVICES + 1)
+    with pytest.raises(ArgumentError, match="argument 'b': rows of 1020 bf16 "
+                       "elements are not a multiple of 16 bytes"):
+        _check_layout(a, FakeTensor((512, 1020), ptr=0x200000), 4)
+    with pytest.raises(ArgumentError, match="argument 'a': rows of 500"):
+        _check_layout(FakeTensor((256, 500), ptr=0x100000), b, 4)
+    with pytest.raises(ArgumentError, match="argument 'a': its address "
+                       "0x100002 is not 16-byte aligned"):
+        _check_layout(FakeTensor((256, 512), ptr=0x100002), b, 4)
+    _check_layout(FakeTensor((256, 512), ptr=0x100002), b, 4,
+                  aligned_a=False)
+    with pytest.raises(ArgumentError, match="argument 'b': its address"):
+        _check_layout(a, FakeTensor((512, 1024), ptr=0x200008), 4,
+                      aligned_a=False)

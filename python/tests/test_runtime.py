@@ -1088,4 +1088,3 @@ def test_scalars_change_without_packing_again(tmp_path, monkeypatch):
     with pytest.raises(ArgumentError, match="argument #1: expected a number, "
                        "got str"):
         kernel(x, "2", 3)
-

@@ -205,8 +205,9 @@ class Queue:
     """Stream operations queued on one device with its primary context made
     current once for all of them: `with Queue(device) as q:` then
     q.wait_value / q.copy / q.write_value. A context check costs a few
-    microseconds of host time, and tk_mlir.ops.tensor_parallel queues ten
-    such operations per call while the GPU waits for its kernel."""
+    microseconds of host time, and tk_mlir.ops.tensor_parallel queues four
+    per peer and one more in each call while the GPU waits for its
+    kernel."""
 
     _WAIT_GEQ = driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ
     _WRITE = driver.CUstreamWriteValue_flags.CU_STREAM_WRITE_VALUE_DEFAULT

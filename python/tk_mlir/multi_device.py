@@ -1,6 +1,7 @@
 """Arguments for multi-device views (`!tile.gl<..., devices = N>`): one
-tensor of the same shape on each GPU of a node, every copy reachable from
-every GPU (peer access to a symmetric allocation), one process per GPU.
+tensor of the same shape per device index, usually one on each GPU of a
+node (peer access to a symmetric allocation, one process per GPU), or
+several in this GPU's own memory (all_gather_gemm's shards).
 
 `DeviceViews` is what a launch passes for such a parameter: this process's
 tensor, the device addresses of every copy in device order, and this
@@ -23,8 +24,9 @@ for _name, _value in NO_MULTICAST.items():
 class DeviceViews:
     """A multi-device view's launch argument. `local` is this process's
     tensor (shape, dtype and strides of every copy); `addresses` the device
-    address of each device's copy, in device order (this process's at
-    `rank`); all of them must be mapped into this process (peer access)."""
+    address of each device index's copy, in device order (this process's
+    at `rank`); each must be readable from this process's GPU: its own
+    memory or a peer's mapped into this process (peer access)."""
 
     def __init__(self, local, addresses, rank):
         self.local = local

@@ -192,10 +192,13 @@ tile.kernel @carries_values(%A: !view, %C: !view, %F: !flags) launch(warpgroups 
 !view = !tile.gl<?x?xbf16>
 
 // The producer loads where a carried value points: the roles would each
-// need the carried work. Left as it is.
+// need the carried work. Left as it is, with no buffer added for the
+// consumers' stores.
 // CHECK-LABEL: tile.kernel @loads_use_carried
+// CHECK-NOT: tile.alloc : !tile.st<128x64xbf16>
 // CHECK-NOT: tile.warp_specialize
-// expected-remark @+1 {{not warp-specialized: the producer's loads depend on values the tile loop carries (iter_args)}}
+// CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : !tile.rt<128x64xbf16, block>
+// expected-remark @+1 {{not warp-specialized: the producer's loads or waits depend on values the tile loop carries (iter_args)}}
 tile.kernel @loads_use_carried(%A: !view, %C: !view) launch(warpgroups = 2) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %b = tile.alloc : !tile.st<64x64xbf16>
@@ -220,13 +223,18 @@ tile.kernel @loads_use_carried(%A: !view, %C: !view) launch(warpgroups = 2) {
 !view = !tile.gl<?x?xbf16>
 !flags = !tile.gl<?xi32, devices = 2>
 
-// The tile loop's results feed something other than a counter signal after
-// the loop (which is all the consumers' role can take with it). Left as it
-// is.
-// CHECK-LABEL: tile.kernel @results_used_elsewhere
-// CHECK-NOT: tile.warp_specialize
-// expected-remark @+1 {{not warp-specialized: the tile loop's results are used by 'arith.addi', not only by counter signals after the loop}}
-tile.kernel @results_used_elsewhere(%A: !view, %C: !view, %F: !flags) launch(warpgroups = 2) {
+// Index arithmetic on the tile loop's results and a constant made after
+// the loop, feeding the signal after it: they come into the consumers'
+// role with the signal.
+// CHECK-LABEL: tile.kernel @results_through_arith
+// CHECK:       consumer
+// CHECK:         %[[R:.*]] = tile.foreach_tile
+// CHECK:         %[[NEXT:.*]] = arith.addi %[[R]], %{{.*}} : index
+// CHECK-NEXT:    %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:    tile.signal_add %{{.*}}[%[[NEXT]]], %[[TWO]] device
+// CHECK:       }
+// CHECK-NEXT: }
+tile.kernel @results_through_arith(%A: !view, %C: !view, %F: !flags) launch(warpgroups = 2) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %b = tile.alloc : !tile.st<64x64xbf16>
   %c0 = arith.constant 0 : index
@@ -245,7 +253,39 @@ tile.kernel @results_used_elsewhere(%A: !view, %C: !view, %F: !flags) launch(war
     tile.yield %m : index
   }
   %next = arith.addi %r, %c1 : index
-  tile.signal_add %F[%next], %one device %c1 : !flags
+  %two = arith.constant 2 : i32
+  tile.signal_add %F[%next], %two device %c1 : !flags
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+!flags = !tile.gl<?xi32>
+
+// A counter wait in the tile loop at a carried index: the producer waits
+// too (it loads what the counter guards), so it would need the carried
+// work. Left as it is.
+// CHECK-LABEL: tile.kernel @wait_uses_carried
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: the producer's loads or waits depend on values the tile loop carries (iter_args)}}
+tile.kernel @wait_uses_carried(%A: !view, %C: !view, %F: !flags, %v: i32) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tile.foreach_tile (%m) in (%c1) iter_args(%x = %c0) -> (index) {
+    tile.signal_wait %F[%x], %v at_least : !flags
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%y0 = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %y0 : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+    tile.yield %m : index
+  }
 }
 
 // -----

@@ -27,6 +27,9 @@ from ..runtime import ArgumentError
 from ..multi_device import DeviceViews, symmetric_empty
 from .attention import load_compiled
 
+# The devices the kernels' multi-device views are compiled for (`devices =
+# 8` in kernels/multi_gpu/).
+MAX_DEVICES = 8
 PROGRAM = "gemm_reduce_scatter"
 _ARG_NAMES = ["A", "B", "C", "flags", "started", "finished"]
 GATHER_PROGRAM = "all_gather_gemm"
@@ -98,6 +101,28 @@ def _check(a, b, world, split="rows"):
     if split == "rows" and a.shape[0] % world:
         raise ArgumentError(f"argument 'a': its {a.shape[0]} rows do not "
                             f"split evenly over {world} devices")
+    _check_layout(a, b, world, aligned_a=split == "rows")
+
+
+def _check_layout(a, b, world, aligned_a=True):
+    """What the kernels' TMA copies and multi-device views need, checked
+    before a call queues anything (a launch that failed after the
+    collective's handshakes were queued would leave the peers waiting):
+    rows of 16-byte multiples (8 bf16), 16-byte aligned tensors (`a` may
+    be unaligned for all_gather_gemm, which then copies it), at most
+    MAX_DEVICES devices."""
+    if world > MAX_DEVICES:
+        raise ArgumentError(f"the group has {world} devices; the kernels "
+                            f"are compiled for at most {MAX_DEVICES}")
+    for name, t in (("a", a), ("b", b)):
+        if t.shape[1] % 8:
+            raise ArgumentError(f"argument '{name}': rows of {t.shape[1]} "
+                                f"bf16 elements are not a multiple of 16 "
+                                f"bytes, as the kernels' TMA copies need")
+        if (name == "b" or aligned_a) and t.data_ptr() % 16:
+            raise ArgumentError(f"argument '{name}': its address "
+                                f"{t.data_ptr():#x} is not 16-byte aligned, "
+                                f"as the kernels' TMA copies need")
 
 
 def gemm_reduce_scatter(a, b, group=None):
@@ -119,11 +144,13 @@ def gemm_reduce_scatter(a, b, group=None):
     if comm.blocks is None:   # (the grid depends on the output's shape)
         comm.blocks = kernel.grid(a3, b, comm.output, comm.flags, 0, 0)
     blocks = comm.blocks
-    # Every block of every device adds one to each device's counters.
-    comm.total += world * blocks
-    expected = _int32(comm.total)
+    # Every block of every device adds one to each device's counters (the
+    # new total kept once the launch is queued).
+    total = comm.total + world * blocks
+    expected = _int32(total)
     comm.output.local.zero_()
     kernel(a3, b, comm.output, comm.flags, expected, expected)
+    comm.total = total
     return comm.output.local.clone()
 
 

@@ -222,11 +222,19 @@ void placeSignals(ForeachTileOp foreach, ForeachTileOp producerLoop,
     b.clone(*op);
   b.setInsertionPointAfter(consumerLoop);
   // The signals after the loop may publish what its carried values name
-  // (the last tile a block ran): the consumers' loop carries them.
+  // (the last tile a block ran): the consumers' loop carries them. The
+  // memory-effect-free ops after the loop come along (constants, index
+  // arithmetic on the results); those the signals do not use fold away.
   IRMapping results;
   results.map(foreach.getResults(), consumerLoop.getResults());
-  for (Operation *op : after)
-    b.clone(*op, results);
+  SmallVector<Operation *> pure;
+  for (Operation *op = foreach->getNextNode(); op; op = op->getNextNode())
+    if (!op->hasTrait<OpTrait::IsTerminator>() &&
+        !llvm::is_contained(after, op) && isMemoryEffectFree(op))
+      pure.push_back(op);
+  for (Operation *op = foreach->getNextNode(); op; op = op->getNextNode())
+    if (llvm::is_contained(pure, op) || llvm::is_contained(after, op))
+      b.clone(*op, results);
   b.setInsertionPoint(producerLoop);
   for (Operation *op : before) {
     Operation *copy = b.clone(*op);
@@ -247,6 +255,11 @@ void placeSignals(ForeachTileOp foreach, ForeachTileOp producerLoop,
   }
   for (Operation *op : llvm::concat<Operation *const>(before, after))
     op->erase();
+  // The originals of the ops that came along, last first (some read the
+  // loop's results, which go away with it).
+  for (Operation *op : llvm::reverse(pure))
+    if (op->use_empty())
+      op->erase();
 }
 
 /// The consumers need not poll a counter the producer waits on before its
@@ -374,17 +387,9 @@ struct WarpSpecializePass
       (op.isBeforeInBlock(foreach) ? before : after).push_back(&op);
     }
     // Values the tile loop carries (iter_args) stay with the consumers,
-    // whose loop runs the carried work; its results may feed only the
-    // signals after the loop, which move into the consumers' role.
-    for (OpOperand &use : foreach->getUses()) {
-      Operation *user = use.getOwner();
-      while (user->getBlock() != foreach->getBlock())
-        user = user->getParentOp();
-      if (!llvm::is_contained(after, user))
-        return "the tile loop's results are used by '" +
-               user->getName().getStringRef().str() +
-               "', not only by counter signals after the loop";
-    }
+    // whose loop runs the carried work; what reads its results after the
+    // loop can only be counter signals and memory-effect-free ops (the
+    // check above), which placeSignals moves into the consumers' role.
     Operation *prologue = nullptr;
     for (Operation &op : foreach.getBody().getOps())
       if (op.hasAttr(kPrologueAttr))
@@ -470,9 +475,6 @@ struct WarpSpecializePass
       return why;
     }
 
-    privatizeBarriers(consumerLoop, wg);
-    storeThroughShared(kernel, consumerLoop, wg, consumers);
-
     // Producer: the prologue's loop body run for every k-step.
     b.setInsertionPointToStart(&roles.getProducer().front());
     auto producerLoop = cast<ForeachTileOp>(b.clone(*foreach));
@@ -528,9 +530,14 @@ struct WarpSpecializePass
       if (llvm::any_of(arg.getUsers(),
                        [&](Operation *user) { return user != yield; })) {
         roles.erase();
-        return "the producer's loads depend on values the tile loop "
-               "carries (iter_args)";
+        return "the producer's loads or waits depend on values the tile "
+               "loop carries (iter_args)";
       }
+
+    // (Only now, when the split cannot fail any more: they add the
+    // consumers' shared buffers to the kernel.)
+    privatizeBarriers(consumerLoop, wg);
+    storeThroughShared(kernel, consumerLoop, wg, consumers);
 
     placeSignals(foreach, producerLoop, consumerLoop, before, after);
 

@@ -239,16 +239,17 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::tk::tile::KernelOp"> {
       at the same time;
     - a tile loop that carries values (`iter_args`) keeps them in the
       consumers' loop, and counter signals after the loop that read its
-      results move into the consumers' role; the producer's loop yields
-      its carried values back unchanged (a block publishing a tile's
-      results one tile late carries which tile that was).
+      results move into the consumers' role with the memory-effect-free
+      ops after the loop; the producer's loop yields its carried values
+      back unchanged (a block publishing a tile's results one tile late
+      carries which tile that was).
 
     Kernels it cannot split are left alone with a remark saying why (no or
     several pipelined loops, other work outside the tile loop, block-scope
     values it cannot split by rows, no register budgets on the target, too
-    many warpgroups, loads that depend on carried values, the tile loop's
-    results used by anything but counter signals after it). Kernels that are already warp-specialized, or have
-    nothing pipelined and no `tile.copy`, are left alone silently.
+    many warpgroups, loads or waits that depend on carried values).
+    Kernels that are already warp-specialized, or have nothing pipelined
+    and no `tile.copy`, are left alone silently.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
