@@ -228,13 +228,15 @@ void placeSignals(ForeachTileOp foreach, ForeachTileOp producerLoop,
   IRMapping results;
   results.map(foreach.getResults(), consumerLoop.getResults());
   SmallVector<Operation *> pure;
-  for (Operation *op = foreach->getNextNode(); op; op = op->getNextNode())
-    if (!op->hasTrait<OpTrait::IsTerminator>() &&
-        !llvm::is_contained(after, op) && isMemoryEffectFree(op))
+  for (Operation *op = foreach->getNextNode(); op; op = op->getNextNode()) {
+    bool signal = llvm::is_contained(after, op);
+    if (!signal &&
+        (op->hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(op)))
+      continue;
+    if (!signal)
       pure.push_back(op);
-  for (Operation *op = foreach->getNextNode(); op; op = op->getNextNode())
-    if (llvm::is_contained(pure, op) || llvm::is_contained(after, op))
-      b.clone(*op, results);
+    b.clone(*op, results);
+  }
   b.setInsertionPoint(producerLoop);
   for (Operation *op : before) {
     Operation *copy = b.clone(*op);
