@@ -3,17 +3,21 @@
 // tile is recorded after the loop, as a kernel that publishes a tile's
 // results one tile late does (each add waits until the block's TMA stores
 // so far are written; tile-warp-specialize keeps the carried values with
-// the consumers). The tile space is one-dimensional, tile t
+// the consumers), then read back from C through registers into D (work
+// after the tile loop, which tile-warp-specialize gives the consumers,
+// split by rows). The tile space is one-dimensional, tile t
 // being C's tile (t / tiles_n, t mod tiles_n), so block b runs tiles
 // b, b + W, b + 2W, ... with W blocks:
 //   C = A · B (bf16 in, f32 accumulate, bf16 out, 128 x 128 tiles),
 //   P[t] = t - W + 1 for t >= W, 0 for a block's first tile,
-//   L[t] = 1 for each block's last tile, else 0.
+//   L[t] = 1 for each block's last tile, else 0,
+//   D = C on each block's last tile, untouched elsewhere.
 !view = !tile.gl<?x?xbf16>
 !acc = !tile.rt<128x128xf32, block>
 !c = !tile.gl<?xi32>
 
-tile.kernel @carried_walk(%A: !view, %B: !view, %C: !view, %P: !c, %L: !c)
+tile.kernel @carried_walk(%A: !view, %B: !view, %C: !view, %P: !c, %L: !c,
+                          %D: !view)
     launch(warpgroups = 2, grid = persistent) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %b = tile.alloc : !tile.st<64x128xbf16>
@@ -53,5 +57,9 @@ tile.kernel @carried_walk(%A: !view, %B: !view, %C: !view, %P: !c, %L: !c)
   }
   scf.if %last#1 {
     tile.signal_add %L[%last#0], %one after_async_stores : !c
+    %m = arith.divui %last#0, %tiles_n : index
+    %n = arith.remui %last#0, %tiles_n : index
+    %c = tile.load %C[%m, %n] : !view -> !tile.rt<128x128xbf16, block>
+    tile.store %c, %D[%m, %n] : !tile.rt<128x128xbf16, block>, !view
   }
 }

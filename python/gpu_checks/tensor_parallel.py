@@ -7,8 +7,8 @@ process per GPU:
   NCCL's bf16 reduce-scatter of the bf16 products, random inputs, several
   shapes including ragged ones (rows per device not a multiple of the
   128-row tile, columns not a multiple of 256, a contraction not a
-  multiple of 64), and the same shapes again (the counters keep growing
-  across launches);
+  multiple of 64), the same shapes again (the counters keep growing
+  across launches), and five calls queued back to back at two shapes;
 - all_gather_gemm against a float32 reference (NCCL's all-gather of the
   shards, then a float32 product), the same kinds of shapes (shards of
   rows not a multiple of 128, so TMA's bounds cut each shard's last tile),
@@ -91,6 +91,26 @@ def main():
                 got.shape == (M // world, N) and error.item() <= TOLERANCE,
                 f"relative error {error.item():.2e} (NCCL's bf16 "
                 f"reduce-scatter {error_nccl:.2e})")
+
+    # Calls queued back to back, nothing between them: a device may start
+    # the next call while a peer is still in this one (its start barrier
+    # and the counters' running totals keep them apart).
+    for M, K, N in ((4096, 4096, 4096), (world * 1000, world * 520, 2304)):
+        b = torch.randn(K // world, N, device="cuda").bfloat16()
+        inputs = [torch.randn(M, K // world, device="cuda").bfloat16()
+                  for _ in range(5)]
+        outputs = [gemm_reduce_scatter(a, b) for a in inputs]
+        worst = 0.0
+        for a, got in zip(inputs, outputs):
+            full = a.float() @ b.float()
+            dist.all_reduce(full)
+            want = full[rank * (M // world):(rank + 1) * (M // world)]
+            worst = max(worst, relative_error(got, want))
+        worst = torch.tensor(worst, device="cuda")
+        dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+        row(f"gemm_reduce_scatter M={M} K={K} N={N} world={world}, five "
+            f"calls back to back", worst.item() <= TOLERANCE,
+            f"largest relative error {worst.item():.2e}")
 
     for communicate in ("copy_engines", "blocks"):
         for again in (False, True):

@@ -9,7 +9,12 @@
 //   F, G, H = 2X in f32 to views in fragment order (rows padded to 64):
 //       F element by element, G staged in a shared vector (16-byte stores)
 //       and one bulk copy, H added (`reduce add`) into zeros element by
-//       element with atomics.
+//       element with atomics,
+//   T = 2X read from X in global memory into registers (16-byte loads
+//       and a quad transpose),
+//   E = 2Xn, Xn the first 61 columns of X as a matrix of its own (rows
+//       not 16-byte aligned: element loads, zero past its edge), so E's
+//       last 3 columns are zero.
 // Doubling is exact in bf16, so every output must equal 2X bit for bit.
 !x_tile = !tile.st<64x64xbf16, #tile.swizzle<128>>
 !z_tile = !tile.st<64x64xbf16, #tile.swizzle<64>>
@@ -21,7 +26,8 @@
 
 tile.kernel @tile_paths(%X: !view, %Y: !view, %Z: !view, %W: !view,
                         %U: !tile.gl<?x?xbf16>, %V: !tile.gl<?x?xbf16>,
-                        %F: !frag, %G: !frag, %H: !frag)
+                        %F: !frag, %G: !frag, %H: !frag,
+                        %Xn: !tile.gl<?x?xbf16>, %T: !view, %E: !view)
     launch(warpgroups = 1) {
   %x = tile.alloc : !x_tile
   %z = tile.alloc : !z_tile
@@ -59,6 +65,16 @@ tile.kernel @tile_paths(%X: !view, %Y: !view, %Z: !view, %W: !view,
     tile.store %doubled, %H[%i, %c0] reduce add : !r32, !frag
     tile.store %doubled, %g : !r32, !tile.sv<4096xf32>
     tile.store_async %g -> %G[%i, %c0] : !tile.sv<4096xf32>, !frag
+    %gx = tile.load %X[%i, %c0] : !view -> !r16
+    %gxf = tile.cast %gx : !r16 to !r32
+    %gx2 = tile.mul %gxf, %two : !r32, f32
+    %t16 = tile.cast %gx2 : !r32 to !r16
+    tile.store %t16, %T[%i, %c0] : !r16, !view
+    %gn = tile.load %Xn[%i, %c0] : !tile.gl<?x?xbf16> -> !r16
+    %gnf = tile.cast %gn : !r16 to !r32
+    %gn2 = tile.mul %gnf, %two : !r32, f32
+    %e16 = tile.cast %gn2 : !r32 to !r16
+    tile.store %e16, %E[%i, %c0] : !r16, !view
     tile.store_async_wait
   }
 }

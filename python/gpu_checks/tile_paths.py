@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Runs python/gpu_checks/tile_paths.mlir (compiled by tk-opt) and checks
 that each output equals 2X exactly (U and V: its first 56 and 61 columns;
-F, G and H: f32 in fragment order, read back with from_fragments), for row
-counts that are and are not multiples of the 64-row tile.
+F, G and H: f32 in fragment order, read back with from_fragments; T read
+from global memory into registers; E from the first 61 columns of X as a
+matrix of its own, its last 3 columns zero), for row counts that are and
+are not multiples of the 64-row tile.
 
 usage: tile_paths.py --manifest build/artifacts/tile_paths/tile_paths.json
 """
@@ -24,7 +26,8 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     args = parser.parse_args()
     kernel = Kernel(args.manifest,
-                    names=["X", "Y", "Z", "W", "U", "V", "F", "G", "H"])
+                    names=["X", "Y", "Z", "W", "U", "V", "F", "G", "H", "Xn", "T",
+                           "E"])
     rows = []
     for n in (64, 4096, 1000, 1, 130):
         x = torch.randn(n, 64, device="cuda").to(torch.bfloat16)
@@ -35,13 +38,19 @@ def main():
         frags = [torch.full((padded, 64), float("nan"), device="cuda")
                  for _ in "FG"]
         frags.append(torch.zeros(padded, 64, device="cuda"))
-        kernel(x, *outs, *frags)
+        narrow = x[:, :61].contiguous()
+        loaded = [torch.full((n, 64), float("nan"), device="cuda",
+                             dtype=torch.bfloat16) for _ in "TE"]
+        kernel(x, *outs, *frags, narrow, *loaded)
         torch.cuda.synchronize()
         want = x * 2
-        outs += [from_fragments(f)[:n] for f in frags]
-        widths += (64, 64, 64)
-        for name, got, w in zip("YZWUVFGH", outs, widths):
-            exact = torch.equal(got, want[:, :w].to(got.dtype))
+        outs += [from_fragments(f)[:n] for f in frags] + loaded
+        widths += (64, 64, 64, 64, 64)
+        wants = [want] * 10
+        wants[-1] = torch.cat([want[:, :61], torch.zeros_like(want[:, 61:])],
+                              dim=1)
+        for name, got, w, expect in zip("YZWUVFGHTE", outs, widths, wants):
+            exact = torch.equal(got, expect[:, :w].to(got.dtype))
             rows.append({"n": n, "output": name, "exact": exact,
                          "ok": exact})
             print(f"tile_paths n={n:>5} {name}: "

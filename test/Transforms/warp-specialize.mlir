@@ -260,6 +260,82 @@ tile.kernel @results_through_arith(%A: !view, %C: !view, %F: !flags) launch(warp
 // -----
 
 !view = !tile.gl<?x?xbf16>
+
+// Register work after the tile loop (a block-scope tile read from global
+// memory and stored, at the last tile the loop carried): it runs in the
+// consumers' role after their loop, each warpgroup on its 64 rows (row
+// tile index 2 i + wg), once the loop's staged stores are written (it may
+// read them); the producer's role has none of it.
+// CHECK-LABEL: tile.kernel @register_work_after
+// CHECK:       tile.warp_specialize producer
+// CHECK-NOT:     tile.load %
+// CHECK:       consumer
+// CHECK:         %[[WG:.*]] = tile.warpgroup_id
+// CHECK:         %[[R:.*]] = tile.foreach_tile
+// CHECK:           tile.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    tile.store_async_wait written
+// CHECK-NEXT:    %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[SCALED:.*]] = arith.muli %[[R]], %[[TWO]] : index
+// CHECK-NEXT:    %[[ROW:.*]] = arith.addi %[[SCALED]], %[[WG]] : index
+// CHECK-NEXT:    %[[T:.*]] = tile.load %{{.*}}[%[[ROW]], %{{.*}}] : !tile.gl<?x?xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+// CHECK:         tile.store %[[T]], %{{.*}}[%{{.*}}, %{{.*}}] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16>
+// CHECK:       }
+// CHECK-NEXT: }
+tile.kernel @register_work_after(%A: !view, %C: !view, %D: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tile.foreach_tile (%m) in (%c1) iter_args(%x = %c0) -> (index) {
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%y0 = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %y0 : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+    tile.yield %m : index
+  }
+  %t = tile.load %C[%r, %c0] : !view -> !tile.rt<128x64xbf16, block>
+  tile.store %t, %D[%r, %c0] : !tile.rt<128x64xbf16, block>, !view
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// Work after the tile loop that uses shared memory: neither role could run
+// it alone (the consumers' buffers, the producer's ring). Left as it is.
+// CHECK-LABEL: tile.kernel @shared_work_after
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: 'tile.store' does work outside the tile loop (after it only counter signals and register loads and stores of global memory run, in the consumers)}}
+tile.kernel @shared_work_after(%A: !view, %C: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %s = tile.alloc : !tile.st<128x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%y0 = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %y0 : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+  }
+  %t = tile.fill 0.0 : !tile.rt<128x64xbf16, block>
+  tile.store %t, %s : !tile.rt<128x64xbf16, block>, !tile.st<128x64xbf16>
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
 !flags = !tile.gl<?xi32>
 
 // A counter wait in the tile loop at a carried index: the producer waits
@@ -363,8 +439,10 @@ tile.kernel @work_outside(%A: !view) launch(warpgroups = 1) {
 // CHECK-NEXT:      tile.signal_add %[[F]][%{{.*}}], %{{.*}} device
 // CHECK:         tile.signal_wait %[[F]][%{{.*}}], %[[V]] at_least
 // CHECK-NEXT:    tile.foreach_tile
-// CHECK:         tile.signal_add %[[F]][%{{.*}}], %{{[^ ]*}} :
+// CHECK:         tile.store_async %
+// CHECK-NEXT:    }
 // CHECK-NEXT:    tile.store_async_wait
+// CHECK-NEXT:    tile.signal_add %[[F]][%{{.*}}], %{{[^ ]*}} :
 // CHECK-NEXT:  }
 // CHECK-NEXT: }
 tile.kernel @signals_around(%A: !view, %C: !view, %F: !flags, %v: i32) launch(warpgroups = 2) {
@@ -409,8 +487,10 @@ tile.kernel @signals_around(%A: !view, %C: !view, %F: !flags, %v: i32) launch(wa
 // CHECK:       consumer
 // CHECK:         tile.device_barrier %[[F]][%[[I0]]], %[[V]] :
 // CHECK-NEXT:    tile.foreach_tile
-// CHECK:         tile.device_barrier %[[F]][%{{.*}}], %[[W:arg[0-9]+]] :
+// CHECK:         tile.store_async %
+// CHECK-NEXT:    }
 // CHECK-NEXT:    tile.store_async_wait
+// CHECK-NEXT:    tile.device_barrier %[[F]][%{{.*}}], %[[W:arg[0-9]+]] :
 // CHECK-NEXT:  }
 // CHECK-NEXT: }
 tile.kernel @device_barriers_around(%A: !view, %C: !view, %F: !flags, %v: i32, %w: i32) launch(warpgroups = 2) {

@@ -365,6 +365,27 @@ std::string scanUnsupportedReason(mlir::Operation *op);
 /// row) or columns combines: the product of the warp modes moving along
 /// the reduced axis.
 int64_t warpsAcross(const tile::FragmentMap &map, bool alongRows);
+
+/// Whether 8 consecutive registers of `map` form one stmatrix.x4 (the m8n8
+/// fragment four times, 16-bit elements): also the layouts whose rows a
+/// quad can move 16 bytes at a time (WideGlobal.cpp).
+bool fitsStmatrix(const tile::FragmentMap &map, mlir::Type element);
+/// 16-byte accesses between a register tile of an m8n8-fragment layout
+/// (fitsStmatrix) and a row-major global view, the tile's elements of
+/// thread origin (`row`, `col`) at rows `base` + row of the view's `rows` x
+/// `cols` (WideGlobal.cpp). storeGlobalWide returns false and
+/// loadGlobalWide null when the layout does not fit; the callers then go
+/// element by element.
+bool storeGlobalWide(mlir::OpBuilder &b, mlir::Location loc,
+                     const tile::FragmentMap &map, mlir::Type element,
+                     mlir::Value tile, mlir::Value ptr, mlir::Value base,
+                     mlir::Value row, mlir::Value col, mlir::Value rows,
+                     mlir::Value cols);
+mlir::Value loadGlobalWide(mlir::OpBuilder &b, mlir::Location loc,
+                           const tile::FragmentMap &map, mlir::Type element,
+                           mlir::Type resultType, mlir::Value ptr,
+                           mlir::Value base, mlir::Value row, mlir::Value col,
+                           mlir::Value rows, mlir::Value cols);
 /// Gives every op of `kernel` whose exchange crosses warps its own
 /// shared-memory scratch (a `tile.alloc` at the top of the kernel, one slot
 /// per warpgroup for warpgroup-scope values); fails when the kernel's shared

@@ -137,6 +137,20 @@ Value tk::lower::swizzledOffset(OpBuilder &b, Location loc, SharedTileType tile,
       arith::ShLIOp::create(b, loc, flip, constIndex(b, loc, 3)));
 }
 
+// (Declared in Common.h.)
+bool tk::lower::fitsStmatrix(const FragmentMap &map, Type element) {
+  ArrayRef<FragmentMode> regs = map.modes(FragmentMap::Index::reg);
+  ArrayRef<FragmentMode> lanes = map.modes(FragmentMap::Index::lane);
+  auto is = [](const FragmentMode &m, int64_t size, int64_t r, int64_t c) {
+    return m.size == size && m.rowStride == r && m.colStride == c;
+  };
+  return elementBytes(element) == 2 && regs.size() >= 3 &&
+         is(regs[0], 2, 0, 1) && is(regs[1], 2, 8, 0) &&
+         regs[2].rowStride == 0 && regs[2].colStride == 8 &&
+         regs[2].size % 2 == 0 && lanes.size() == 2 && is(lanes[0], 4, 0, 2) &&
+         is(lanes[1], 8, 1, 0);
+}
+
 namespace {
 
 struct AllocLowering : OpConversionPattern<AllocOp> {
@@ -527,152 +541,6 @@ struct StoreGlobalVectorLowering : OpConversionPattern<StoreOp> {
   }
 };
 
-bool fitsStmatrix(const FragmentMap &map, Type element);
-
-/// 16-byte register → global stores for bf16/f16 m8n8-fragment layouts.
-/// Each quad holds, for a row, 4 consecutive 8-column groups as one b32
-/// word per lane and group; a 4x4 word transpose inside the quad (three
-/// shfl.sync.idx) leaves lane t with the 8 contiguous elements of group t,
-/// written with one st.global.v4 where they are in bounds and 16-byte
-/// aligned, else element by element. Returns false when the layout or
-/// shape does not fit (the caller stores element by element).
-bool storeGlobalWide(OpBuilder &b, Location loc, const FragmentMap &map,
-                     Type element, Value tile, Value ptr, Value base, Value row,
-                     Value col, Value rows, Value cols) {
-  if (!fitsStmatrix(map, element))
-    return false;
-  // Words of lane 0 / warp 0 by (row offset, 32-column block), 4 per block.
-  std::map<std::pair<int64_t, int64_t>, std::array<int64_t, 4>> blocks;
-  std::map<std::pair<int64_t, int64_t>, int> found;
-  for (int64_t reg = 0; reg < map.numRegs(); reg += 2) {
-    auto [dr, dc] = map.elementAt({reg, 0, 0});
-    std::pair<int64_t, int64_t> key{dr, dc / 32};
-    blocks[key][(dc % 32) / 8] = reg;
-    ++found[key];
-  }
-  for (auto &[key, count] : found)
-    if (count != 4)
-      return false;
-  Type i32 = b.getI32Type();
-  auto pair = VectorType::get({2}, element);
-  Value tid = threadIndex(b, loc);
-  Value lane = arith::RemUIOp::create(b, loc, tid, constIndex(b, loc, 32));
-  Value t = arith::RemUIOp::create(b, loc, lane, constIndex(b, loc, 4));
-  Value quad = arith::SubIOp::create(b, loc, lane, t);
-  Value ptrInt = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
-  // Rows are 16-byte aligned: a multiple of 8 elements long, from a
-  // 16-byte-aligned pointer.
-  Value colsRest = arith::RemUIOp::create(b, loc, cols, constIndex(b, loc, 8));
-  Value rowsAligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            colsRest, constIndex(b, loc, 0));
-  Value ptrRest = arith::AndIOp::create(b, loc, ptrInt, constI64(b, loc, 15));
-  Value ptrAligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           ptrRest, constI64(b, loc, 0));
-  Value aligned = arith::AndIOp::create(b, loc, rowsAligned, ptrAligned);
-  auto word = [&](int64_t reg) {
-    Value v = packFields(b, loc, tile, reg, pair);
-    return LLVM::BitcastOp::create(b, loc, i32, v).getResult();
-  };
-  auto pick = [&](ArrayRef<Value> words, Value index) {
-    Value v = words[0];
-    for (int64_t k = 1; k < 4; ++k)
-      v = arith::SelectOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
-                                constIndex(b, loc, k)),
-          words[k], v);
-    return v;
-  };
-  // (t + offset) % 4: a lane of this lane's quad.
-  auto quadLane = [&](int64_t offset) {
-    Value sum = arith::AddIOp::create(b, loc, t, constIndex(b, loc, offset));
-    return arith::RemUIOp::create(b, loc, sum, constIndex(b, loc, 4))
-        .getResult();
-  };
-  for (auto &[key, regs] : blocks) {
-    auto [dr, block] = key;
-    SmallVector<Value, 4> words;
-    for (int64_t reg : regs)
-      words.push_back(word(reg));
-    // Round r: lane t receives, from quad lane (t + r) % 4, that lane's word
-    // for group t, and keeps it as word (t + r) % 4 of its 16 bytes.
-    SmallVector<Value, 4> out(4);
-    for (int64_t r = 0; r < 4; ++r) {
-      Value from = quadLane(r);
-      // What this lane sends: its word for group (t - r) % 4.
-      Value send = pick(words, quadLane(4 - r));
-      Value got = send;
-      if (r != 0) {
-        Value members = constI32(b, loc, -1);
-        Value source = toI32(b, loc, arith::AddIOp::create(b, loc, quad, from));
-        Value clamp = constI32(b, loc, 0x1f);
-        got = NVVM::ShflOp::create(b, loc, i32, members, send, source, clamp,
-                                   NVVM::ShflKind::idx, UnitAttr{});
-      }
-      for (int64_t k = 0; k < 4; ++k) {
-        Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                           from, constIndex(b, loc, k));
-        out[k] =
-            out[k]
-                ? arith::SelectOp::create(b, loc, here, got, out[k]).getResult()
-                : got;
-      }
-    }
-    // Lane t now holds columns 32 block + 8 t .. + 7 of row `dr`.
-    Value r = arith::AddIOp::create(b, loc, row, constIndex(b, loc, dr));
-    Value colInBlock = arith::AddIOp::create(
-        b, loc, col, arith::MulIOp::create(b, loc, t, constIndex(b, loc, 6)));
-    Value c = arith::AddIOp::create(b, loc, colInBlock,
-                                    constIndex(b, loc, 32 * block));
-    Value rowInside =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r, rows);
-    Value allInside = arith::AndIOp::create(
-        b, loc, rowInside,
-        arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ule,
-            arith::AddIOp::create(b, loc, c, constIndex(b, loc, 8)), cols));
-    Value index = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, arith::AddIOp::create(b, loc, base, r),
-                              cols),
-        c);
-    Value address = LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
-                                        ValueRange{toI64(b, loc, index)});
-    auto wide = scf::IfOp::create(
-        b, loc, arith::AndIOp::create(b, loc, allInside, aligned),
-        /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPoint(wide.thenBlock()->getTerminator());
-      auto v4 = VectorType::get({4}, i32);
-      Value v = LLVM::UndefOp::create(b, loc, v4);
-      for (int64_t k = 0; k < 4; ++k)
-        v = LLVM::InsertElementOp::create(b, loc, v, out[k],
-                                          constI32(b, loc, k));
-      LLVM::StoreOp::create(b, loc, v, address, /*alignment=*/16);
-      b.setInsertionPoint(wide.elseBlock()->getTerminator());
-      for (int64_t e = 0; e < 8; ++e) {
-        Value inside = arith::AndIOp::create(
-            b, loc, rowInside,
-            arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::ult,
-                arith::AddIOp::create(b, loc, c, constIndex(b, loc, e)), cols));
-        auto guard = scf::IfOp::create(b, loc, inside, false);
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPoint(guard.thenBlock()->getTerminator());
-        Value elements =
-            LLVM::BitcastOp::create(b, loc, pair, out[e / 2]).getResult();
-        Value value = LLVM::ExtractElementOp::create(b, loc, elements,
-                                                     constI32(b, loc, e % 2));
-        Value at = LLVM::GEPOp::create(b, loc, ptr.getType(), element, address,
-                                       ValueRange{constI64(b, loc, e)});
-        LLVM::StoreOp::create(b, loc, value, at);
-      }
-    }
-  }
-  return true;
-}
-
 /// Where the elements a thread holds of a register tile sit in a global view
 /// at tile coordinates `coords`: the thread's origin (row, col), the
 /// row-major offset of the leading coordinates and the view's rows and
@@ -894,8 +762,14 @@ struct LoadGlobalLowering : OpConversionPattern<LoadOp> {
       return success();
     }
     Type element = tile.getElementType();
-    Value result = LLVM::UndefOp::create(rewriter, loc,
-                                         getTypeConverter()->convertType(tile));
+    Type resultType = getTypeConverter()->convertType(tile);
+    if (Value wide = loadGlobalWide(rewriter, loc, map, element, resultType,
+                                    adaptor.getSrc(), place.base, place.row,
+                                    place.col, place.rows, place.cols)) {
+      rewriter.replaceOp(op, wide);
+      return success();
+    }
+    Value result = LLVM::UndefOp::create(rewriter, loc, resultType);
     Value zero = arith::ConstantOp::create(rewriter, loc, element,
                                            rewriter.getZeroAttr(element));
     for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
@@ -920,22 +794,6 @@ struct LoadGlobalLowering : OpConversionPattern<LoadOp> {
     return success();
   }
 };
-
-/// Whether 8 consecutive registers of `map` form one stmatrix.x4: their bits
-/// move (col + 1, row + 8, col + 8) and the lanes are the NVIDIA quad
-/// (lane l at row l/4, column pair l%4) -- the m8n8 fragment, four times.
-bool fitsStmatrix(const FragmentMap &map, Type element) {
-  ArrayRef<FragmentMode> regs = map.modes(FragmentMap::Index::reg);
-  ArrayRef<FragmentMode> lanes = map.modes(FragmentMap::Index::lane);
-  auto is = [](const FragmentMode &m, int64_t size, int64_t r, int64_t c) {
-    return m.size == size && m.rowStride == r && m.colStride == c;
-  };
-  return elementBytes(element) == 2 && regs.size() >= 3 &&
-         is(regs[0], 2, 0, 1) && is(regs[1], 2, 8, 0) &&
-         regs[2].rowStride == 0 && regs[2].colStride == 8 &&
-         regs[2].size % 2 == 0 && lanes.size() == 2 && is(lanes[0], 4, 0, 2) &&
-         is(lanes[1], 8, 1, 0);
-}
 
 /// For the m8n8 matrix instructions (stmatrix / ldmatrix .x4): calls
 /// `each(reg, address)` for every 8 registers of `map`, where `address` is
@@ -1363,17 +1221,21 @@ struct StoreAsyncLowering : OpConversionPattern<StoreAsyncOp> {
   }
 };
 
-/// The issuing thread waits until its bulk stores have read their source;
-/// the warpgroup waits for it.
+/// The issuing thread waits until its bulk stores have read their source
+/// (`written`: are written, then a proxy fence orders them before ordinary
+/// accesses); the warpgroup waits for it.
 struct StoreAsyncWaitLowering : OpConversionPattern<StoreAsyncWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(StoreAsyncWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    bool written = op.getWritten();
     emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
-      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, op.getPending(),
-                                           b.getUnitAttr());
+      NVVM::CpAsyncBulkWaitGroupOp::create(
+          b, loc, op.getPending(), written ? UnitAttr{} : b.getUnitAttr());
+      if (written)
+        inlinePtx(b, loc, {}, "fence.proxy.async.global;", "");
     });
     warpgroupSync(rewriter, loc);
     rewriter.eraseOp(op);

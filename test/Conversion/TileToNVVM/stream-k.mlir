@@ -118,6 +118,22 @@ tile.kernel @signal_after_async_stores(%F: !tile.gl<?xi32>, %i: index, %v: i32) 
 
 // -----
 
+// store_async_wait: the issuing thread waits for its stores' reads
+// (.read); `written`: until they are written, then the proxy fence that
+// lets the block's ordinary loads see them.
+// CHECK-LABEL: llvm.func @store_waits
+// CHECK: nvvm.cp.async.bulk.wait_group 1 {read}
+// CHECK-NOT: fence.proxy.async.global
+// CHECK: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NOT: read
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "fence.proxy.async.global;"
+tile.kernel @store_waits() launch(warpgroups = 1) {
+  tile.store_async_wait {pending = 1 : i32}
+  tile.store_async_wait written
+}
+
+// -----
+
 // Global view -> register tile (the workspace read of a split tile): each
 // thread loads its elements, zero past the edges.
 // CHECK-LABEL: llvm.func @load_accumulator

@@ -40,6 +40,7 @@ tile.kernel @buffers(%i: index) {
 // CHECK: tile.store_async %[[STAGE]] -> %[[FR]][%{{.*}}, %{{.*}}] reduce add : !tile.sv<4096xf32>, !tile.gl<?x64xf32, fragments>
 // CHECK: tile.store_async_wait{{$}}
 // CHECK: tile.store_async_wait {pending = 1 : i32}
+// CHECK: tile.store_async_wait written{{$}}
 // CHECK: tile.prefetch %[[G]][%{{.*}}, %{{.*}}] box [128, 64] : !tile.gl<?x?xbf16>
 tile.kernel @transfers(%g: !tile.gl<?x?xbf16>, %f: !tile.gl<?x?xf32>,
                        %l: !tile.gl<?x?x?xf32>, %i: index,
@@ -67,6 +68,7 @@ tile.kernel @transfers(%g: !tile.gl<?x?xbf16>, %f: !tile.gl<?x?xf32>,
   tile.store_async %stage -> %fr[%i, %i] reduce add : !tile.sv<4096xf32>, !tile.gl<?x64xf32, fragments>
   tile.store_async_wait
   tile.store_async_wait {pending = 1 : i32}
+  tile.store_async_wait written
   tile.prefetch %g[%i, %i] box [128, 64] : !tile.gl<?x?xbf16>
 }
 

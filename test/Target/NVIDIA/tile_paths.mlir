@@ -1,7 +1,8 @@
 // The GPU check program for every register path compiles to PTX with
 // ldmatrix, stmatrix, 64-byte-swizzle TMA stores and plain shared accesses,
 // stores in fragment order (16-byte shared stores and a bulk copy; atomic
-// adds), and ptxas accepts it when installed.
+// adds), 16-byte global loads into registers (and element loads where rows
+// are not 16-byte aligned), and ptxas accepts it when installed.
 // RUN: rm -rf %t && tk-opt %tk_src_root/python/gpu_checks/tile_paths.mlir -tile-to-nvidia="out=%t cubin=false" -o /dev/null
 // RUN: FileCheck %s < %t/tile_paths.ptx
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/tile_paths.json
@@ -12,6 +13,8 @@
 // CHECK-DAG: st.shared.v2.b32
 // CHECK-DAG: shfl.sync.idx.b32
 // CHECK-DAG: st.global.v4.b32
+// CHECK-DAG: ld.global.v4.b32
+// CHECK-DAG: ld.global.b16
 // CHECK-DAG: st.shared.v4.b32
 // CHECK-DAG: cp.async.bulk.global.shared::cta.bulk_group [%rd{{[0-9]+}}], [%r{{[0-9]+}}], 16384;
 // CHECK-DAG: atom.global.add.f32

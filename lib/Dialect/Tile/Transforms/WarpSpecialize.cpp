@@ -190,53 +190,77 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
 
 /// Whether `op` only signals or waits on counters (tile.signal_add /
 /// tile.signal_wait / tile.device_barrier, possibly in loops and branches
-/// of them).
-bool onlySignals(Operation *op) {
-  if (isa<SignalAddOp, SignalWaitOp, DeviceBarrierOp>(op))
+/// of them) or, with `registerWork`, also moves register tiles between
+/// global memory and registers (tile.load / tile.store on global views,
+/// tile.fill and elementwise register ops): the work the consumers can run
+/// after their tile loop, with no shared memory, semaphores or MMA.
+bool onlySignals(Operation *op, bool registerWork = false) {
+  auto allowed = [&](Operation *inner) {
+    if (isa<SignalAddOp, SignalWaitOp, DeviceBarrierOp>(inner) ||
+        isMemoryEffectFree(inner))
+      return true;
+    if (!registerWork)
+      return false;
+    if (auto load = dyn_cast<LoadOp>(inner))
+      return isa<GlobalType>(load.getSrc().getType());
+    if (auto store = dyn_cast<StoreOp>(inner))
+      return isa<GlobalType>(store.getDst().getType());
+    return false;
+  };
+  if (allowed(op) && !isMemoryEffectFree(op))
     return true;
   if (!isa<scf::ForOp, scf::IfOp>(op))
     return false;
   WalkResult walk = op->walk([&](Operation *inner) {
-    if (inner == op || isa<SignalAddOp, SignalWaitOp, DeviceBarrierOp>(inner) ||
-        isMemoryEffectFree(inner) || isa<scf::YieldOp>(inner))
+    if (inner == op || allowed(inner) ||
+        isa<scf::ForOp, scf::IfOp, scf::YieldOp>(inner))
       return WalkResult::advance();
     return WalkResult::interrupt();
   });
   return !walk.wasInterrupted();
 }
 
-/// Moves the counter signals of the kernel body around the tile loop
-/// `foreach` into the roles: all of them into the consumers' role, before
-/// or after its tile loop as they were (the consumers make the block's
-/// results, which an add after the loop publishes; one after the loop reads
-/// the consumers' carried values); the waits before the loop also into the
-/// producer's (it must not load what is not ready), a device barrier there
-/// as the wait for its count (the consumers add for the block). Waits need
-/// nothing of each other, so running them in two roles is the same
-/// handshake.
-void placeSignals(ForeachTileOp foreach, ForeachTileOp producerLoop,
-                  ForeachTileOp consumerLoop, ArrayRef<Operation *> before,
-                  ArrayRef<Operation *> after) {
-  OpBuilder b(consumerLoop);
-  for (Operation *op : before)
-    b.clone(*op);
-  b.setInsertionPointAfter(consumerLoop);
-  // The signals after the loop may publish what its carried values name
-  // (the last tile a block ran): the consumers' loop carries them. The
-  // memory-effect-free ops after the loop come along (constants, index
-  // arithmetic on the results); those the signals do not use fold away.
+/// Clones the ops after the tile loop `foreach` that `after` names (counter
+/// signals and register work, see onlySignals), with the memory-effect-free
+/// ops after the loop they may need (constants, index arithmetic on the
+/// loop's results), after the consumers' loop: the consumers make the
+/// block's results, which they publish or finish there, reading what their
+/// loop carries (the last tiles a block ran). Returns the memory-effect-free
+/// originals that came along; the originals stay until placeSignals, so a
+/// split that fails later leaves the kernel as it was.
+SmallVector<Operation *> cloneAfterLoop(ForeachTileOp foreach,
+                                        ForeachTileOp consumerLoop,
+                                        ArrayRef<Operation *> after) {
+  OpBuilder b(consumerLoop->getBlock(), std::next(consumerLoop->getIterator()));
   IRMapping results;
   results.map(foreach.getResults(), consumerLoop.getResults());
   SmallVector<Operation *> pure;
   for (Operation *op = foreach->getNextNode(); op; op = op->getNextNode()) {
-    bool signal = llvm::is_contained(after, op);
-    if (!signal &&
+    bool listed = llvm::is_contained(after, op);
+    if (!listed &&
         (op->hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(op)))
       continue;
-    if (!signal)
+    if (!listed)
       pure.push_back(op);
     b.clone(*op, results);
   }
+  return pure;
+}
+
+/// Moves the counter signals before the tile loop `foreach` into the roles:
+/// into the consumers' role before its loop, and the waits also into the
+/// producer's (it must not load what is not ready), a device barrier there
+/// as the wait for its count (the consumers add for the block). Waits need
+/// nothing of each other, so running them in two roles is the same
+/// handshake. Then erases the originals of `before`, of the ops after the
+/// loop (`after`, cloned into the consumers' role by cloneAfterLoop) and of
+/// the memory-effect-free ops that came along (`pure`).
+void placeSignals(ForeachTileOp producerLoop, ForeachTileOp consumerLoop,
+                  ArrayRef<Operation *> before, ArrayRef<Operation *> after,
+                  ArrayRef<Operation *> pure) {
+  OpBuilder b(consumerLoop);
+  for (Operation *op : before)
+    b.clone(*op);
   b.setInsertionPoint(producerLoop);
   for (Operation *op : before) {
     Operation *copy = b.clone(*op);
@@ -377,21 +401,27 @@ struct WarpSpecializePass
     if (kernel.getClusterBlocks() > 1)
       return "cluster kernels are not split yet";
     // Counter signals around the tile loop (a start or end handshake between
-    // blocks or devices) go with the roles: see placeSignals.
+    // blocks or devices) go with the roles (placeSignals); after it, the
+    // consumers may also finish the block's work through registers
+    // (cloneAfterLoop).
     SmallVector<Operation *> before, after;
     for (Operation &op : *foreach->getBlock()) {
       if (&op == foreach.getOperation() || isMemoryEffectFree(&op) ||
           isa<AllocOp, SemInitOp, FenceOp, BarrierOp, ReturnOp, YieldOp>(op))
         continue;
-      if (!onlySignals(&op))
+      bool isBefore = op.isBeforeInBlock(foreach);
+      if (!onlySignals(&op, /*registerWork=*/!isBefore))
         return "'" + op.getName().getStringRef().str() +
-               "' does work outside the tile loop";
-      (op.isBeforeInBlock(foreach) ? before : after).push_back(&op);
+               "' does work outside the tile loop" +
+               (isBefore ? ""
+                         : " (after it only counter signals and register "
+                           "loads and stores of global memory run, in "
+                           "the consumers)");
+      (isBefore ? before : after).push_back(&op);
     }
     // Values the tile loop carries (iter_args) stay with the consumers,
     // whose loop runs the carried work; what reads its results after the
-    // loop can only be counter signals and memory-effect-free ops (the
-    // check above), which placeSignals moves into the consumers' role.
+    // loop (the check above) moves into the consumers' role.
     Operation *prologue = nullptr;
     for (Operation &op : foreach.getBody().getOps())
       if (op.hasAttr(kPrologueAttr))
@@ -470,8 +500,10 @@ struct WarpSpecializePass
     for (Operation *op : loads)
       op->erase();
     waitThroughRing(consumerLoop);
-    if (std::string why = splitWork(consumerLoop.getBody().front(), wg,
-                                    consumers, mmaSplit == "contraction");
+    SmallVector<Operation *> pure =
+        cloneAfterLoop(foreach, consumerLoop, after);
+    if (std::string why = splitWork(roles.getConsumer().front(), wg, consumers,
+                                    mmaSplit == "contraction");
         !why.empty()) {
       roles.erase();
       return why;
@@ -541,7 +573,17 @@ struct WarpSpecializePass
     privatizeBarriers(consumerLoop, wg);
     storeThroughShared(kernel, consumerLoop, wg, consumers);
 
-    placeSignals(foreach, producerLoop, consumerLoop, before, after);
+    // Register work after the loop may read what the loop's staged stores
+    // wrote: the consumers wait until those are written, not only read.
+    bool reads = llvm::any_of(after, [](Operation *op) {
+      return op->walk([](LoadOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+    });
+    if (auto wait =
+            dyn_cast_or_null<StoreAsyncWaitOp>(consumerLoop->getNextNode());
+        wait && reads)
+      wait.setWritten(true);
+    placeSignals(producerLoop, consumerLoop, before, after, pure);
 
     // A persistent grid keeps the ring's phases across tiles only when every
     // tile runs the same number of k-steps (bounds from outside the tile

@@ -224,9 +224,24 @@ def Tile_StoreAsyncOp : Tile_Op<"store_async", [AttrSizedOperandSegments]> {
 
 def Tile_StoreAsyncWaitOp : Tile_Op<"store_async_wait"> {
   let summary = "wait until at most `pending` async stores still read shared memory";
+  let description = [{
+    Each warpgroup waits until at most `pending` of the async (TMA) stores
+    its issuing thread started are still reading their shared-memory
+    source, which may then be written again. With `written` it waits until
+    they are written to global memory, and fences them for ordinary
+    accesses: the block's ordinary loads after it see what they stored
+    (tile-warp-specialize puts one before the consumers' register work
+    after their tile loop).
+
+    ```mlir
+    tile.store_async_wait
+    tile.store_async_wait written
+    ```
+  }];
   let arguments = (ins DefaultValuedAttr<ConfinedAttr<I32Attr,
-                       [IntNonNegative]>, "0">:$pending);
-  let assemblyFormat = "attr-dict";
+                       [IntNonNegative]>, "0">:$pending,
+                       UnitAttr:$written);
+  let assemblyFormat = "(`written` $written^)? attr-dict";
 }
 
 def Tile_PrefetchOp : Tile_Op<"prefetch"> {
