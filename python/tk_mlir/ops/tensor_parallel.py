@@ -31,7 +31,7 @@ from .attention import load_compiled
 # 8` in kernels/multi_gpu/).
 MAX_DEVICES = 8
 PROGRAM = "gemm_reduce_scatter"
-_ARG_NAMES = ["A", "B", "S", "C", "ready", "expected"]
+_ARG_NAMES = ["A", "B", "C", "flags", "started", "finished"]
 GATHER_PROGRAM = "all_gather_gemm"
 _GATHER_ARG_NAMES = ["A", "B", "C", "arrived", "epoch"]
 BLOCKS_PROGRAM = "all_gather_gemm_blocks"
@@ -62,28 +62,17 @@ def _zeroed_everywhere(group, *counters):
 
 
 class _Communicator:
-    """What a group's gemm_reduce_scatter launches of one output shape
-    share: two sets (taken in turn by successive calls) of a symmetric
-    buffer the devices add their partial sums into and one counter per
-    output tile (every device adds one once its part of the tile has
-    landed), with the number of calls each set served. The kernel copies
-    each finished tile out and zeroes it again, so a set is zero whenever
-    a call starts with it. Two sets because a device may start the next
-    call while a peer still copies out its tiles of this one; it cannot
-    start the one after (that needs the peer's parts of the next call)."""
+    """What a group's launches share: the symmetric output buffer of one
+    shape, the counters (zero once, then only growing) and the totals each
+    launch waits for."""
 
     def __init__(self, group, rows, cols):
-        self.world = torch.distributed.get_world_size(group)
-        tiles = -(-rows // 128) * -(-cols // 256)
-        self.sums = [symmetric_empty((rows, cols), torch.bfloat16, group)
-                     for _ in range(2)]
-        self.ready = [symmetric_empty((tiles,), torch.int32, group)
-                      for _ in range(2)]
-        for views in self.sums:
-            views.local.zero_()
-        _zeroed_everywhere(group, *self.ready)
-        self.calls = [0, 0]
-        self.turn = 0
+        self.output = symmetric_empty((rows, cols), torch.bfloat16, group)
+        self.flags = symmetric_empty((2,), torch.int32, group)
+        _zeroed_everywhere(group, self.flags)
+        self.total = 0
+        # Blocks of a launch (the same on every device).
+        self.blocks = None
 
 
 _communicators = {}
@@ -152,16 +141,17 @@ def gemm_reduce_scatter(a, b, group=None):
         comm = _communicators[key] = _Communicator(group, rows, cols)
     kernel = load_compiled(PROGRAM, PROGRAM, "", _ARG_NAMES)
     a3 = a.view(world, rows, a.shape[1])
-    turn = comm.turn
-    # Every device adds one to each of the set's tile counters per call
-    # (the new count kept once the launch is queued).
-    calls = comm.calls[turn] + 1
-    out = torch.empty(rows, cols, dtype=torch.bfloat16, device=a.device)
-    kernel(a3, b, comm.sums[turn], out, comm.ready[turn],
-           _int32(calls * world))
-    comm.calls[turn] = calls
-    comm.turn = 1 - turn
-    return out
+    if comm.blocks is None:   # (the grid depends on the output's shape)
+        comm.blocks = kernel.grid(a3, b, comm.output, comm.flags, 0, 0)
+    blocks = comm.blocks
+    # Every block of every device adds one to each device's counters (the
+    # new total kept once the launch is queued).
+    total = comm.total + world * blocks
+    expected = _int32(total)
+    comm.output.local.zero_()
+    kernel(a3, b, comm.output, comm.flags, expected, expected)
+    comm.total = total
+    return comm.output.local.clone()
 
 
 class _Gather:
