@@ -3,9 +3,10 @@
 // tile is recorded after the loop, as a kernel that publishes a tile's
 // results one tile late does (each add waits until the block's TMA stores
 // so far are written; tile-warp-specialize keeps the carried values with
-// the consumers), then read back from C through registers into D (work
-// after the tile loop, which tile-warp-specialize gives the consumers,
-// split by rows). The tile space is one-dimensional, tile t
+// the consumers); before that the last tile is read back from C through
+// registers into D (work after the tile loop, which tile-warp-specialize
+// gives the consumers, split by rows, after waiting until the loop's TMA
+// stores are written). The tile space is one-dimensional, tile t
 // being C's tile (t / tiles_n, t mod tiles_n), so block b runs tiles
 // b, b + W, b + 2W, ... with W blocks:
 //   C = A · B (bf16 in, f32 accumulate, bf16 out, 128 x 128 tiles),
@@ -56,10 +57,10 @@ tile.kernel @carried_walk(%A: !view, %B: !view, %C: !view, %P: !c, %L: !c,
     tile.yield %t, %true : index, i1
   }
   scf.if %last#1 {
-    tile.signal_add %L[%last#0], %one after_async_stores : !c
     %m = arith.divui %last#0, %tiles_n : index
     %n = arith.remui %last#0, %tiles_n : index
     %c = tile.load %C[%m, %n] : !view -> !tile.rt<128x128xbf16, block>
     tile.store %c, %D[%m, %n] : !tile.rt<128x128xbf16, block>, !view
+    tile.signal_add %L[%last#0], %one after_async_stores : !c
   }
 }

@@ -14,7 +14,9 @@
 //       and a quad transpose),
 //   E = 2Xn, Xn the first 61 columns of X as a matrix of its own (rows
 //       not 16-byte aligned: element loads, zero past its edge), so E's
-//       last 3 columns are zero.
+//       last 3 columns are zero,
+//   Q = 2Xq, Xq the first 56 columns (rows aligned, the tile past the
+//       edge: 16-byte loads inside, zero past it), last 8 columns zero.
 // Doubling is exact in bf16, so every output must equal 2X bit for bit.
 !x_tile = !tile.st<64x64xbf16, #tile.swizzle<128>>
 !z_tile = !tile.st<64x64xbf16, #tile.swizzle<64>>
@@ -27,7 +29,8 @@
 tile.kernel @tile_paths(%X: !view, %Y: !view, %Z: !view, %W: !view,
                         %U: !tile.gl<?x?xbf16>, %V: !tile.gl<?x?xbf16>,
                         %F: !frag, %G: !frag, %H: !frag,
-                        %Xn: !tile.gl<?x?xbf16>, %T: !view, %E: !view)
+                        %Xn: !tile.gl<?x?xbf16>, %T: !view, %E: !view,
+                        %Xq: !tile.gl<?x?xbf16>, %Q: !view)
     launch(warpgroups = 1) {
   %x = tile.alloc : !x_tile
   %z = tile.alloc : !z_tile
@@ -75,6 +78,11 @@ tile.kernel @tile_paths(%X: !view, %Y: !view, %Z: !view, %W: !view,
     %gn2 = tile.mul %gnf, %two : !r32, f32
     %e16 = tile.cast %gn2 : !r32 to !r16
     tile.store %e16, %E[%i, %c0] : !r16, !view
+    %gq = tile.load %Xq[%i, %c0] : !tile.gl<?x?xbf16> -> !r16
+    %gqf = tile.cast %gq : !r16 to !r32
+    %gq2 = tile.mul %gqf, %two : !r32, f32
+    %q16 = tile.cast %gq2 : !r32 to !r16
+    tile.store %q16, %Q[%i, %c0] : !r16, !view
     tile.store_async_wait
   }
 }

@@ -2,9 +2,9 @@
 """Runs python/gpu_checks/tile_paths.mlir (compiled by tk-opt) and checks
 that each output equals 2X exactly (U and V: its first 56 and 61 columns;
 F, G and H: f32 in fragment order, read back with from_fragments; T read
-from global memory into registers; E from the first 61 columns of X as a
-matrix of its own, its last 3 columns zero), for row counts that are and
-are not multiples of the 64-row tile.
+from global memory into registers; E and Q from the first 61 and 56
+columns of X as matrices of their own, their last 3 and 8 columns zero),
+for row counts that are and are not multiples of the 64-row tile.
 
 usage: tile_paths.py --manifest build/artifacts/tile_paths/tile_paths.json
 """
@@ -27,7 +27,7 @@ def main():
     args = parser.parse_args()
     kernel = Kernel(args.manifest,
                     names=["X", "Y", "Z", "W", "U", "V", "F", "G", "H", "Xn", "T",
-                           "E"])
+                           "E", "Xq", "Q"])
     rows = []
     for n in (64, 4096, 1000, 1, 130):
         x = torch.randn(n, 64, device="cuda").to(torch.bfloat16)
@@ -39,17 +39,22 @@ def main():
                  for _ in "FG"]
         frags.append(torch.zeros(padded, 64, device="cuda"))
         narrow = x[:, :61].contiguous()
+        aligned = x[:, :56].contiguous()
         loaded = [torch.full((n, 64), float("nan"), device="cuda",
-                             dtype=torch.bfloat16) for _ in "TE"]
-        kernel(x, *outs, *frags, narrow, *loaded)
+                             dtype=torch.bfloat16) for _ in "TEQ"]
+        t, e, q = loaded
+        kernel(x, *outs, *frags, narrow, t, e, aligned, q)
         torch.cuda.synchronize()
         want = x * 2
+
+        def first(columns):
+            return torch.cat([want[:, :columns],
+                              torch.zeros_like(want[:, columns:])], dim=1)
+
         outs += [from_fragments(f)[:n] for f in frags] + loaded
-        widths += (64, 64, 64, 64, 64)
-        wants = [want] * 10
-        wants[-1] = torch.cat([want[:, :61], torch.zeros_like(want[:, 61:])],
-                              dim=1)
-        for name, got, w, expect in zip("YZWUVFGHTE", outs, widths, wants):
+        widths += (64, 64, 64, 64, 64, 64)
+        wants = [want] * 9 + [first(61), first(56)]
+        for name, got, w, expect in zip("YZWUVFGHTEQ", outs, widths, wants):
             exact = torch.equal(got, expect[:, :w].to(got.dtype))
             rows.append({"n": n, "output": name, "exact": exact,
                          "ok": exact})

@@ -279,7 +279,9 @@ tile.kernel @results_through_arith(%A: !view, %C: !view, %F: !flags) launch(warp
 // CHECK-NEXT:    %[[SCALED:.*]] = arith.muli %[[R]], %[[TWO]] : index
 // CHECK-NEXT:    %[[ROW:.*]] = arith.addi %[[SCALED]], %[[WG]] : index
 // CHECK-NEXT:    %[[T:.*]] = tile.load %{{.*}}[%[[ROW]], %{{.*}}] : !tile.gl<?x?xbf16> -> !tile.rt<64x64xbf16, warpgroup>
-// CHECK:         tile.store %[[T]], %{{.*}}[%{{.*}}, %{{.*}}] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16>
+// CHECK:         %[[SCALED2:.*]] = arith.muli %[[R]], %{{.*}} : index
+// CHECK-NEXT:    %[[ROW2:.*]] = arith.addi %[[SCALED2]], %[[WG]] : index
+// CHECK-NEXT:    tile.store %[[T]], %{{.*}}[%[[ROW2]], %{{.*}}] : !tile.rt<64x64xbf16, warpgroup>, !tile.gl<?x?xbf16>
 // CHECK:       }
 // CHECK-NEXT: }
 tile.kernel @register_work_after(%A: !view, %C: !view, %D: !view) launch(warpgroups = 2) {
@@ -301,6 +303,135 @@ tile.kernel @register_work_after(%A: !view, %C: !view, %D: !view) launch(warpgro
   }
   %t = tile.load %C[%r, %c0] : !view -> !tile.rt<128x64xbf16, block>
   tile.store %t, %D[%r, %c0] : !tile.rt<128x64xbf16, block>, !view
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// Only stores after the tile loop (a tile made there): they may overwrite
+// what the loop's staged stores wrote, so the consumers wait until those
+// are written.
+// CHECK-LABEL: tile.kernel @stores_after
+// CHECK:       consumer
+// CHECK:         tile.store_async_wait written
+// CHECK:         tile.fill 1.000000e+00 : !tile.rt<64x64xbf16, warpgroup>
+// CHECK:         tile.store
+tile.kernel @stores_after(%A: !view, %C: !view, %D: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tile.foreach_tile (%m) in (%c1) iter_args(%x = %c0) -> (index) {
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%y0 = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %y0 : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+    tile.yield %m : index
+  }
+  %f = tile.fill 1.0 : !tile.rt<128x64xbf16, block>
+  tile.store %f, %C[%r, %c0] : !tile.rt<128x64xbf16, block>, !view
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// Register work after the tile loop that reads a block-scope value made
+// before the loop: the consumers' split by rows covers only what comes
+// after their loop. Left as it is.
+// CHECK-LABEL: tile.kernel @value_from_before
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: 'tile.store' after the tile loop reads a block-scope value made before it}}
+tile.kernel @value_from_before(%A: !view, %C: !view, %D: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f = tile.fill 1.0 : !tile.rt<128x64xbf16, block>
+  %r = tile.foreach_tile (%m) in (%c1) iter_args(%x = %c0) -> (index) {
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%y0 = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %y0 : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+    tile.yield %m : index
+  }
+  tile.store %f, %D[%r, %c0] : !tile.rt<128x64xbf16, block>, !view
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// A barrier after the tile loop with register work there: it would stay
+// in the kernel body behind the work that moves into the consumers. Left
+// as it is.
+// CHECK-LABEL: tile.kernel @barrier_after
+// CHECK-NOT: tile.warp_specialize
+// expected-remark @+1 {{not warp-specialized: 'tile.barrier' after the tile loop would stay behind the register work that moves into the consumers}}
+tile.kernel @barrier_after(%A: !view, %C: !view, %D: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tile.foreach_tile (%m) in (%c1) iter_args(%x = %c0) -> (index) {
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%y0 = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %y0 : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+    tile.yield %m : index
+  }
+  %t = tile.load %C[%r, %c0] : !view -> !tile.rt<128x64xbf16, block>
+  tile.barrier block
+  tile.store %t, %D[%r, %c0] : !tile.rt<128x64xbf16, block>, !view
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// Register work after the tile loop that does not split by rows (a column
+// sum): the split fails after the consumers' copy was made, and the kernel
+// is left exactly as it was.
+// CHECK-LABEL: tile.kernel @after_not_split
+// CHECK-NOT: tile.warp_specialize
+// CHECK: tile.col_sum %{{.*}} : !tile.rt<128x64xbf16, block>
+// expected-remark @+1 {{not warp-specialized: column reductions of block-scope tiles are not split by rows yet (they would sum over the warpgroups)}}
+tile.kernel @after_not_split(%A: !view, %C: !view, %V: !tile.gl<?xbf16>) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = tile.foreach_tile (%m) in (%c1) iter_args(%x = %c0) -> (index) {
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%y0 = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %y0 : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+    tile.yield %m : index
+  }
+  %t = tile.load %C[%r, %c0] : !view -> !tile.rt<128x64xbf16, block>
+  %s = tile.col_sum %t : !tile.rt<128x64xbf16, block> -> !tile.rv<64xbf16, block>
+  tile.store %s, %V[%r] : !tile.rv<64xbf16, block>, !tile.gl<?xbf16>
 }
 
 // -----

@@ -24,19 +24,22 @@ namespace {
 
 /// Per row offset and 32-column block of lane 0's elements, the first
 /// register of each of the four 8-column groups' word (its pair of
-/// registers); empty when some block has not all four.
+/// registers); empty unless every block has each group exactly once.
 std::map<std::pair<int64_t, int64_t>, std::array<int64_t, 4>>
 quadBlocks(const FragmentMap &map) {
   std::map<std::pair<int64_t, int64_t>, std::array<int64_t, 4>> blocks;
-  std::map<std::pair<int64_t, int64_t>, int> found;
+  std::map<std::pair<int64_t, int64_t>, unsigned> groups;
   for (int64_t reg = 0; reg < map.numRegs(); reg += 2) {
     auto [dr, dc] = map.elementAt({reg, 0, 0});
     std::pair<int64_t, int64_t> key{dr, dc / 32};
+    unsigned bit = 1u << ((dc % 32) / 8);
+    if (groups[key] & bit)
+      return {};
+    groups[key] |= bit;
     blocks[key][(dc % 32) / 8] = reg;
-    ++found[key];
   }
-  for (auto &[key, count] : found)
-    if (count != 4)
+  for (auto &[key, seen] : groups)
+    if (seen != 0xf)
       return {};
   return blocks;
 }
@@ -159,7 +162,8 @@ bool tk::lower::storeGlobalWide(OpBuilder &b, Location loc,
                                 const FragmentMap &map, Type element,
                                 Value tile, Value ptr, Value base, Value row,
                                 Value col, Value rows, Value cols) {
-  if (!fitsStmatrix(map, element))
+  // (Quads of 4 lanes and shfl.sync: NVIDIA only.)
+  if (targetsAMD(b) || !fitsStmatrix(map, element))
     return false;
   auto blocks = quadBlocks(map);
   if (blocks.empty())
@@ -262,7 +266,8 @@ Value tk::lower::loadGlobalWide(OpBuilder &b, Location loc,
                                 const FragmentMap &map, Type element,
                                 Type resultType, Value ptr, Value base,
                                 Value row, Value col, Value rows, Value cols) {
-  if (!fitsStmatrix(map, element))
+  // (Quads of 4 lanes and shfl.sync: NVIDIA only.)
+  if (targetsAMD(b) || !fitsStmatrix(map, element))
     return {};
   auto blocks = quadBlocks(map);
   if (blocks.empty())

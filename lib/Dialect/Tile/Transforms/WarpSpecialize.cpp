@@ -220,27 +220,77 @@ bool onlySignals(Operation *op, bool registerWork = false) {
   return !walk.wasInterrupted();
 }
 
+/// Why the ops after the tile loop (`after`, accepted by onlySignals)
+/// cannot move into the consumers' role, or "": register work there must
+/// not read block-scope values made before the loop (the consumers' split
+/// by rows sees only what comes after it), nor have a barrier or fence
+/// after the loop order anything (they stay in the kernel body, after the
+/// roles).
+std::string checkAfterLoop(ForeachTileOp foreach, ArrayRef<Operation *> after) {
+  Block *block = foreach->getBlock();
+  bool registerWork = false;
+  for (Operation *op : after) {
+    WalkResult walk = op->walk([&](Operation *inner) {
+      if (isa<LoadOp, StoreOp>(inner))
+        registerWork = true;
+      for (Value v : inner->getOperands()) {
+        auto reg = dyn_cast<RegisterType>(v.getType());
+        if (!reg || reg.getScope() != Scope::block)
+          continue;
+        Operation *def = v.getDefiningOp();
+        Operation *top = def ? block->findAncestorOpInBlock(*def) : nullptr;
+        if (!top || !foreach->isBeforeInBlock(top))
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return "'" + op->getName().getStringRef().str() +
+             "' after the tile loop reads a block-scope value made before "
+             "it";
+  }
+  if (registerWork)
+    for (Operation *op = foreach->getNextNode(); op; op = op->getNextNode())
+      if (isa<BarrierOp, FenceOp>(op))
+        return "'" + op->getName().getStringRef().str() +
+               "' after the tile loop would stay behind the register work "
+               "that moves into the consumers";
+  return "";
+}
+
 /// Clones the ops after the tile loop `foreach` that `after` names (counter
 /// signals and register work, see onlySignals), with the memory-effect-free
-/// ops after the loop they may need (constants, index arithmetic on the
-/// loop's results), after the consumers' loop: the consumers make the
-/// block's results, which they publish or finish there, reading what their
-/// loop carries (the last tiles a block ran). Returns the memory-effect-free
-/// originals that came along; the originals stay until placeSignals, so a
-/// split that fails later leaves the kernel as it was.
+/// ops after the loop they use (constants, index arithmetic on the loop's
+/// results, register values), after the consumers' loop: the consumers make
+/// the block's results, which they publish or finish there, reading what
+/// their loop carries (the last tiles a block ran). Returns those
+/// memory-effect-free originals; the originals stay until placeSignals, so
+/// a split that fails later leaves the kernel as it was.
 SmallVector<Operation *> cloneAfterLoop(ForeachTileOp foreach,
                                         ForeachTileOp consumerLoop,
                                         ArrayRef<Operation *> after) {
+  Block *block = foreach->getBlock();
+  llvm::SmallPtrSet<Operation *, 16> needed(after.begin(), after.end());
+  SmallVector<Operation *> work(after);
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          if (Operation *top = block->findAncestorOpInBlock(*def))
+            if (foreach->isBeforeInBlock(top) && !op->isAncestor(top) &&
+                isMemoryEffectFree(top) && needed.insert(top).second)
+              work.push_back(top);
+    });
+  }
   OpBuilder b(consumerLoop->getBlock(), std::next(consumerLoop->getIterator()));
   IRMapping results;
   results.map(foreach.getResults(), consumerLoop.getResults());
   SmallVector<Operation *> pure;
   for (Operation *op = foreach->getNextNode(); op; op = op->getNextNode()) {
-    bool listed = llvm::is_contained(after, op);
-    if (!listed &&
-        (op->hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(op)))
+    if (!needed.contains(op))
       continue;
-    if (!listed)
+    if (!llvm::is_contained(after, op))
       pure.push_back(op);
     b.clone(*op, results);
   }
@@ -279,12 +329,18 @@ void placeSignals(ForeachTileOp producerLoop, ForeachTileOp consumerLoop,
                     .wasInterrupted())
       copy->erase();
   }
-  for (Operation *op : llvm::concat<Operation *const>(before, after))
+  for (Operation *op : before)
     op->erase();
-  // The originals of the ops that came along, last first (some read the
-  // loop's results, which go away with it).
-  for (Operation *op : llvm::reverse(pure))
-    if (op->use_empty())
+  // The originals after the loop, last first: an op goes before the ones
+  // whose results it reads (some read the loop's results, which go away
+  // with it); the memory-effect-free ones only when nothing else uses
+  // them.
+  SmallVector<Operation *> gone(after);
+  gone.append(pure.begin(), pure.end());
+  llvm::sort(gone,
+             [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
+  for (Operation *op : gone)
+    if (llvm::is_contained(after, op) || op->use_empty())
       op->erase();
 }
 
@@ -419,6 +475,8 @@ struct WarpSpecializePass
                            "the consumers)");
       (isBefore ? before : after).push_back(&op);
     }
+    if (std::string why = checkAfterLoop(foreach, after); !why.empty())
+      return why;
     // Values the tile loop carries (iter_args) stay with the consumers,
     // whose loop runs the carried work; what reads its results after the
     // loop (the check above) moves into the consumers' role.
@@ -573,15 +631,20 @@ struct WarpSpecializePass
     privatizeBarriers(consumerLoop, wg);
     storeThroughShared(kernel, consumerLoop, wg, consumers);
 
-    // Register work after the loop may read what the loop's staged stores
-    // wrote: the consumers wait until those are written, not only read.
-    bool reads = llvm::any_of(after, [](Operation *op) {
-      return op->walk([](LoadOp) { return WalkResult::interrupt(); })
+    // Register work after the loop may read or overwrite what the loop's
+    // staged stores wrote: each consumer warpgroup waits until its stores
+    // are written, not only read.
+    bool touches = llvm::any_of(after, [](Operation *op) {
+      return op
+          ->walk([](Operation *inner) {
+            return isa<LoadOp, StoreOp>(inner) ? WalkResult::interrupt()
+                                               : WalkResult::advance();
+          })
           .wasInterrupted();
     });
     if (auto wait =
             dyn_cast_or_null<StoreAsyncWaitOp>(consumerLoop->getNextNode());
-        wait && reads)
+        wait && touches)
       wait.setWritten(true);
     placeSignals(producerLoop, consumerLoop, before, after, pure);
 

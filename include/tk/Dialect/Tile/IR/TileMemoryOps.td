@@ -229,9 +229,10 @@ def Tile_StoreAsyncWaitOp : Tile_Op<"store_async_wait"> {
     its issuing thread started are still reading their shared-memory
     source, which may then be written again. With `written` it waits until
     they are written to global memory, and fences them for ordinary
-    accesses: the block's ordinary loads after it see what they stored
-    (tile-warp-specialize puts one before the consumers' register work
-    after their tile loop).
+    accesses: the warpgroup's ordinary loads and stores after it are
+    ordered after what its own async stores wrote (tile-warp-specialize
+    puts one before the consumers' register work after their tile loop,
+    where each warpgroup works on the rows it stored).
 
     ```mlir
     tile.store_async_wait
