@@ -24,9 +24,13 @@ namespace {
 
 /// Per row offset and 32-column block of lane 0's elements, the first
 /// register of each of the four 8-column groups' word (its pair of
-/// registers); empty unless every block has each group exactly once.
+/// registers); empty unless the tile fits these accesses: NVIDIA (quads of
+/// 4 lanes, shfl.sync), the m8n8 fragment of 16-bit elements
+/// (fitsStmatrix), and every block has each group exactly once.
 std::map<std::pair<int64_t, int64_t>, std::array<int64_t, 4>>
-quadBlocks(const FragmentMap &map) {
+quadBlocks(OpBuilder &b, const FragmentMap &map, Type element) {
+  if (targetsAMD(b) || !fitsStmatrix(map, element))
+    return {};
   std::map<std::pair<int64_t, int64_t>, std::array<int64_t, 4>> blocks;
   std::map<std::pair<int64_t, int64_t>, unsigned> groups;
   for (int64_t reg = 0; reg < map.numRegs(); reg += 2) {
@@ -162,10 +166,7 @@ bool tk::lower::storeGlobalWide(OpBuilder &b, Location loc,
                                 const FragmentMap &map, Type element,
                                 Value tile, Value ptr, Value base, Value row,
                                 Value col, Value rows, Value cols) {
-  // (Quads of 4 lanes and shfl.sync: NVIDIA only.)
-  if (targetsAMD(b) || !fitsStmatrix(map, element))
-    return false;
-  auto blocks = quadBlocks(map);
+  auto blocks = quadBlocks(b, map, element);
   if (blocks.empty())
     return false;
   Type i32 = b.getI32Type();
@@ -266,10 +267,7 @@ Value tk::lower::loadGlobalWide(OpBuilder &b, Location loc,
                                 const FragmentMap &map, Type element,
                                 Type resultType, Value ptr, Value base,
                                 Value row, Value col, Value rows, Value cols) {
-  // (Quads of 4 lanes and shfl.sync: NVIDIA only.)
-  if (targetsAMD(b) || !fitsStmatrix(map, element))
-    return {};
-  auto blocks = quadBlocks(map);
+  auto blocks = quadBlocks(b, map, element);
   if (blocks.empty())
     return {};
   Type i32 = b.getI32Type();

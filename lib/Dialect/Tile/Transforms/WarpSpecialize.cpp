@@ -220,6 +220,19 @@ bool onlySignals(Operation *op, bool registerWork = false) {
   return !walk.wasInterrupted();
 }
 
+/// Whether the ops after the tile loop (`after`) load or store through
+/// registers (not only signal).
+bool movesData(ArrayRef<Operation *> after) {
+  return llvm::any_of(after, [](Operation *op) {
+    return op
+        ->walk([](Operation *inner) {
+          return isa<LoadOp, StoreOp>(inner) ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+        })
+        .wasInterrupted();
+  });
+}
+
 /// Why the ops after the tile loop (`after`, accepted by onlySignals)
 /// cannot move into the consumers' role, or "": register work there must
 /// not read block-scope values made before the loop (the consumers' split
@@ -228,11 +241,8 @@ bool onlySignals(Operation *op, bool registerWork = false) {
 /// roles).
 std::string checkAfterLoop(ForeachTileOp foreach, ArrayRef<Operation *> after) {
   Block *block = foreach->getBlock();
-  bool registerWork = false;
   for (Operation *op : after) {
     WalkResult walk = op->walk([&](Operation *inner) {
-      if (isa<LoadOp, StoreOp>(inner))
-        registerWork = true;
       for (Value v : inner->getOperands()) {
         auto reg = dyn_cast<RegisterType>(v.getType());
         if (!reg || reg.getScope() != Scope::block)
@@ -249,7 +259,7 @@ std::string checkAfterLoop(ForeachTileOp foreach, ArrayRef<Operation *> after) {
              "' after the tile loop reads a block-scope value made before "
              "it";
   }
-  if (registerWork)
+  if (movesData(after))
     for (Operation *op = foreach->getNextNode(); op; op = op->getNextNode())
       if (isa<BarrierOp, FenceOp>(op))
         return "'" + op->getName().getStringRef().str() +
@@ -269,28 +279,17 @@ std::string checkAfterLoop(ForeachTileOp foreach, ArrayRef<Operation *> after) {
 SmallVector<Operation *> cloneAfterLoop(ForeachTileOp foreach,
                                         ForeachTileOp consumerLoop,
                                         ArrayRef<Operation *> after) {
-  Block *block = foreach->getBlock();
-  llvm::SmallPtrSet<Operation *, 16> needed(after.begin(), after.end());
-  SmallVector<Operation *> work(after);
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    op->walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        if (Operation *def = v.getDefiningOp())
-          if (Operation *top = block->findAncestorOpInBlock(*def))
-            if (foreach->isBeforeInBlock(top) && !op->isAncestor(top) &&
-                isMemoryEffectFree(top) && needed.insert(top).second)
-              work.push_back(top);
-    });
-  }
   OpBuilder b(consumerLoop->getBlock(), std::next(consumerLoop->getIterator()));
   IRMapping results;
   results.map(foreach.getResults(), consumerLoop.getResults());
   SmallVector<Operation *> pure;
-  for (Operation *op = foreach->getNextNode(); op; op = op->getNextNode()) {
-    if (!needed.contains(op))
+  for (Operation *op : neededBy(*foreach->getBlock(), after)) {
+    if (!foreach->isBeforeInBlock(op))
       continue;
-    if (!llvm::is_contained(after, op))
+    bool listed = llvm::is_contained(after, op);
+    if (!listed && !isMemoryEffectFree(op))
+      continue;
+    if (!listed)
       pure.push_back(op);
     b.clone(*op, results);
   }
@@ -634,17 +633,9 @@ struct WarpSpecializePass
     // Register work after the loop may read or overwrite what the loop's
     // staged stores wrote: each consumer warpgroup waits until its stores
     // are written, not only read.
-    bool touches = llvm::any_of(after, [](Operation *op) {
-      return op
-          ->walk([](Operation *inner) {
-            return isa<LoadOp, StoreOp>(inner) ? WalkResult::interrupt()
-                                               : WalkResult::advance();
-          })
-          .wasInterrupted();
-    });
     if (auto wait =
             dyn_cast_or_null<StoreAsyncWaitOp>(consumerLoop->getNextNode());
-        wait && touches)
+        wait && movesData(after))
       wait.setWritten(true);
     placeSignals(producerLoop, consumerLoop, before, after, pure);
 
