@@ -12,10 +12,12 @@ process per GPU:
 - all_gather_gemm against a float32 reference (NCCL's all-gather of the
   shards, then a float32 product), the same kinds of shapes (shards of
   rows not a multiple of 128, so TMA's bounds cut each shard's last tile),
-  twice each (the handshake counters keep growing), with the copy engines
+  twice each (the handshake flags and counters are used again), with the copy engines
   moving the shards and with the kernel's own communicating blocks
   (communicate="blocks": grid-level roles, peer TMA loads), and once with
-  an `a` not 16-byte aligned (its rows go through the gathered buffer);
+  an `a` not 16-byte aligned (its rows go through the gathered buffer),
+  and five calls queued back to back;
+- both ops called on two streams in turn, nothing between the calls;
 - bad arguments raise ArgumentError naming the argument.
 
 usage: torchrun --nproc-per-node N tensor_parallel.py [--out DIR]
@@ -111,6 +113,54 @@ def main():
         row(f"gemm_reduce_scatter M={M} K={K} N={N} world={world}, five "
             f"calls back to back", worst.item() <= TOLERANCE,
             f"largest relative error {worst.item():.2e}")
+
+    # The same for all_gather_gemm (each `a` at its own address: the
+    # pushes recorded per address), and both ops called on two streams in
+    # turn with nothing between the calls: a call on another stream than
+    # the last one waits for what the last one left to do with the shared
+    # buffers and flags.
+    M, K, N = world * 1000, 520, world * 288
+    b = torch.randn(K, N // world, device="cuda").bfloat16()
+    inputs = [torch.randn(M // world, K, device="cuda").bfloat16()
+              for _ in range(5)]
+    outputs = [all_gather_gemm(a, b) for a in inputs]
+    worst = 0.0
+    for a, got in zip(inputs, outputs):
+        full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
+        dist.all_gather_into_tensor(full, a)
+        worst = max(worst, relative_error(got, full.float() @ b.float()))
+    worst = torch.tensor(worst, device="cuda")
+    dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+    row(f"all_gather_gemm M={M} K={K} N={N} world={world}, five calls "
+        f"back to back", worst.item() <= TOLERANCE,
+        f"largest relative error {worst.item():.2e}")
+    streams = [torch.cuda.Stream(), torch.cuda.Stream()]
+    K_rs = world * 136
+    a_rs = [torch.randn(M, K_rs // world, device="cuda").bfloat16()
+            for _ in range(4)]
+    b_rs = torch.randn(K_rs // world, N, device="cuda").bfloat16()
+    torch.cuda.synchronize()
+    got_ag, got_rs = [], []
+    for i in range(4):
+        with torch.cuda.stream(streams[i % 2]):
+            got_ag.append(all_gather_gemm(inputs[i], b))
+            got_rs.append(gemm_reduce_scatter(a_rs[i], b_rs))
+    torch.cuda.synchronize()
+    worst = 0.0
+    for i in range(4):
+        full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
+        dist.all_gather_into_tensor(full, inputs[i])
+        worst = max(worst, relative_error(got_ag[i],
+                                          full.float() @ b.float()))
+        full = a_rs[i].float() @ b_rs.float()
+        dist.all_reduce(full)
+        worst = max(worst, relative_error(
+            got_rs[i], full[rank * (M // world):(rank + 1) * (M // world)]))
+    worst = torch.tensor(worst, device="cuda")
+    dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+    row(f"both ops M={M} K={K} N={N} world={world}, four calls each on "
+        f"two streams in turn", worst.item() <= TOLERANCE,
+        f"largest relative error {worst.item():.2e}")
 
     for communicate in ("copy_engines", "blocks"):
         for again in (False, True):

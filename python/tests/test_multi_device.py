@@ -158,3 +158,23 @@ def test_tensor_parallel_layouts_are_checked_before_anything_is_queued():
     with pytest.raises(ArgumentError, match="argument 'b': its address"):
         _check_layout(a, FakeTensor((512, 1024), ptr=0x200008), 4,
                       aligned_a=False)
+
+
+def test_tensor_parallel_launches_are_prepared_once_per_tensors():
+    """A call on tensors seen before reuses their prepared launch; the
+    most recent eight are kept."""
+    from tk_mlir.ops.tensor_parallel import _Launches
+    made = []
+
+    def prepare(key):
+        return lambda: made.append(key) or f"launch {key}"
+    launches = _Launches()
+    assert launches.get((0x1000, 64), prepare(0)) == "launch 0"
+    assert launches.get((0x1000, 64), prepare(1)) == "launch 0"
+    for k in range(1, 9):
+        assert launches.get((0x2000, k), prepare(k)) == f"launch {k}"
+    assert made == list(range(9))
+    # The oldest went: preparing again.
+    assert launches.get((0x1000, 64), prepare(9)) == "launch 9"
+    assert launches.get((0x2000, 8), prepare(10)) == "launch 8"
+    assert made == list(range(10))

@@ -889,6 +889,104 @@ def test_close_after_the_context_is_lost_does_not_raise(tmp_path,
     assert kernel.closed
 
 
+def _scalar_kernel(tmp_path, monkeypatch, driver, names=None):
+    """A kernel of a view, an f32 scalar and an index scalar a tile bound
+    reads (it sets the grid)."""
+    view = {"kind": "view", "dtype": "bf16", "shape": [-1, 64]}
+    kernel = _fake_cuda_kernel(
+        tmp_path, monkeypatch, driver, False, tiles=[{"param": 2}],
+        params=[view, {"kind": "scalar", "dtype": "f32"},
+                {"kind": "scalar", "dtype": "index"}],
+        abi=[{"kind": "view_ptr", "param": 0},
+             {"kind": "scalar", "param": 1, "type": "f32"},
+             {"kind": "scalar", "param": 2, "type": "i64"}])
+    kernel.names = names
+    return kernel
+
+
+class _Recording(FakeDriver):
+    """Records each launch's grid, stream and scalar parameters."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def launch(self, device, function, grid, spec, pointers, stream):
+        self.seen.append((grid, stream,
+                          ctypes.c_float.from_address(pointers[1]).value,
+                          ctypes.c_int64.from_address(pointers[2]).value))
+
+
+def test_a_prepared_launch_repeats_with_only_its_scalars_changed(
+        tmp_path, monkeypatch):
+    driver = _Recording()
+    kernel = _scalar_kernel(tmp_path, monkeypatch, driver,
+                            names=["x", "scale", "tiles"])
+    x = FakeTensor((64, 64))
+    launch = kernel.prepare(x, 1.5, 3)
+    assert isinstance(launch, runtime.PreparedLaunch) and launch.grid == 3
+    assert driver.seen == []          # preparing launches nothing
+    launch()
+    launch({"scale": 2.5}, stream=7)
+    launch({1: -1.0})                 # by index too
+    # A Kernel call packs its own parameters: the prepared ones keep
+    # their last scalar.
+    kernel(x, 9.0, 3)
+    launch()
+    assert driver.seen == [(3, None, 1.5, 3), (3, 7, 2.5, 3),
+                           (3, None, -1.0, 3), (3, None, 9.0, 3),
+                           (3, None, -1.0, 3)]
+    assert kernel._packed and len(kernel._packed) == 1
+
+
+def test_a_prepared_launch_checks_what_it_is_given(tmp_path, monkeypatch):
+    driver = _Recording()
+    kernel = _scalar_kernel(tmp_path, monkeypatch, driver,
+                            names=["x", "scale", "tiles"])
+    x = FakeTensor((64, 64))
+    with pytest.raises(ArgumentError, match="argument 'x' \\(#0\\): "
+                       "expected dtype bfloat16, got float32"):
+        kernel.prepare(FakeTensor((64, 64), "float32"), 1.5, 3)
+    with pytest.raises(ArgumentError, match="argument 'tile_table': kernel "
+                       "'k' does not walk a tile table"):
+        kernel.prepare(x, 1.5, 3, tile_table=TileTable([[0]]))
+    launch = kernel.prepare(x, 1.5, 3)
+    with pytest.raises(ArgumentError, match="argument 'tiles': kernel 'k' "
+                       "has no scalar argument of that name or index that "
+                       "a prepared launch can change \\(one a tile bound "
+                       "reads sets the grid: prepare again\\)"):
+        launch({"tiles": 4})
+    with pytest.raises(ArgumentError, match="argument 'bias': kernel 'k' "
+                       "has no scalar argument"):
+        launch({"bias": 1.0})
+    with pytest.raises(ArgumentError, match="argument 'scale' \\(#1\\): "
+                       "expected a number, got str"):
+        launch({"scale": "2"})
+    with pytest.raises(ArgumentError, match="argument 'scale' \\(#1\\): "
+                       "expected a finite f32 value, got inf"):
+        launch({"scale": float("inf")})
+    assert driver.seen == []
+    kernel.close()
+    with pytest.raises(RuntimeError, match="kernel 'k' is closed"):
+        launch()
+    with pytest.raises(RuntimeError, match="kernel 'k' is closed"):
+        kernel.prepare(x, 1.5, 3)
+
+
+def test_a_prepared_launch_of_a_bound_scalar_checks_its_value(
+        tmp_path, monkeypatch):
+    driver = _Recording()
+    kernel = _scalar_kernel(tmp_path, monkeypatch, driver)
+    kernel.spec.params[1]["value"] = 0.5   # compiled for one value
+    launch = kernel.prepare(FakeTensor((64, 64)), 0.5, 3)
+    with pytest.raises(ArgumentError, match="argument #1: the kernel was "
+                       "compiled for the value 0.5 \\(tile.bound\\), got "
+                       "0.25"):
+        launch({1: 0.25})
+    launch({1: 0.5})
+    assert driver.seen == [(3, None, 0.5, 3)]
+
+
 def test_tile_table_arguments_are_checked_before_launch(tmp_path,
                                                          monkeypatch):
     x = FakeTensor((64, 64), "bfloat16")
@@ -1063,28 +1161,16 @@ def test_wait_timeouts_name_the_device_when_several_ran(tmp_path,
 def test_scalars_change_without_packing_again(tmp_path, monkeypatch):
     """A scalar no tile bound reads is written into the packed parameters
     per call; one a tile bound reads is part of the packing's key."""
-    seen = []
-
-    class Recording(FakeDriver):
-        def launch(self, device, function, grid, spec, pointers, stream):
-            seen.append((grid, ctypes.c_float.from_address(pointers[1]).value,
-                         ctypes.c_int64.from_address(pointers[2]).value))
-    driver = Recording()
-    view = {"kind": "view", "dtype": "bf16", "shape": [-1, 64]}
-    kernel = _fake_cuda_kernel(
-        tmp_path, monkeypatch, driver, False, tiles=[{"param": 2}],
-        params=[view, {"kind": "scalar", "dtype": "f32"},
-                {"kind": "scalar", "dtype": "index"}],
-        abi=[{"kind": "view_ptr", "param": 0},
-             {"kind": "scalar", "param": 1, "type": "f32"},
-             {"kind": "scalar", "param": 2, "type": "i64"}])
+    driver = _Recording()
+    kernel = _scalar_kernel(tmp_path, monkeypatch, driver)
     x = FakeTensor((64, 64))
     kernel(x, 1.5, 3)
     kernel(x, 2.5, 3)
     assert len(kernel._packed) == 1
     kernel(x, 2.5, 5)
     assert len(kernel._packed) == 2
-    assert seen == [(3, 1.5, 3), (3, 2.5, 3), (5, 2.5, 5)]
+    assert driver.seen == [(3, None, 1.5, 3), (3, None, 2.5, 3),
+                           (5, None, 2.5, 5)]
     with pytest.raises(ArgumentError, match="argument #1: expected a number, "
                        "got str"):
         kernel(x, "2", 3)

@@ -162,39 +162,58 @@ def encode_tensor_map(device, g):
     return ctypes.string_at(tensor_map.getPtr(), 128)
 
 
+def current_stream(device):
+    """PyTorch's current stream of `device` (ordinal) as a raw handle (0,
+    the default stream, without torch). Through the call Triton's launcher
+    uses when this torch has it: torch.cuda.current_stream() builds a
+    Stream object, about 4 us of host time per launch."""
+    try:
+        import torch
+    except ImportError:
+        return 0
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device)
+    return torch.cuda.current_stream(device).cuda_stream
+
+
 def launch(device, function, grid, spec, pointers, stream):
     """Launches `function` (loaded on `device`) on `stream`, default
     PyTorch's current stream of that device."""
     if stream is None:
-        try:
-            import torch
-            stream = torch.cuda.current_stream(device).cuda_stream
-        except Exception:
-            stream = 0
-    cluster = list(spec.cluster) + [1] * (3 - len(spec.cluster))
+        stream = current_stream(device)
+    # The common case, the device's context already current, without the
+    # context manager (a few microseconds of host time per launch).
+    current = _check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")
+    if int(current) == int(_primary_context(device)):
+        _launch(function, grid, spec, pointers, stream)
+        return
     with _on(device):
-        if all(c == 1 for c in cluster):
-            _check(driver.cuLaunchKernel(
-                function, grid, 1, 1, spec.threads, 1, 1,
-                spec.shared_memory_bytes, stream, ctypes.addressof(pointers),
-                0), "cuLaunchKernel")
-            return
-        config = driver.CUlaunchConfig()
-        config.gridDimX, config.gridDimY, config.gridDimZ = grid, 1, 1
-        config.blockDimX, config.blockDimY, config.blockDimZ = \
-            spec.threads, 1, 1
-        config.sharedMemBytes = spec.shared_memory_bytes
-        config.hStream = stream
-        attr = driver.CUlaunchAttribute()
-        attr.id = (driver.CUlaunchAttributeID
-                   .CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
-        attr.value.clusterDim.x, attr.value.clusterDim.y, \
-            attr.value.clusterDim.z = cluster
-        config.attrs = [attr]
-        config.numAttrs = 1
-        _check(driver.cuLaunchKernelEx(config, function,
-                                       ctypes.addressof(pointers), 0),
-               "cuLaunchKernelEx")
+        _launch(function, grid, spec, pointers, stream)
+
+
+def _launch(function, grid, spec, pointers, stream):
+    cluster = tuple(spec.cluster) + (1,) * (3 - len(spec.cluster))
+    if cluster == (1, 1, 1):
+        _check(driver.cuLaunchKernel(
+            function, grid, 1, 1, spec.threads, 1, 1,
+            spec.shared_memory_bytes, stream, ctypes.addressof(pointers), 0),
+            "cuLaunchKernel")
+        return
+    config = driver.CUlaunchConfig()
+    config.gridDimX, config.gridDimY, config.gridDimZ = grid, 1, 1
+    config.blockDimX, config.blockDimY, config.blockDimZ = spec.threads, 1, 1
+    config.sharedMemBytes = spec.shared_memory_bytes
+    config.hStream = stream
+    attr = driver.CUlaunchAttribute()
+    attr.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    attr.value.clusterDim.x, attr.value.clusterDim.y, \
+        attr.value.clusterDim.z = cluster
+    config.attrs = [attr]
+    config.numAttrs = 1
+    _check(driver.cuLaunchKernelEx(config, function,
+                                   ctypes.addressof(pointers), 0),
+           "cuLaunchKernelEx")
 
 
 def _stream(stream):
@@ -204,10 +223,11 @@ def _stream(stream):
 class Queue:
     """Stream operations queued on one device with its primary context made
     current once for all of them: `with Queue(device) as q:` then
-    q.wait_value / q.copy / q.write_value. A context check costs a few
-    microseconds of host time, and tk_mlir.ops.tensor_parallel queues four
-    per peer and one more in each call while the GPU waits for its
-    kernel."""
+    q.wait_value / q.copy / q.write_value / q.zero / q.record /
+    q.wait_event. A context check costs a few microseconds of host time,
+    and tk_mlir.ops.tensor_parallel queues three per peer and several more
+    in each call while the GPU waits for its kernel. Streams are raw
+    handles (ints)."""
 
     _WAIT_GEQ = driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ
     _WRITE = driver.CUstreamWriteValue_flags.CU_STREAM_WRITE_VALUE_DEFAULT
@@ -238,6 +258,28 @@ class Queue:
             _stream(stream), driver.CUdeviceptr(address),
             driver.cuuint32_t(value % 2**32), self._WAIT_GEQ),
             "cuStreamWaitValue32")
+
+    def record(self, stream, event):
+        """Records `event` (a raw CUDA event handle, e.g. a torch.cuda.Event's
+        cuda_event) on the stream."""
+        _check(driver.cuEventRecord(driver.CUevent(event), _stream(stream)),
+               "cuEventRecord")
+
+    def wait_event(self, stream, event):
+        """The stream's later work waits for `event`'s last recorded work."""
+        _check(driver.cuStreamWaitEvent(_stream(stream), driver.CUevent(event),
+                                        0), "cuStreamWaitEvent")
+
+    def zero(self, stream, address, size):
+        """Zeroes `size` bytes at device address `address`."""
+        if address % 4 == 0 and size % 4 == 0:
+            _check(driver.cuMemsetD32Async(driver.CUdeviceptr(address), 0,
+                                           size // 4, _stream(stream)),
+                   "cuMemsetD32Async")
+        else:
+            _check(driver.cuMemsetD8Async(driver.CUdeviceptr(address), 0,
+                                          size, _stream(stream)),
+                   "cuMemsetD8Async")
 
     def copy(self, stream, destination, source, size):
         """A copy of `size` bytes between device addresses (either may be a

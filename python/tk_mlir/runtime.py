@@ -1017,20 +1017,8 @@ class Kernel:
         """Launches on `args`. tile_table: a TileTable for a kernel whose
         tile loop walks one (default: the plain strided walk over the grid
         `grid` gives); it sets the number of blocks."""
-        if self.closed:
-            raise RuntimeError(f"kernel '{self.spec.name}' is closed")
-        if tile_table is not None:
-            if not self.spec.tile_table:
-                raise ArgumentError(
-                    f"argument 'tile_table': kernel '{self.spec.name}' does "
-                    f"not walk a tile table (no 'table' tile loop)")
-            if not isinstance(tile_table, TileTable):
-                raise ArgumentError(f"argument 'tile_table': expected a "
-                                    f"TileTable, got "
-                                    f"{type(tile_table).__name__}")
-            if one_tile_per_block:
-                raise ArgumentError("argument 'tile_table': cannot be given "
-                                    "with one_tile_per_block")
+        self._check_open()
+        self._check_tile_table(tile_table, one_tile_per_block)
         counter = None
         if self.spec.dynamic_tiles:
             counter = self.tile_counter(args, stream)
@@ -1040,32 +1028,76 @@ class Kernel:
         if packed is not None and self._scalar_slots:
             self._patch_scalars(packed[0][0], args)
         if packed is None:
-            check_arguments(self.spec, args, self.names)
-            grid = self.grid(*args, one_tile_per_block=one_tile_per_block)
-            words = None
-            if self.spec.tile_table:
-                if tile_table is None:
-                    tile_table = TileTable.strided(
-                        grid_tiles(self.spec, args), grid)
-                words = self.table_words(args, tile_table)
-                grid = len(tile_table.blocks)
-            check_grid(self.spec, grid)
-            device = device_index(_cuda_device(args), self._cuda)
-            if self.amd:
-                params = (None, pack_kernargs(self.spec, args, self.names))
-            else:
-                params = pack_parameters(
-                    self.spec, args,
-                    functools.partial(self._cuda.encode_tensor_map, device),
-                    counter, None if words is None else words.data_ptr(),
-                    self.names)
-            # (The table and its words live as long as the entry: its key
-            # holds the table's id.)
-            packed = (params, grid, (tile_table, words), device)
+            packed = self._pack(args, counter, one_tile_per_block,
+                                tile_table)
             if len(self._packed) >= 64:
                 self._packed.pop(next(iter(self._packed)))
             self._packed[key] = packed
         (_, pointers), grid, _, device = packed
+        self._launch(device, grid, pointers, stream)
+
+    def prepare(self, *args, stream=None, one_tile_per_block=False,
+                tile_table=None):
+        """The launch on `args` checked and packed now, as a PreparedLaunch
+        whose calls queue it again with only scalars changed: for launchers
+        that repeat one launch and whose host time shows. Arguments as
+        for a call; `stream` only picks the tile counter of a kernel with a
+        dynamic tile loop (launches on other streams need their own)."""
+        self._check_open()
+        self._check_tile_table(tile_table, one_tile_per_block)
+        counter = None
+        if self.spec.dynamic_tiles:
+            counter = self.tile_counter(args, stream)
+        return PreparedLaunch(self, self._pack(args, counter,
+                                               one_tile_per_block,
+                                               tile_table))
+
+    def _check_open(self):
+        if self.closed:
+            raise RuntimeError(f"kernel '{self.spec.name}' is closed")
+
+    def _check_tile_table(self, tile_table, one_tile_per_block):
+        if tile_table is None:
+            return
+        if not self.spec.tile_table:
+            raise ArgumentError(
+                f"argument 'tile_table': kernel '{self.spec.name}' does "
+                f"not walk a tile table (no 'table' tile loop)")
+        if not isinstance(tile_table, TileTable):
+            raise ArgumentError(f"argument 'tile_table': expected a "
+                                f"TileTable, got "
+                                f"{type(tile_table).__name__}")
+        if one_tile_per_block:
+            raise ArgumentError("argument 'tile_table': cannot be given "
+                                "with one_tile_per_block")
+
+    def _pack(self, args, counter, one_tile_per_block, tile_table):
+        """Checks `args` and packs a launch on them: (parameters, grid,
+        (tile table, its words), device ordinal)."""
+        check_arguments(self.spec, args, self.names)
+        grid = self.grid(*args, one_tile_per_block=one_tile_per_block)
+        words = None
+        if self.spec.tile_table:
+            if tile_table is None:
+                tile_table = TileTable.strided(
+                    grid_tiles(self.spec, args), grid)
+            words = self.table_words(args, tile_table)
+            grid = len(tile_table.blocks)
+        check_grid(self.spec, grid)
+        device = device_index(_cuda_device(args), self._cuda)
+        if self.amd:
+            params = (None, pack_kernargs(self.spec, args, self.names))
+        else:
+            params = pack_parameters(
+                self.spec, args,
+                functools.partial(self._cuda.encode_tensor_map, device),
+                counter, None if words is None else words.data_ptr(),
+                self.names)
+        # (The table and its words live as long as the packing: a cache
+        # key holds the table's id.)
+        return params, grid, (tile_table, words), device
+
+    def _launch(self, device, grid, pointers, stream):
         try:
             function = self._on_device(device)[1]
             self._cuda.launch(device, function, grid, self.spec, pointers,
@@ -1105,6 +1137,50 @@ class Kernel:
                 found = [f"device {device}: {m}" for m in found]
             messages += found
         return messages
+
+
+class PreparedLaunch:
+    """One launch of a Kernel on fixed arguments (Kernel.prepare), checked
+    and packed once into parameters of its own. A call queues it on
+    `stream` (default: PyTorch's current stream of its device), first
+    writing `scalars`, a dict from argument name (or index) to value, of
+    the scalars no tile bound reads (the others set the grid: prepare
+    again); every other argument keeps its prepared value. It skips what
+    a Kernel call repeats per launch, the argument checks and the lookup
+    of the packed launch by every argument's address, shape and strides,
+    which take most of a cached call's host time."""
+
+    def __init__(self, kernel, packed):
+        self._kernel = kernel
+        (self._values, self._pointers), self.grid, self._keep, \
+            self.device = packed
+        self._slots = {}
+        for slot, entry in kernel._scalar_slots:
+            index = entry["param"]
+            self._slots[index] = (slot, entry)
+            if kernel.names and index < len(kernel.names):
+                self._slots[kernel.names[index]] = (slot, entry)
+
+    def __call__(self, scalars=None, stream=None):
+        kernel = self._kernel
+        kernel._check_open()
+        for key, value in (scalars or {}).items():
+            found = self._slots.get(key)
+            if found is None:
+                raise ArgumentError(
+                    f"argument {key!r}: kernel '{kernel.spec.name}' has no "
+                    f"scalar argument of that name or index that a "
+                    f"prepared launch can change (one a tile bound reads "
+                    f"sets the grid: prepare again)")
+            slot, entry = found
+            index = entry["param"]
+            param = kernel.spec.params[index]
+            if "value" in param:
+                _check_bound(_arg_name(index, kernel.names), param["dtype"],
+                             param["value"], value)
+            self._values[slot].value = _scalar_value(
+                kernel.spec, entry, {index: value}, kernel.names)
+        kernel._launch(self.device, self.grid, self._pointers, stream)
 
 
 def device_index(device, driver):

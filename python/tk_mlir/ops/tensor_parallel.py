@@ -61,18 +61,50 @@ def _zeroed_everywhere(group, *counters):
     dist.barrier(group)
 
 
+def _raw_events(count):
+    """`count` CUDA events of the current device as (torch events, raw
+    handles): torch creates an event when first recorded."""
+    events = [torch.cuda.Event() for _ in range(count)]
+    for event in events:
+        event.record()
+    return events, [e.cuda_event for e in events]
+
+
+class _Launches:
+    """A kernel's prepared launches (runtime.PreparedLaunch) by the
+    addresses and shapes of a call's own tensors, the most recent few: a
+    call on tensors seen before skips the launch's packing and checks."""
+
+    def __init__(self, size=8):
+        self._launches, self._size = {}, size
+
+    def get(self, key, prepare):
+        launch = self._launches.get(key)
+        if launch is None:
+            launch = prepare()
+            if len(self._launches) >= self._size:
+                self._launches.pop(next(iter(self._launches)))
+            self._launches[key] = launch
+        return launch
+
+
 class _Communicator:
     """What a group's launches share: the symmetric output buffer of one
-    shape, the counters (zero once, then only growing) and the totals each
-    launch waits for."""
+    shape, the counters (zero once, then only growing), the totals each
+    launch waits for and the prepared launches."""
 
     def __init__(self, group, rows, cols):
         self.output = symmetric_empty((rows, cols), torch.bfloat16, group)
+        self.address = self.output.local.data_ptr()
+        self.bytes = rows * cols * 2
         self.flags = symmetric_empty((2,), torch.int32, group)
         _zeroed_everywhere(group, self.flags)
         self.total = 0
-        # Blocks of a launch (the same on every device).
-        self.blocks = None
+        self.launches = _Launches()
+        # The last call's stream and an event after its copy-out: a call
+        # on another stream waits for it before clearing the buffer.
+        self.stream = None
+        self._events, (self.finished,) = _raw_events(1)
 
 
 _communicators = {}
@@ -131,39 +163,52 @@ def gemm_reduce_scatter(a, b, group=None):
     sums are added in bf16, as NCCL's bf16 reduce-scatter adds them).
     Collective: every process of the group calls it with its shard."""
     import torch.distributed as dist
+    from .. import cuda_driver as cuda
     group = group or dist.group.WORLD
     world = dist.get_world_size(group)
     _check(a, b, world)
     rows, cols = a.shape[0] // world, b.shape[1]
-    key = (group.group_name, rows, cols)
+    key = (group.group_name, torch.cuda.current_device(), rows, cols)
     comm = _communicators.get(key)
     if comm is None:
         comm = _communicators[key] = _Communicator(group, rows, cols)
-    kernel = load_compiled(PROGRAM, PROGRAM, "", _ARG_NAMES)
-    a3 = a.view(world, rows, a.shape[1])
-    if comm.blocks is None:   # (the grid depends on the output's shape)
-        comm.blocks = kernel.grid(a3, b, comm.output, comm.flags, 0, 0)
-    blocks = comm.blocks
+
+    def prepare():
+        kernel = load_compiled(PROGRAM, PROGRAM, "", _ARG_NAMES)
+        a3 = a.view(world, rows, a.shape[1])
+        return kernel.prepare(a3, b, comm.output, comm.flags, 0, 0)
+    launch = comm.launches.get((a.data_ptr(), a.shape[1], b.data_ptr()),
+                               prepare)
     # Every block of every device adds one to each device's counters (the
-    # new total kept once the launch is queued).
-    total = comm.total + world * blocks
+    # new total kept once the launch is queued; the grid depends only on
+    # the output's shape, the same on every device).
+    total = comm.total + world * launch.grid
     expected = _int32(total)
-    comm.output.local.zero_()
-    kernel(a3, b, comm.output, comm.flags, expected, expected)
-    comm.total = total
-    return comm.output.local.clone()
+    device = launch.device
+    stream = cuda.current_stream(device)
+    with cuda.Queue(device) as queue:
+        if stream != comm.stream:
+            queue.wait_event(stream, comm.finished)
+        queue.zero(stream, comm.address, comm.bytes)
+        launch({"started": expected, "finished": expected}, stream=stream)
+    comm.total, comm.stream = total, stream
+    out = comm.output.local.clone()
+    with cuda.Queue(device) as queue:
+        queue.record(stream, comm.finished)
+    return out
 
 
 class _Gather:
     """What a group's all_gather_gemm launches of one shard shape share:
     the gathered A in symmetric memory (each device pushes its rows into
     every peer's copy; a device's own rows there are used only when its
-    `a` is not aligned for TMA), the per-shard arrival counters the kernel waits on
-    (`arrived[q]`: shard q of the epoch is in place; written by q's
-    stream), the handshake `done[q]` (device q's kernel of that epoch has
-    read its gathered A, so this device may overwrite its rows there), and
-    the stream the pushes run on. The addresses a call's queued operations
-    use are worked out once here."""
+    `a` is not aligned for TMA), the per-shard arrival counters the kernel
+    waits on (`arrived[q]`: shard q of the epoch is in place; written by
+    q's stream), the handshake `done[q]` (device q's kernel of that epoch
+    has read its gathered A, so this device may overwrite its rows there),
+    the stream the pushes run on, two events and the kernel's prepared
+    launches. The addresses a call's queued operations use are worked out
+    once here."""
 
     def __init__(self, group, rows, cols):
         import torch.distributed as dist
@@ -176,8 +221,8 @@ class _Gather:
         self.arrived = symmetric_empty((world,), torch.int32, group)
         self.done = symmetric_empty((world,), torch.int32, group)
         self.stream = torch.cuda.Stream()
-        # `a` is ready (on the caller's stream), the pushes are queued.
-        self.ready, self.pushed = torch.cuda.Event(), torch.cuda.Event()
+        # `a` is ready (on the caller's stream); the pushes are queued.
+        self._events, (self.ready, self.pushed) = _raw_events(2)
         _zeroed_everywhere(group, self.arrived, self.done)
         self.epoch = 0
         word = 4   # bytes of a counter
@@ -198,6 +243,7 @@ class _Gather:
         self.own_arrived = self.arrived.local.data_ptr() + word * rank
         self.done_at = [self.done.addresses[q] + word * rank
                         for q in range(world) if q != rank]
+        self.launches = _Launches()
 
 
 _gathers = {}
@@ -270,12 +316,13 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     if communicate == "blocks":
         return _all_gather_gemm_blocks(a, b, group, world)
     rows, cols = a.shape
-    key = (group.group_name, rows, cols)
+    key = (group.group_name, torch.cuda.current_device(), rows, cols)
     g = _gathers.get(key)
     if g is None:
         g = _gathers[key] = _Gather(group, rows, cols)
     device = torch.cuda.current_device()
-    main = torch.cuda.current_stream()
+    main = cuda.current_stream(device)
+    side = g.stream.cuda_stream
     g.epoch += 1
     epoch = g.epoch % 2**32
     # The pushes on the side stream once `a` is ready, first: at the sizes
@@ -283,40 +330,45 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     # kernel's start (_Gather says in which order they go). Each waits
     # until the peer's kernel of the last call has read the rows it
     # overwrites; the copy engines' write of `arrived` follows the copy.
-    g.ready.record(main)
-    side = g.stream
-    side.wait_event(g.ready)
-    a.record_stream(side)
+    a.record_stream(g.stream)
     with cuda.Queue(device) as queue:
+        queue.record(main, g.ready)
+        queue.wait_event(side, g.ready)
         for done, to, arrived in g.pushes:
             if g.epoch > 1:
-                queue.wait_value(side.cuda_stream, done, epoch - 1)
-            queue.copy(side.cuda_stream, to, a.data_ptr(), g.bytes)
-            queue.write_value(side.cuda_stream, arrived, epoch)
+                queue.wait_value(side, done, epoch - 1)
+            queue.copy(side, to, a.data_ptr(), g.bytes)
+            queue.write_value(side, arrived, epoch)
     # The kernel reads the shards through one view per shard: the peers'
     # in the gathered A, this device's own where the caller keeps it (no
     # copy before the launch), unless `a` is not 16-byte aligned as TMA
-    # needs; `arrived[rank]` says the own one is ready.
+    # needs; `arrived[rank]` says the own one is ready. The launch is
+    # prepared once per own shard, `b` and output address.
     own = a
     if a.data_ptr() % 16:
         own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
         own.copy_(a)
-    addresses = list(g.shards)
-    addresses[g.rank] = own.data_ptr()
     out = torch.empty(world * rows, b.shape[1], dtype=torch.bfloat16,
                       device=a.device)
-    kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
-                           _GATHER_ARG_NAMES)
+
+    def prepare():
+        addresses = list(g.shards)
+        addresses[g.rank] = own.data_ptr()
+        kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
+                               _GATHER_ARG_NAMES)
+        return kernel.prepare(DeviceViews(own, addresses, g.rank), b,
+                              out.view(world, rows, b.shape[1]),
+                              g.arrived.local, 0)
+    launch = g.launches.get((own.data_ptr(), b.data_ptr(), b.shape[1],
+                             out.data_ptr()), prepare)
     with cuda.Queue(device) as queue:
-        queue.write_value(main.cuda_stream, g.own_arrived, epoch)
-        kernel(DeviceViews(own, addresses, g.rank), b,
-               out.view(world, rows, b.shape[1]), g.arrived.local,
-               _int32(g.epoch))
+        queue.write_value(main, g.own_arrived, epoch)
+        launch({"epoch": _int32(g.epoch)}, stream=main)
         # This device's gathered A is read: the peers may push the next
         # call's rows. The caller's later work sees `out` complete and `a`
         # no longer read by the pushes.
         for done in g.done_at:
-            queue.write_value(main.cuda_stream, done, epoch)
-    g.pushed.record(side)
-    main.wait_event(g.pushed)
+            queue.write_value(main, done, epoch)
+        queue.record(side, g.pushed)
+        queue.wait_event(main, g.pushed)
     return out
