@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `pip install .` into a fresh virtual environment, then, from outside the
 # checkout, imports tk_mlir from the installed package alone: its version,
-# an in-process compile of a bundled program (found in the package), a
-# launch's arguments packed on the CPU, and the stream-operations library. torch and cuda-bindings are
+# an in-process compile of a bundled program (found in the package), and a
+# launch's arguments packed on the CPU. torch and cuda-bindings are
 # declared dependencies but are not installed here (--no-deps: gigabytes,
 # and nothing on the CPU needs them). Exits non-zero on any failure.
 set -euo pipefail
@@ -51,11 +51,6 @@ args = (Tensor((256, 128), 1 << 20), Tensor((128, 512), 2 << 20),
         Tensor((256, 512), 3 << 20))
 packed = pack_kernargs(spec, args)
 assert len(packed) > 0 and packed[:8] == (1 << 20).to_bytes(8, "little")
-# The stream-operations library comes with the package and loads.
-from tk_mlir import stream_ops
-assert os.path.dirname(stream_ops.library_path()) == package, \
-    stream_ops.library_path()
-assert stream_ops.library() is not None
 print(f"tk_mlir {tk_mlir.__version__} from {package}: compiled "
       f"{os.path.basename(manifest)} and {compiled.name} for gfx942, "
       f"{len(packed)} bytes of kernel arguments")

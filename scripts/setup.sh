@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
-scripts/build.sh tk-opt tk-compile TKCAPI TKStreamOps
+scripts/build.sh tk-opt tk-compile TKCAPI
 
 # kernels/<family>/<name>.mlir for a program name.
 src() { ls kernels/*/"$1".mlir; }

@@ -29,7 +29,7 @@ for arg in "$@"; do
 done
 
 scripts/install-deps.sh
-scripts/build.sh tk-opt tk-compile TKCAPI TKStreamOps mlir-doc
+scripts/build.sh tk-opt tk-compile TKCAPI mlir-doc
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

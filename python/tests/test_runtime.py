@@ -987,31 +987,6 @@ def test_a_prepared_launch_of_a_bound_scalar_checks_its_value(
     assert driver.seen == [(3, None, 0.5, 3)]
 
 
-def test_a_prepared_launch_gives_what_a_native_launch_takes(
-        tmp_path, monkeypatch):
-    """native(): the function handle, grid, threads, shared bytes and the
-    parameter array, whose scalars set() writes without launching; None
-    for a kernel launched with clusters."""
-    class Handles(_Recording):
-        def load_function(self, device, image, name, shared_memory_bytes):
-            super().load_function(device, image, name, shared_memory_bytes)
-            return "module", 0xF00 + len(self.loaded)
-    driver = Handles()
-    kernel = _scalar_kernel(tmp_path, monkeypatch, driver,
-                            names=["x", "scale", "tiles"])
-    launch = kernel.prepare(FakeTensor((64, 64)), 1.5, 3)
-    launch.set({"scale": 4.0})
-    function, grid, threads, shared, params = launch.native()
-    assert (function, grid, threads, shared) == (0xF01, 3, 128, 0)
-    pointers = (ctypes.c_void_p * 3).from_address(params)
-    assert ctypes.c_float.from_address(pointers[1]).value == 4.0
-    assert driver.seen == []          # set() launches nothing
-    with pytest.raises(ArgumentError, match="argument 'tiles'"):
-        launch.set({"tiles": 4})
-    kernel.spec.cluster = [2, 1, 1]
-    assert launch.native() is None
-
-
 def test_tile_table_arguments_are_checked_before_launch(tmp_path,
                                                          monkeypatch):
     x = FakeTensor((64, 64), "bfloat16")

@@ -216,85 +216,74 @@ def _launch(function, grid, spec, pointers, stream):
            "cuLaunchKernelEx")
 
 
-_WAIT_GEQ = driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ
-_WRITE = driver.CUstreamWriteValue_flags.CU_STREAM_WRITE_VALUE_DEFAULT
+def _stream(stream):
+    return driver.CUstream(stream) if isinstance(stream, int) else stream
 
 
-_stream_ops_driver = []
+class Queue:
+    """Stream operations queued on one device with its primary context made
+    current once for all of them: `with Queue(device) as q:` then
+    q.wait_value / q.copy / q.write_value / q.zero / q.record /
+    q.wait_event. A context check costs a few microseconds of host time,
+    and tk_mlir.ops.tensor_parallel queues three per peer and several more
+    in each call while the GPU waits for its kernel. Streams are raw
+    handles (ints)."""
 
+    _WAIT_GEQ = driver.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ
+    _WRITE = driver.CUstreamWriteValue_flags.CU_STREAM_WRITE_VALUE_DEFAULT
 
-def stream_ops_driver():
-    """The driver's entry points for tk_mlir.stream_ops (a Driver), looked
-    up once with the CUDA 12 signatures its library calls them with."""
-    from . import stream_ops
-    if not _stream_ops_driver:
-        table = stream_ops.Driver()
-        flags = driver.CUdriverProcAddress_flags.CU_GET_PROC_ADDRESS_DEFAULT
-        for name in stream_ops.DRIVER_ENTRIES:
-            err, pfn, _ = driver.cuGetProcAddress(name.encode(), 12000,
-                                                  flags)
-            _check(err, f"cuGetProcAddress({name})")
-            if not pfn:
-                raise RuntimeError(f"the driver has no {name} for CUDA 12")
-            setattr(table, name, int(pfn))
-        _stream_ops_driver.append(table)
-    return _stream_ops_driver[0]
+    def __init__(self, device):
+        self._context = _on(device)
 
+    def __enter__(self):
+        self._context.__enter__()
+        return self
 
-def _one_by_one(op, value):
-    """One TkStreamOp through cuda-bindings (no libTKStreamOps): the
-    CUresult as an int."""
-    from . import stream_ops as so
-    stream = driver.CUstream(op.stream)
-    if op.kind == so.WAIT_VALUE:
-        err = driver.cuStreamWaitValue32(
-            stream, driver.CUdeviceptr(op.address), driver.cuuint32_t(value),
-            _WAIT_GEQ)
-    elif op.kind == so.WRITE_VALUE:
-        err = driver.cuStreamWriteValue32(
-            stream, driver.CUdeviceptr(op.address), driver.cuuint32_t(value),
-            _WRITE)
-    elif op.kind == so.COPY:
-        err = driver.cuMemcpyDtoDAsync(driver.CUdeviceptr(op.address),
-                                       driver.CUdeviceptr(op.source),
-                                       op.size, stream)
-    elif op.kind == so.ZERO:
-        err = driver.cuMemsetD32Async(driver.CUdeviceptr(op.address), 0,
-                                      op.size // 4, stream)
-    elif op.kind == so.RECORD:
-        err = driver.cuEventRecord(driver.CUevent(op.address), stream)
-    elif op.kind == so.WAIT_EVENT:
-        err = driver.cuStreamWaitEvent(stream, driver.CUevent(op.address), 0)
-    elif op.kind == so.LAUNCH:
-        err = driver.cuLaunchKernel(
-            driver.CUfunction(op.address), op.grid, 1, 1, op.threads, 1, 1,
-            op.shared_bytes, stream, op.source, 0)
-    else:
-        return so.UNKNOWN_KIND
-    err = err[0] if isinstance(err, tuple) else err
-    return int(err)
+    def __exit__(self, *error):
+        return self._context.__exit__(*error)
 
+    def write_value(self, stream, address, value):
+        """A 32-bit write of `value` to device address `address` (this
+        device's memory or a peer's it can reach), after the stream's
+        earlier work and a system-wide memory fence."""
+        _check(driver.cuStreamWriteValue32(
+            _stream(stream), driver.CUdeviceptr(address),
+            driver.cuuint32_t(value % 2**32), self._WRITE),
+            "cuStreamWriteValue32")
 
-def run_stream_ops(device, ops, base=0):
-    """Queues `ops` (tk_mlir.stream_ops.StreamOps) on `device`, with one
-    call into libTKStreamOps when it is there (else one driver call each),
-    `base` added to the relative values. A failure raises RuntimeError
-    naming the operation and the driver's error."""
-    from . import stream_ops as so
-    one_by_one = None if so.library() else _one_by_one
-    table = stream_ops_driver()
-    try:
-        current = _check(driver.cuCtxGetCurrent(), "cuCtxGetCurrent")
-        if int(current) == int(_primary_context(device)):
-            ops.run(table, base, one_by_one)
-            return
-        with _on(device):
-            ops.run(table, base, one_by_one)
-    except so.StreamOpError as error:
-        name = ""
-        if error.result > 0:
-            try:
-                name = f" ({driver.CUresult(error.result).name})"
-            except ValueError:
-                pass
-        raise RuntimeError(f"{error}{name}") from error
+    def wait_value(self, stream, address, value):
+        """The stream's later work waits until the 32-bit word at `address`
+        is `value` or more (as a signed difference, so it may wrap)."""
+        _check(driver.cuStreamWaitValue32(
+            _stream(stream), driver.CUdeviceptr(address),
+            driver.cuuint32_t(value % 2**32), self._WAIT_GEQ),
+            "cuStreamWaitValue32")
+
+    def record(self, stream, event):
+        """Records `event` (a raw CUDA event handle, e.g. a torch.cuda.Event's
+        cuda_event) on the stream."""
+        _check(driver.cuEventRecord(driver.CUevent(event), _stream(stream)),
+               "cuEventRecord")
+
+    def wait_event(self, stream, event):
+        """The stream's later work waits for `event`'s last recorded work."""
+        _check(driver.cuStreamWaitEvent(_stream(stream), driver.CUevent(event),
+                                        0), "cuStreamWaitEvent")
+
+    def zero(self, stream, address, size):
+        """Zeroes `size` bytes at device address `address`."""
+        if address % 4 == 0 and size % 4 == 0:
+            _check(driver.cuMemsetD32Async(driver.CUdeviceptr(address), 0,
+                                           size // 4, _stream(stream)),
+                   "cuMemsetD32Async")
+        else:
+            _check(driver.cuMemsetD8Async(driver.CUdeviceptr(address), 0,
+                                          size, _stream(stream)),
+                   "cuMemsetD8Async")
+
+    def copy(self, stream, destination, source, size):
+        """A copy of `size` bytes between device addresses (either may be a
+        peer's): the copy engines, no multiprocessor."""
+        _check(driver.cuMemcpyDtoDAsync(
+            driver.CUdeviceptr(destination), driver.CUdeviceptr(source),
+            size, _stream(stream)), "cuMemcpyDtoDAsync")

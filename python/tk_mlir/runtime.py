@@ -1162,12 +1162,6 @@ class PreparedLaunch:
                 self._slots[kernel.names[index]] = (slot, entry)
 
     def __call__(self, scalars=None, stream=None):
-        self.set(scalars)
-        self._kernel._launch(self.device, self.grid, self._pointers, stream)
-
-    def set(self, scalars):
-        """Writes `scalars` (as a call takes them) into the parameters
-        without launching, for a launch queued another way (native())."""
         kernel = self._kernel
         kernel._check_open()
         for key, value in (scalars or {}).items():
@@ -1186,21 +1180,7 @@ class PreparedLaunch:
                              param["value"], value)
             self._values[slot].value = _scalar_value(
                 kernel.spec, entry, {index: value}, kernel.names)
-
-    def native(self):
-        """What queueing this launch takes outside the Kernel, as
-        tk_mlir.stream_ops.StreamOps.launch does: (function handle, grid,
-        threads, dynamic shared bytes, address of the parameter array); None
-        for a kernel launched with clusters or one for AMD (the Kernel
-        launches those)."""
-        kernel = self._kernel
-        kernel._check_open()
-        spec = kernel.spec
-        if kernel.amd or any(c != 1 for c in spec.cluster):
-            return None
-        function = kernel._on_device(self.device)[1]
-        return (int(function), self.grid, spec.threads,
-                spec.shared_memory_bytes, ctypes.addressof(self._pointers))
+        kernel._launch(self.device, self.grid, self._pointers, stream)
 
 
 def device_index(device, driver):

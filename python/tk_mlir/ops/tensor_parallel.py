@@ -25,7 +25,6 @@ except ImportError:   # the CPU-side tools and tests run without torch
 
 from ..runtime import ArgumentError
 from ..multi_device import DeviceViews, symmetric_empty
-from ..stream_ops import StreamOps
 from .attention import load_compiled
 
 # The devices the kernels' multi-device views are compiled for (`devices =
@@ -71,29 +70,10 @@ def _raw_events(count):
     return events, [e.cuda_event for e in events]
 
 
-def _native(launch):
-    """`launch`'s native() (the tensor-parallel kernels launch without
-    clusters)."""
-    native = launch.native()
-    if native is None:
-        raise RuntimeError("the tensor-parallel kernels are queued as stream "
-                           "operations, which launch no clusters")
-    return native
-
-
-def _record(stream, event):
-    ops = StreamOps()
-    ops.record(stream, event)
-    return ops
-
-
 class _Launches:
-    """What a call prepares once and uses again, by a key of what it
-    depends on, the most recent few: the kernel's prepared launches
-    (runtime.PreparedLaunch) by the addresses and shapes of the call's own
-    tensors, the stream operations (stream_ops.StreamOps) by stream and
-    launch. A call on tensors and a stream seen before skips the launch's
-    packing and checks."""
+    """A kernel's prepared launches (runtime.PreparedLaunch) by the
+    addresses and shapes of a call's own tensors, the most recent few: a
+    call on tensors seen before skips the launch's packing and checks."""
 
     def __init__(self, size=8):
         self._launches, self._size = {}, size
@@ -121,12 +101,10 @@ class _Communicator:
         _zeroed_everywhere(group, self.flags)
         self.total = 0
         self.launches = _Launches()
-        # An event after the last call's copy-out, which a call waits for
-        # before clearing the buffer (calls may come on different streams).
+        # The last call's stream and an event after its copy-out: a call
+        # on another stream waits for it before clearing the buffer.
+        self.stream = None
         self._events, (self.finished,) = _raw_events(1)
-        # What a call queues (StreamOps): before the copy-out by stream and
-        # prepared launch, after it by stream.
-        self.queued, self.copied = _Launches(), _Launches()
 
 
 _communicators = {}
@@ -206,23 +184,17 @@ def gemm_reduce_scatter(a, b, group=None):
     # the output's shape, the same on every device).
     total = comm.total + world * launch.grid
     expected = _int32(total)
-    launch.set({"started": expected, "finished": expected})
     device = launch.device
     stream = cuda.current_stream(device)
-
-    def record():
-        # After the last call's copy-out (on whichever stream it ran), the
-        # buffer is zeroed and the kernel launched.
-        ops = StreamOps()
-        ops.wait_event(stream, comm.finished)
-        ops.zero(stream, comm.address, comm.bytes)
-        ops.launch(stream, _native(launch))
-        return ops
-    cuda.run_stream_ops(device, comm.queued.get((stream, launch), record))
-    comm.total = total
+    with cuda.Queue(device) as queue:
+        if stream != comm.stream:
+            queue.wait_event(stream, comm.finished)
+        queue.zero(stream, comm.address, comm.bytes)
+        launch({"started": expected, "finished": expected}, stream=stream)
+    comm.total, comm.stream = total, stream
     out = comm.output.local.clone()
-    cuda.run_stream_ops(device, comm.copied.get(stream, lambda: _record(
-        stream, comm.finished)))
+    with cuda.Queue(device) as queue:
+        queue.record(stream, comm.finished)
     return out
 
 
@@ -271,42 +243,7 @@ class _Gather:
         self.own_arrived = self.arrived.local.data_ptr() + word * rank
         self.done_at = [self.done.addresses[q] + word * rank
                         for q in range(world) if q != rank]
-        self.launches, self.queued = _Launches(), _Launches(16)
-
-    def pushes_from(self, main, source):
-        """The pushes of a call on stream `main` whose shard is at device
-        address `source` (StreamOps, values relative to the epoch): on the
-        side stream once the shard is ready, each after the peer's kernel of
-        the last call has read the rows it overwrites, each followed by the
-        copy engines' write of `arrived`."""
-        def record():
-            side = self.stream.cuda_stream
-            ops = StreamOps()
-            ops.record(main, self.ready)
-            ops.wait_event(side, self.ready)
-            for done, to, arrived in self.pushes:
-                ops.wait_value(side, done, -1, relative=True)
-                ops.copy(side, to, source, self.bytes)
-                ops.write_value(side, arrived, 0, relative=True)
-            return ops
-        return self.queued.get((main, source), record)
-
-    def kernel_from(self, main, launch):
-        """The rest of a call on stream `main` (StreamOps, values relative
-        to the epoch): the own shard's `arrived`, the kernel, this device's
-        `done` at every peer (its gathered A is read: the peers may push the
-        next call's rows), and the caller's stream waiting for the pushes
-        (`a` is no longer read when its later work runs)."""
-        def record():
-            ops = StreamOps()
-            ops.write_value(main, self.own_arrived, 0, relative=True)
-            ops.launch(main, _native(launch))
-            for done in self.done_at:
-                ops.write_value(main, done, 0, relative=True)
-            ops.record(self.stream.cuda_stream, self.pushed)
-            ops.wait_event(main, self.pushed)
-            return ops
-        return self.queued.get((main, launch), record)
+        self.launches = _Launches()
 
 
 _gathers = {}
@@ -385,13 +322,23 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
         g = _gathers[key] = _Gather(group, rows, cols)
     device = torch.cuda.current_device()
     main = cuda.current_stream(device)
+    side = g.stream.cuda_stream
     g.epoch += 1
-    # The counters' values are the call's epoch (a wait for the last
-    # call's: epoch - 1). The pushes first: at the sizes measured the
-    # shards' arrival bounds the call more often than the kernel's start.
+    epoch = g.epoch % 2**32
+    # The pushes on the side stream once `a` is ready, first: at the sizes
+    # measured the shards' arrival bounds the call more often than the
+    # kernel's start (_Gather says in which order they go). Each waits
+    # until the peer's kernel of the last call has read the rows it
+    # overwrites; the copy engines' write of `arrived` follows the copy.
     a.record_stream(g.stream)
-    cuda.run_stream_ops(device, g.pushes_from(main, a.data_ptr()),
-                        base=g.epoch)
+    with cuda.Queue(device) as queue:
+        queue.record(main, g.ready)
+        queue.wait_event(side, g.ready)
+        for done, to, arrived in g.pushes:
+            if g.epoch > 1:
+                queue.wait_value(side, done, epoch - 1)
+            queue.copy(side, to, a.data_ptr(), g.bytes)
+            queue.write_value(side, arrived, epoch)
     # The kernel reads the shards through one view per shard: the peers'
     # in the gathered A, this device's own where the caller keeps it (no
     # copy before the launch), unless `a` is not 16-byte aligned as TMA
@@ -414,6 +361,14 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
                               g.arrived.local, 0)
     launch = g.launches.get((own.data_ptr(), b.data_ptr(), b.shape[1],
                              out.data_ptr()), prepare)
-    launch.set({"epoch": _int32(g.epoch)})
-    cuda.run_stream_ops(device, g.kernel_from(main, launch), base=g.epoch)
+    with cuda.Queue(device) as queue:
+        queue.write_value(main, g.own_arrived, epoch)
+        launch({"epoch": _int32(g.epoch)}, stream=main)
+        # This device's gathered A is read: the peers may push the next
+        # call's rows. The caller's later work sees `out` complete and `a`
+        # no longer read by the pushes.
+        for done in g.done_at:
+            queue.write_value(main, done, epoch)
+        queue.record(side, g.pushed)
+        queue.wait_event(main, g.pushed)
     return out
