@@ -10,11 +10,17 @@
 // owner is cut by TMA's bounds). The tile loop starts with the next device
 // and ends with its own, so at any moment the devices send to different
 // peers. Every device's C must be zero before anyone adds to it: the
-// launcher zeroes it, and a barrier across the blocks of all devices
-// (`flags[0]`) starts the tiles; at the end a second one (`flags[1]`, after
-// each block's stores are written) makes C complete when the launch is.
-// The counters only grow; the launcher passes the totals to wait for
-// (`started`, `finished`: previous total + world x blocks).
+// launcher zeroes it before the launch, each block announces at its start
+// to every device that this one's C is zero (`flags[0]`), and the
+// consumers wait for all the announcements before a tile's store, not
+// before its products: the first tile's products overlap the devices'
+// skew in reaching the launch (a barrier before the tiles took 0.630 /
+// 1.017 / 1.727 ms for the op against 0.571 / 0.971 / 1.650 at M = N = K =
+// 8192, M = 16384, N = 28672; 4 x H200). At the end a barrier across the
+// blocks of all devices (`flags[1]`, after each block's stores are
+// written) makes C complete when the launch is. The counters only grow;
+// the launcher passes the totals to wait for (`started`, `finished`:
+// previous total + world x blocks).
 !a_view = !tile.gl<?x?x?xbf16>
 !b_view = !tile.gl<?x?xbf16>
 !c_view = !tile.gl<?x?xbf16, devices = 8>
@@ -41,7 +47,10 @@ tile.kernel @gemm_reduce_scatter(%A: !a_view, %B: !b_view, %C: !c_view,
   %tiles_m = arith.ceildivui %R, %c128 : index
   %tiles_n = arith.ceildivui %N, %c256 : index
   %tiles_k = arith.ceildivui %K, %c64 : index
-  tile.device_barrier %flags[%c0], %started : !flags
+  %one = arith.constant 1 : i32
+  scf.for %d = %c0 to %world step %c1 {
+    tile.signal_add %flags[%c0], %one device %d : !flags
+  }
   %rows = arith.muli %parts, %tiles_m : index
   tile.foreach_tile (%t, %n) in (%rows, %tiles_n) {
     %j = arith.remui %t, %parts : index
@@ -57,6 +66,7 @@ tile.kernel @gemm_reduce_scatter(%A: !a_view, %B: !b_view, %C: !c_view,
       scf.yield %y : !acc
     }
     %out = tile.cast %acc : !acc to !tile.rt<128x256xbf16, block>
+    tile.signal_wait %flags[%c0], %started at_least : !flags
     tile.store %out, %C[%m, %n] device %owner reduce add : !tile.rt<128x256xbf16, block>, !c_view
   }
   tile.device_barrier %flags[%c1], %finished : !flags

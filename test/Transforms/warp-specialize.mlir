@@ -694,6 +694,50 @@ tile.kernel @wait_in_tile_loop(%A: !view, %C: !view, %F: !flags, %v: i32) launch
 // -----
 
 !view = !tile.gl<?x?xbf16>
+!flags = !tile.gl<?xi32>
+
+// A counter wait after the tile's products guards its store: the
+// consumers wait there, after their pipelined loop (not through the ring:
+// nothing of theirs follows it before the store); the producer waits after
+// the tile's loads, before the next tile's.
+// CHECK-LABEL: tile.kernel @wait_before_store
+// CHECK:       tile.warp_specialize producer
+// CHECK:         tile.foreach_tile
+// CHECK:           scf.for
+// CHECK:             tile.load_async
+// CHECK:           }
+// CHECK-NEXT:      tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} at_least
+// CHECK-NEXT:    }
+// CHECK:       consumer
+// CHECK:         tile.foreach_tile
+// CHECK-NOT:       tile.signal_wait
+// CHECK:           tile.mma
+// CHECK:           tile.signal_wait %{{.*}}[%{{.*}}], %{{.*}} at_least
+// CHECK-NOT:       tile.mma
+// CHECK:           tile.store_async %
+tile.kernel @wait_before_store(%A: !view, %C: !view, %F: !flags, %v: i32) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  tile.foreach_tile (%m) in (%c4) {
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%x = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.signal_wait %F[%c0], %v at_least : !flags
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
 !acc = !tile.rt<128x64xf32, block>
 
 // Row vectors of block tiles and masks split with the rows: a row max of

@@ -8,9 +8,11 @@
 // CHECK-SAME: launch(warpgroups = 2, grid = persistent)
 // CHECK: tile.device_id
 // CHECK: tile.device_count
-// CHECK: tile.device_barrier
+// CHECK: scf.for
+// CHECK-NEXT: tile.signal_add {{.*}} device
 // CHECK: tile.foreach_tile
 // CHECK: tile.copy
 // CHECK: tile.mma AB
-// CHECK: tile.store {{.*}} device {{.*}} reduce add
+// CHECK: tile.signal_wait {{.*}} at_least
+// CHECK-NEXT: tile.store {{.*}} device {{.*}} reduce add
 // CHECK: tile.device_barrier
