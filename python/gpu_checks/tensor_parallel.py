@@ -95,8 +95,8 @@ def main():
                 f"reduce-scatter {error_nccl:.2e})")
 
     # Calls queued back to back, nothing between them: a device may start
-    # the next call while a peer is still in this one (its start barrier
-    # and the counters' running totals keep them apart).
+    # the next call while a peer is still in this one (the end barrier and
+    # the counters' running totals keep them apart).
     for M, K, N in ((4096, 4096, 4096), (world * 1000, world * 520, 2304)):
         b = torch.randn(K // world, N, device="cuda").bfloat16()
         inputs = [torch.randn(M, K // world, device="cuda").bfloat16()
@@ -114,11 +114,10 @@ def main():
             f"calls back to back", worst.item() <= TOLERANCE,
             f"largest relative error {worst.item():.2e}")
 
-    # The same for all_gather_gemm (each `a` at its own address: the
-    # pushes recorded per address), and both ops called on two streams in
-    # turn with nothing between the calls: a call on another stream than
-    # the last one waits for what the last one left to do with the shared
-    # buffers and flags.
+    # The same for all_gather_gemm (each `a` at its own address), and both
+    # ops called on two streams in turn with nothing between the calls: a
+    # call on another stream than the last one waits for what the last one
+    # left to do with the shared buffers.
     M, K, N = world * 1000, 520, world * 288
     b = torch.randn(K, N // world, device="cuda").bfloat16()
     inputs = [torch.randn(M // world, K, device="cuda").bfloat16()

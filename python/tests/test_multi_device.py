@@ -162,19 +162,21 @@ def test_tensor_parallel_layouts_are_checked_before_anything_is_queued():
 
 def test_tensor_parallel_launches_are_prepared_once_per_tensors():
     """A call on tensors seen before reuses their prepared launch; the
-    most recent eight are kept."""
+    `size` used last are kept."""
     from tk_mlir.ops.tensor_parallel import _Launches
     made = []
 
     def prepare(key):
         return lambda: made.append(key) or f"launch {key}"
-    launches = _Launches()
+    launches = _Launches(size=4)
     assert launches.get((0x1000, 64), prepare(0)) == "launch 0"
     assert launches.get((0x1000, 64), prepare(1)) == "launch 0"
-    for k in range(1, 9):
+    for k in range(1, 4):
         assert launches.get((0x2000, k), prepare(k)) == f"launch {k}"
-    assert made == list(range(9))
-    # The oldest went: preparing again.
-    assert launches.get((0x1000, 64), prepare(9)) == "launch 9"
-    assert launches.get((0x2000, 8), prepare(10)) == "launch 8"
-    assert made == list(range(10))
+    # Used again, the first stays; the least recently used goes.
+    assert launches.get((0x1000, 64), prepare(9)) == "launch 0"
+    assert launches.get((0x3000, 0), prepare(4)) == "launch 4"
+    assert launches.get((0x1000, 64), prepare(9)) == "launch 0"
+    assert launches.get((0x2000, 1), prepare(5)) == "launch 5"
+    assert made == [0, 1, 2, 3, 4, 5]
+    assert _Launches()._size == 64

@@ -951,6 +951,18 @@ def test_a_prepared_launch_checks_what_it_is_given(tmp_path, monkeypatch):
                        "'k' does not walk a tile table"):
         kernel.prepare(x, 1.5, 3, tile_table=TileTable([[0]]))
     launch = kernel.prepare(x, 1.5, 3)
+    # A call whose scalars do not all check writes none.
+    with pytest.raises(ArgumentError, match="argument 'tiles'"):
+        launch({"scale": 2.5, "tiles": 4})
+    with pytest.raises(ArgumentError, match="argument 'scale' \\(#1\\): "
+                       "given twice \\(by name and index\\)"):
+        launch({"scale": 2.5, 1: 3.5})
+    with pytest.raises(ArgumentError, match="argument True: kernel 'k' has "
+                       "no scalar argument"):
+        launch({True: 2.5})
+    launch()
+    assert driver.seen == [(3, None, 1.5, 3)]
+    driver.seen.clear()
     with pytest.raises(ArgumentError, match="argument 'tiles': kernel 'k' "
                        "has no scalar argument of that name or index that "
                        "a prepared launch can change \\(one a tile bound "
@@ -983,8 +995,53 @@ def test_a_prepared_launch_of_a_bound_scalar_checks_its_value(
                        "compiled for the value 0.5 \\(tile.bound\\), got "
                        "0.25"):
         launch({1: 0.25})
+    # The type first: a string is named as such (and so by a Kernel call).
+    with pytest.raises(ArgumentError, match="argument #1: expected a number, "
+                       "got str"):
+        launch({1: "0.5"})
+    with pytest.raises(ArgumentError, match="argument #1: expected a number, "
+                       "got str"):
+        kernel(FakeTensor((64, 64)), "0.5", 3)
     launch({1: 0.5})
     assert driver.seen == [(3, None, 0.5, 3)]
+
+
+def test_a_prepared_dynamic_tile_launch_stays_on_its_stream(tmp_path,
+                                                            monkeypatch):
+    """A kernel with a dynamic tile loop takes its tiles from a counter of
+    the stream it was prepared for (the current one by default): another
+    stream is refused, naming both."""
+    import types
+    current = {"stream": 0x50}
+
+    class Counter:
+        def data_ptr(self):
+            return 0x7000
+    cuda = types.SimpleNamespace(current_stream=lambda device=None:
+                                 types.SimpleNamespace(
+                                     cuda_stream=current["stream"]))
+    fake_torch = types.SimpleNamespace(cuda=cuda, int32="int32",
+                                       zeros=lambda *a, **k: Counter())
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    driver = _Recording()
+    driver.launch = lambda device, function, grid, spec, pointers, stream: \
+        driver.seen.append(stream)
+    kernel = _fake_cuda_kernel(tmp_path, monkeypatch, driver, False)
+    kernel.spec.abi.append({"kind": "tile_counter"})
+    kernel.spec.dynamic_tiles = True
+    launch = kernel.prepare(FakeTensor((64, 64)))
+    launch()
+    launch(stream=0x50)
+    with pytest.raises(ArgumentError, match="argument 'stream': kernel 'k' "
+                       "takes its tiles from a counter of the stream it was "
+                       "prepared for \\(0x50\\), not 0x60: prepare a "
+                       "launch for that stream"):
+        launch(stream=0x60)
+    current["stream"] = 0x60
+    with pytest.raises(ArgumentError, match="not 0x60"):
+        launch()
+    assert kernel.prepare(FakeTensor((64, 64)), stream=0x60)._stream == 0x60
+    assert driver.seen == [None, 0x50]
 
 
 def test_tile_table_arguments_are_checked_before_launch(tmp_path,

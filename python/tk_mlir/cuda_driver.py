@@ -164,17 +164,17 @@ def encode_tensor_map(device, g):
 
 def current_stream(device):
     """PyTorch's current stream of `device` (ordinal) as a raw handle (0,
-    the default stream, without torch). Through the call Triton's launcher
+    the default stream, without torch or without its CUDA). Through the call Triton's launcher
     uses when this torch has it: torch.cuda.current_stream() builds a
     Stream object, about 4 us of host time per launch."""
     try:
         import torch
-    except ImportError:
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        if raw is not None:
+            return raw(device)
+        return torch.cuda.current_stream(device).cuda_stream
+    except Exception:  # no torch, or one without CUDA: the default stream
         return 0
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device)
-    return torch.cuda.current_stream(device).cuda_stream
 
 
 def launch(device, function, grid, spec, pointers, stream):

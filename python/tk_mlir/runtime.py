@@ -985,9 +985,7 @@ class Kernel:
         device = _cuda_device(args)
         if device is None:  # check_arguments names the wrong argument
             return None
-        if stream is None:
-            stream = torch.cuda.current_stream(device).cuda_stream
-        key = (str(device), int(stream))
+        key = (str(device), _stream_handle(device, stream))
         counter = self._tile_counters.get(key)
         if counter is None:
             counter = torch.zeros(2, dtype=torch.int32, device=device)
@@ -1042,15 +1040,17 @@ class Kernel:
         whose calls queue it again with only scalars changed: for launchers
         that repeat one launch and whose host time shows. Arguments as
         for a call; `stream` only picks the tile counter of a kernel with a
-        dynamic tile loop (launches on other streams need their own)."""
+        dynamic tile loop (a launch on another stream raises
+        ArgumentError)."""
         self._check_open()
         self._check_tile_table(tile_table, one_tile_per_block)
-        counter = None
+        counter = used = None
         if self.spec.dynamic_tiles:
             counter = self.tile_counter(args, stream)
+            used = _stream_handle(_cuda_device(args), stream)
         return PreparedLaunch(self, self._pack(args, counter,
                                                one_tile_per_block,
-                                               tile_table))
+                                               tile_table), used)
 
     def _check_open(self):
         if self.closed:
@@ -1115,11 +1115,11 @@ class Kernel:
         for slot, entry in self._scalar_slots:
             index = entry["param"]
             param = self.spec.params[index]
+            value = _scalar_value(self.spec, entry, args, self.names)
             if "value" in param:
                 _check_bound(_arg_name(index, self.names), param["dtype"],
                              param["value"], args[index])
-            values[slot].value = _scalar_value(self.spec, entry, args,
-                                               self.names)
+            values[slot].value = value
 
     def wait_timeouts(self):
         """Messages for the waits that ran past the kernel's time limit
@@ -1145,15 +1145,19 @@ class PreparedLaunch:
     `stream` (default: PyTorch's current stream of its device), first
     writing `scalars`, a dict from argument name (or index) to value, of
     the scalars no tile bound reads (the others set the grid: prepare
-    again); every other argument keeps its prepared value. It skips what
-    a Kernel call repeats per launch, the argument checks and the lookup
-    of the packed launch by every argument's address, shape and strides,
-    which take most of a cached call's host time."""
+    again). A scalar keeps the value last written (at first, the prepared
+    one); a call whose scalars do not all check writes none of them. It
+    skips what a Kernel call repeats per launch, the argument checks and
+    the lookup of the packed launch by every argument's address, shape and
+    strides, which take most of a cached call's host time. A kernel with a
+    dynamic tile loop takes its tiles from a counter of the stream it was
+    prepared for: a launch on another stream raises ArgumentError."""
 
-    def __init__(self, kernel, packed):
+    def __init__(self, kernel, packed, stream=None):
         self._kernel = kernel
         (self._values, self._pointers), self.grid, self._keep, \
             self.device = packed
+        self._stream = stream
         self._slots = {}
         for slot, entry in kernel._scalar_slots:
             index = entry["param"]
@@ -1162,25 +1166,56 @@ class PreparedLaunch:
                 self._slots[kernel.names[index]] = (slot, entry)
 
     def __call__(self, scalars=None, stream=None):
+        self.set(scalars)
+        if self._stream is not None:
+            used = _stream_handle(self.device, stream)
+            if used != self._stream:
+                raise ArgumentError(
+                    f"argument 'stream': kernel '{self._kernel.spec.name}' "
+                    f"takes its tiles from a counter of the stream it was "
+                    f"prepared for ({self._stream:#x}), not {used:#x}: "
+                    f"prepare a launch for that stream")
+        self._kernel._launch(self.device, self.grid, self._pointers, stream)
+
+    def set(self, scalars):
+        """Writes `scalars` (as a call takes them) into the parameters
+        without launching: all of them once each checks."""
         kernel = self._kernel
         kernel._check_open()
+        writes = {}
         for key, value in (scalars or {}).items():
-            found = self._slots.get(key)
+            found = None if isinstance(key, bool) else self._slots.get(key)
             if found is None:
+                what = ("an AMD kernel's launch is packed once, its scalars "
+                        "with it" if kernel.amd else
+                        "one a tile bound reads sets the grid: prepare "
+                        "again")
                 raise ArgumentError(
                     f"argument {key!r}: kernel '{kernel.spec.name}' has no "
                     f"scalar argument of that name or index that a "
-                    f"prepared launch can change (one a tile bound reads "
-                    f"sets the grid: prepare again)")
+                    f"prepared launch can change ({what})")
             slot, entry = found
             index = entry["param"]
+            if slot in writes:
+                raise ArgumentError(f"{_arg_name(index, kernel.names)}: "
+                                    f"given twice (by name and index)")
+            written = _scalar_value(kernel.spec, entry, {index: value},
+                                    kernel.names)
             param = kernel.spec.params[index]
             if "value" in param:
                 _check_bound(_arg_name(index, kernel.names), param["dtype"],
                              param["value"], value)
-            self._values[slot].value = _scalar_value(
-                kernel.spec, entry, {index: value}, kernel.names)
-        kernel._launch(self.device, self.grid, self._pointers, stream)
+            writes[slot] = written
+        for slot, written in writes.items():
+            self._values[slot].value = written
+
+
+def _stream_handle(device, stream):
+    """`stream` as an int, or PyTorch's current stream of `device`."""
+    if stream is not None:
+        return int(stream)
+    import torch
+    return torch.cuda.current_stream(device).cuda_stream
 
 
 def device_index(device, driver):

@@ -8,8 +8,10 @@
 // CHECK-SAME: launch(warpgroups = 2, grid = persistent)
 // CHECK: tile.device_id
 // CHECK: tile.device_count
+// CHECK-NOT: tile.device_barrier
 // CHECK: scf.for
 // CHECK-NEXT: tile.signal_add {{.*}} device
+// CHECK-NOT: tile.device_barrier
 // CHECK: tile.foreach_tile
 // CHECK: tile.copy
 // CHECK: tile.mma AB

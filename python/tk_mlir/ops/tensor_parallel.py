@@ -18,6 +18,8 @@ pull the peers' shards over NVLink while the others compute
 (kernels/alternatives/all_gather_gemm_blocks.mlir; slower, kept as the
 tested example of grid-level roles and peer loads).
 """
+import collections
+
 try:
     import torch
 except ImportError:   # the CPU-side tools and tests run without torch
@@ -72,19 +74,23 @@ def _raw_events(count):
 
 class _Launches:
     """A kernel's prepared launches (runtime.PreparedLaunch) by the
-    addresses and shapes of a call's own tensors, the most recent few: a
-    call on tensors seen before skips the launch's packing and checks."""
+    addresses and shapes of a call's own tensors, the `size` used last (a
+    model's layers of one shape share the ops' state, each with its own
+    weights): a call on tensors seen before skips the launch's packing and
+    checks."""
 
-    def __init__(self, size=8):
-        self._launches, self._size = {}, size
+    def __init__(self, size=64):
+        self._launches, self._size = collections.OrderedDict(), size
 
     def get(self, key, prepare):
         launch = self._launches.get(key)
-        if launch is None:
-            launch = prepare()
-            if len(self._launches) >= self._size:
-                self._launches.pop(next(iter(self._launches)))
-            self._launches[key] = launch
+        if launch is not None:
+            self._launches.move_to_end(key)
+            return launch
+        launch = prepare()
+        if len(self._launches) >= self._size:
+            self._launches.popitem(last=False)
+        self._launches[key] = launch
         return launch
 
 
@@ -191,11 +197,14 @@ def gemm_reduce_scatter(a, b, group=None):
             queue.wait_event(stream, comm.finished)
         queue.zero(stream, comm.address, comm.bytes)
         launch({"started": expected, "finished": expected}, stream=stream)
-    comm.total, comm.stream = total, stream
-    out = comm.output.local.clone()
-    with cuda.Queue(device) as queue:
-        queue.record(stream, comm.finished)
-    return out
+    comm.total = total
+    try:
+        return comm.output.local.clone()
+    finally:
+        # (Also when the copy failed: the buffer is this stream's now.)
+        with cuda.Queue(device) as queue:
+            queue.record(stream, comm.finished)
+        comm.stream = stream
 
 
 class _Gather:
@@ -206,7 +215,7 @@ class _Gather:
     waits on (`arrived[q]`: shard q of the epoch is in place; written by
     q's stream), the handshake `done[q]` (device q's kernel of that epoch
     has read its gathered A, so this device may overwrite its rows there),
-    the stream the pushes run on, two events and the kernel's prepared
+    the stream the pushes run on, three events and the kernel's prepared
     launches. The addresses a call's queued operations use are worked out
     once here."""
 
@@ -221,8 +230,13 @@ class _Gather:
         self.arrived = symmetric_empty((world,), torch.int32, group)
         self.done = symmetric_empty((world,), torch.int32, group)
         self.stream = torch.cuda.Stream()
-        # `a` is ready (on the caller's stream); the pushes are queued.
-        self._events, (self.ready, self.pushed) = _raw_events(2)
+        # Events: `a` is ready (on the caller's stream); the pushes are
+        # queued; the kernel is queued (a call on another stream than the
+        # last one waits for it before writing this device's rows of the
+        # gathered A, which it reads when `a` is not aligned for TMA).
+        self._events, (self.ready, self.pushed, self.launched) = \
+            _raw_events(3)
+        self.last_stream = None
         _zeroed_everywhere(group, self.arrived, self.done)
         self.epoch = 0
         word = 4   # bytes of a counter
@@ -332,6 +346,8 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     # overwrites; the copy engines' write of `arrived` follows the copy.
     a.record_stream(g.stream)
     with cuda.Queue(device) as queue:
+        if main != g.last_stream:
+            queue.wait_event(main, g.launched)
         queue.record(main, g.ready)
         queue.wait_event(side, g.ready)
         for done, to, arrived in g.pushes:
@@ -369,6 +385,8 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
         # no longer read by the pushes.
         for done in g.done_at:
             queue.write_value(main, done, epoch)
+        queue.record(main, g.launched)
         queue.record(side, g.pushed)
         queue.wait_event(main, g.pushed)
+    g.last_stream = main
     return out
