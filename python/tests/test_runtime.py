@@ -821,12 +821,16 @@ def _fake_cuda_kernel(tmp_path, monkeypatch, driver, wait_timeout,
         entry["wait_timeout"] = {"ms": 100, "records": 4,
                                  "report": "__tk_wait_report",
                                  "sites": [{"site": 0, "location": "k.mlir:3"}]}
-    manifest = {"format": "tk-mlir-manifest-1", "cubin": "k.cubin",
+    # (A gfx target: an AMD kernel, `driver` standing in for hip_driver.)
+    amd = entry["target"].startswith("gfx")
+    binary, module = ("hsaco", "hip_driver") if amd else \
+        ("cubin", "cuda_driver")
+    manifest = {"format": "tk-mlir-manifest-1", binary: "k." + binary,
                 "kernels": {"k": entry}}
     (tmp_path / "k.json").write_text(json.dumps(manifest))
-    (tmp_path / "k.cubin").write_bytes(b"\x7fELF")
-    monkeypatch.setitem(sys.modules, "tk_mlir.cuda_driver", driver)
-    monkeypatch.setattr(tk_mlir, "cuda_driver", driver, raising=False)
+    (tmp_path / ("k." + binary)).write_bytes(b"\x7fELF")
+    monkeypatch.setitem(sys.modules, "tk_mlir." + module, driver)
+    monkeypatch.setattr(tk_mlir, module, driver, raising=False)
     return runtime.Kernel(str(tmp_path / "k.json"))
 
 
@@ -1042,6 +1046,33 @@ def test_a_prepared_dynamic_tile_launch_stays_on_its_stream(tmp_path,
         launch()
     assert kernel.prepare(FakeTensor((64, 64)), stream=0x60)._stream == 0x60
     assert driver.seen == [None, 0x50]
+
+
+def test_a_prepared_amd_launch_repeats_its_packed_arguments(tmp_path,
+                                                            monkeypatch):
+    """An AMD kernel's arguments are packed once with its scalars: a
+    prepared launch repeats them and refuses scalars, saying why."""
+    seen = []
+    driver = FakeDriver()
+    driver.launch = lambda device, function, grid, spec, kernargs, stream: \
+        seen.append((grid, bytes(kernargs)))
+    kernel = _fake_cuda_kernel(
+        tmp_path, monkeypatch, driver, False, target="gfx942", threads=256,
+        params=[{"kind": "view", "dtype": "bf16", "shape": [-1, 64]},
+                {"kind": "scalar", "dtype": "f32"}],
+        abi=[{"kind": "view_ptr", "param": 0},
+             {"kind": "scalar", "param": 1, "type": "f32"}])
+    kernel.names = ["x", "scale"]
+    launch = kernel.prepare(FakeTensor((128, 64), ptr=0x10000), 0.5)
+    launch()
+    with pytest.raises(ArgumentError, match="argument 'scale': kernel 'k' "
+                       "has no scalar argument of that name or index that a "
+                       "prepared launch can change \\(an AMD kernel's launch "
+                       "is packed once, its scalars with it\\)"):
+        launch({"scale": 0.25})
+    assert len(seen) == 1 and seen[0][0] == 2
+    assert seen[0][1][:8] == (0x10000).to_bytes(8, "little")
+    assert struct.unpack("<f", seen[0][1][8:12])[0] == 0.5
 
 
 def test_tile_table_arguments_are_checked_before_launch(tmp_path,
