@@ -164,9 +164,10 @@ def encode_tensor_map(device, g):
 
 def current_stream(device):
     """PyTorch's current stream of `device` (ordinal) as a raw handle (0,
-    the default stream, without torch or without its CUDA). Through the call Triton's launcher
-    uses when this torch has it: torch.cuda.current_stream() builds a
-    Stream object, about 4 us of host time per launch."""
+    the default stream, without torch or without its CUDA), through the
+    call Triton's launcher uses when this torch has it:
+    torch.cuda.current_stream() builds a Stream object, about 4 us of host
+    time per launch."""
     try:
         import torch
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)

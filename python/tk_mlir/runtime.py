@@ -385,6 +385,19 @@ def _scalar_value(spec, entry, args, names):
     return value
 
 
+def _patched_scalar(spec, entry, args, names):
+    """The value a launch writes for ABI scalar `entry` over packed
+    parameters (_scalar_value's checks, then a tile-bound parameter's
+    compiled value)."""
+    index = entry["param"]
+    value = _scalar_value(spec, entry, args, names)
+    param = spec.params[index]
+    if "value" in param:
+        _check_bound(_arg_name(index, names), param["dtype"], param["value"],
+                     args[index])
+    return value
+
+
 def _check_bound(where, dtype, value, arg):
     """A parameter compiled for one value (tile-bind): the launch must pass
     that value."""
@@ -1113,13 +1126,8 @@ class Kernel:
         """Writes this call's scalars into packed parameters `values`
         (checked as pack_parameters checks them)."""
         for slot, entry in self._scalar_slots:
-            index = entry["param"]
-            param = self.spec.params[index]
-            value = _scalar_value(self.spec, entry, args, self.names)
-            if "value" in param:
-                _check_bound(_arg_name(index, self.names), param["dtype"],
-                             param["value"], args[index])
-            values[slot].value = value
+            values[slot].value = _patched_scalar(self.spec, entry, args,
+                                                 self.names)
 
     def wait_timeouts(self):
         """Messages for the waits that ran past the kernel's time limit
@@ -1199,13 +1207,8 @@ class PreparedLaunch:
             if slot in writes:
                 raise ArgumentError(f"{_arg_name(index, kernel.names)}: "
                                     f"given twice (by name and index)")
-            written = _scalar_value(kernel.spec, entry, {index: value},
-                                    kernel.names)
-            param = kernel.spec.params[index]
-            if "value" in param:
-                _check_bound(_arg_name(index, kernel.names), param["dtype"],
-                             param["value"], value)
-            writes[slot] = written
+            writes[slot] = _patched_scalar(kernel.spec, entry,
+                                           {index: value}, kernel.names)
         for slot, written in writes.items():
             self._values[slot].value = written
 

@@ -72,6 +72,24 @@ def _raw_events(count):
     return events, [e.cuda_event for e in events]
 
 
+class _LastUse:
+    """The stream of an op's last call and an event after that call's last
+    use of the buffers its calls share: a call on another stream waits for
+    it first (calls on one stream are ordered already)."""
+
+    def __init__(self):
+        self._events, (self._event,) = _raw_events(1)
+        self._stream = None
+
+    def wait(self, queue, stream):
+        if stream != self._stream:
+            queue.wait_event(stream, self._event)
+
+    def record(self, queue, stream):
+        queue.record(stream, self._event)
+        self._stream = stream
+
+
 class _Launches:
     """A kernel's prepared launches (runtime.PreparedLaunch) by the
     addresses and shapes of a call's own tensors, the `size` used last (a
@@ -107,10 +125,8 @@ class _Communicator:
         _zeroed_everywhere(group, self.flags)
         self.total = 0
         self.launches = _Launches()
-        # The last call's stream and an event after its copy-out: a call
-        # on another stream waits for it before clearing the buffer.
-        self.stream = None
-        self._events, (self.finished,) = _raw_events(1)
+        # (Until its copy-out, a call uses the output buffer.)
+        self.last_use = _LastUse()
 
 
 _communicators = {}
@@ -193,8 +209,7 @@ def gemm_reduce_scatter(a, b, group=None):
     device = launch.device
     stream = cuda.current_stream(device)
     with cuda.Queue(device) as queue:
-        if stream != comm.stream:
-            queue.wait_event(stream, comm.finished)
+        comm.last_use.wait(queue, stream)
         queue.zero(stream, comm.address, comm.bytes)
         launch({"started": expected, "finished": expected}, stream=stream)
     comm.total = total
@@ -203,8 +218,7 @@ def gemm_reduce_scatter(a, b, group=None):
     finally:
         # (Also when the copy failed: the buffer is this stream's now.)
         with cuda.Queue(device) as queue:
-            queue.record(stream, comm.finished)
-        comm.stream = stream
+            comm.last_use.record(queue, stream)
 
 
 class _Gather:
@@ -215,7 +229,7 @@ class _Gather:
     waits on (`arrived[q]`: shard q of the epoch is in place; written by
     q's stream), the handshake `done[q]` (device q's kernel of that epoch
     has read its gathered A, so this device may overwrite its rows there),
-    the stream the pushes run on, three events and the kernel's prepared
+    the stream the pushes run on, its events and the kernel's prepared
     launches. The addresses a call's queued operations use are worked out
     once here."""
 
@@ -230,13 +244,11 @@ class _Gather:
         self.arrived = symmetric_empty((world,), torch.int32, group)
         self.done = symmetric_empty((world,), torch.int32, group)
         self.stream = torch.cuda.Stream()
-        # Events: `a` is ready (on the caller's stream); the pushes are
-        # queued; the kernel is queued (a call on another stream than the
-        # last one waits for it before writing this device's rows of the
-        # gathered A, which it reads when `a` is not aligned for TMA).
-        self._events, (self.ready, self.pushed, self.launched) = \
-            _raw_events(3)
-        self.last_stream = None
+        # `a` is ready (on the caller's stream); the pushes are queued.
+        self._events, (self.ready, self.pushed) = _raw_events(2)
+        # (Until its kernel, a call uses this device's rows of the gathered
+        # A, which it writes and reads when `a` is not aligned for TMA.)
+        self.last_use = _LastUse()
         _zeroed_everywhere(group, self.arrived, self.done)
         self.epoch = 0
         word = 4   # bytes of a counter
@@ -330,11 +342,11 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     if communicate == "blocks":
         return _all_gather_gemm_blocks(a, b, group, world)
     rows, cols = a.shape
-    key = (group.group_name, torch.cuda.current_device(), rows, cols)
+    device = torch.cuda.current_device()
+    key = (group.group_name, device, rows, cols)
     g = _gathers.get(key)
     if g is None:
         g = _gathers[key] = _Gather(group, rows, cols)
-    device = torch.cuda.current_device()
     main = cuda.current_stream(device)
     side = g.stream.cuda_stream
     g.epoch += 1
@@ -346,8 +358,7 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     # overwrites; the copy engines' write of `arrived` follows the copy.
     a.record_stream(g.stream)
     with cuda.Queue(device) as queue:
-        if main != g.last_stream:
-            queue.wait_event(main, g.launched)
+        g.last_use.wait(queue, main)
         queue.record(main, g.ready)
         queue.wait_event(side, g.ready)
         for done, to, arrived in g.pushes:
@@ -385,8 +396,7 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
         # no longer read by the pushes.
         for done in g.done_at:
             queue.write_value(main, done, epoch)
-        queue.record(main, g.launched)
+        g.last_use.record(queue, main)
         queue.record(side, g.pushed)
         queue.wait_event(main, g.pushed)
-    g.last_stream = main
     return out
