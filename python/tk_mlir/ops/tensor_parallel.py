@@ -131,6 +131,26 @@ class _Communicator:
 
 _communicators = {}
 
+# all_gather_gemm queues its kernel before its pushes from this many columns
+# of B per device, and after them below. Both wait for the host's queueing
+# (about 0.1 ms per call in the benchmark's pattern). With many columns the
+# own shard's tiles take longer than a shard's push (0.3 against 0.1 ms
+# with 7168 columns, M = K = 8192, 4 x H200) and the kernel's start bounds
+# the call; with few the pushes do (the last shard's tiles take a wave after
+# it lands). In alternation on one 4 x H200 machine: 0.865 / 1.482 / 2.764
+# ms with the kernel first against 0.877 / 1.521 / 2.836 with the pushes
+# first at N = 16384 / 28672 (M = 8192) and M = 16384, N = 28672; at 2048
+# columns the kernel first lost (1.763 against 1.684 ms at M = 32768),
+# and queueing the first push, then the kernel, then the others changed
+# nothing measurable.
+KERNEL_FIRST_COLUMNS = 4096
+
+
+def _kernel_first(columns):
+    """Whether all_gather_gemm queues its kernel before any push, for
+    `columns` of B per device."""
+    return columns >= KERNEL_FIRST_COLUMNS
+
 
 def _check(a, b, world, split="rows"):
     for name, t in (("a", a), ("b", b)):
@@ -271,6 +291,19 @@ class _Gather:
                         for q in range(world) if q != rank]
         self.launches = _Launches()
 
+    def push(self, queue, side, source, epoch):
+        """Queues the pushes of the shard at `source` on stream `side`
+        (the side stream first waits for the `ready` event, recorded on the
+        caller's stream): each waits until the peer's kernel of the last
+        call has read the rows it overwrites; the copy engines' write of
+        `arrived` follows the copy."""
+        queue.wait_event(side, self.ready)
+        for done, to, arrived in self.pushes:
+            if self.epoch > 1:
+                queue.wait_value(side, done, epoch - 1)
+            queue.copy(side, to, source, self.bytes)
+            queue.write_value(side, arrived, epoch)
+
 
 _gathers = {}
 
@@ -351,46 +384,41 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     side = g.stream.cuda_stream
     g.epoch += 1
     epoch = g.epoch % 2**32
-    # The pushes on the side stream once `a` is ready, first: at the sizes
-    # measured the shards' arrival bounds the call more often than the
-    # kernel's start (_Gather says in which order they go). Each waits
-    # until the peer's kernel of the last call has read the rows it
-    # overwrites; the copy engines' write of `arrived` follows the copy.
     a.record_stream(g.stream)
+    # The pushes (once `a` is ready on the caller's stream) or the kernel
+    # first, whichever bounds the call (KERNEL_FIRST_COLUMNS). The kernel
+    # reads the shards through one view per shard: the peers' in the
+    # gathered A, this device's own where the caller keeps it (no copy
+    # before the launch), unless `a` is not 16-byte aligned as TMA needs;
+    # `arrived[rank]` says the own one is ready. The launch is prepared
+    # once per own shard, `b` and output address.
+    kernel_first = _kernel_first(b.shape[1])
     with cuda.Queue(device) as queue:
         g.last_use.wait(queue, main)
         queue.record(main, g.ready)
-        queue.wait_event(side, g.ready)
-        for done, to, arrived in g.pushes:
-            if g.epoch > 1:
-                queue.wait_value(side, done, epoch - 1)
-            queue.copy(side, to, a.data_ptr(), g.bytes)
-            queue.write_value(side, arrived, epoch)
-    # The kernel reads the shards through one view per shard: the peers'
-    # in the gathered A, this device's own where the caller keeps it (no
-    # copy before the launch), unless `a` is not 16-byte aligned as TMA
-    # needs; `arrived[rank]` says the own one is ready. The launch is
-    # prepared once per own shard, `b` and output address.
-    own = a
-    if a.data_ptr() % 16:
-        own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
-        own.copy_(a)
-    out = torch.empty(world * rows, b.shape[1], dtype=torch.bfloat16,
-                      device=a.device)
+        if not kernel_first:
+            g.push(queue, side, a.data_ptr(), epoch)
+        own = a
+        if a.data_ptr() % 16:
+            own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
+            own.copy_(a)
+        out = torch.empty(world * rows, b.shape[1], dtype=torch.bfloat16,
+                          device=a.device)
 
-    def prepare():
-        addresses = list(g.shards)
-        addresses[g.rank] = own.data_ptr()
-        kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
-                               _GATHER_ARG_NAMES)
-        return kernel.prepare(DeviceViews(own, addresses, g.rank), b,
-                              out.view(world, rows, b.shape[1]),
-                              g.arrived.local, 0)
-    launch = g.launches.get((own.data_ptr(), b.data_ptr(), b.shape[1],
-                             out.data_ptr()), prepare)
-    with cuda.Queue(device) as queue:
+        def prepare():
+            addresses = list(g.shards)
+            addresses[g.rank] = own.data_ptr()
+            kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
+                                   _GATHER_ARG_NAMES)
+            return kernel.prepare(DeviceViews(own, addresses, g.rank), b,
+                                  out.view(world, rows, b.shape[1]),
+                                  g.arrived.local, 0)
+        launch = g.launches.get((own.data_ptr(), b.data_ptr(), b.shape[1],
+                                 out.data_ptr()), prepare)
         queue.write_value(main, g.own_arrived, epoch)
         launch({"epoch": _int32(g.epoch)}, stream=main)
+        if kernel_first:
+            g.push(queue, side, a.data_ptr(), epoch)
         # This device's gathered A is read: the peers may push the next
         # call's rows. The caller's later work sees `out` complete and `a`
         # no longer read by the pushes.
