@@ -12,14 +12,18 @@ process per GPU:
 - all_gather_gemm against a float32 reference (NCCL's all-gather of the
   shards, then a float32 product), the same kinds of shapes (shards of
   rows not a multiple of 128, so TMA's bounds cut each shard's last tile),
-  twice each (the handshake flags and counters are used again), with the copy engines
-  moving the shards and with the kernel's own communicating blocks
-  (communicate="blocks": grid-level roles, peer TMA loads), and once with
-  an `a` not 16-byte aligned (its rows go through the gathered buffer),
-  and five calls queued back to back at two shapes (fewer columns than
-  all_gather_gemm's KERNEL_FIRST_COLUMNS per device, and more: the kernel
-  queued after the first push, and before all of them);
-- both ops called on two streams in turn, nothing between the calls;
+  twice each (the handshake flags and counters are used again), with the
+  copy engines moving the shards and with the kernel's own communicating
+  blocks (communicate="blocks": grid-level roles, peer TMA loads); with
+  fewer columns per device than all_gather_gemm's KERNEL_FIRST_COLUMNS
+  and with more (the pushes queued before the kernel, and the kernel
+  before the pushes): an `a` not 16-byte aligned (its rows go through the
+  gathered buffer), five calls queued back to back, and six calls on one
+  shard shape taking the two orders in turn; a call that fails on one
+  device after its pushes may have been queued (the others complete, the
+  next call is correct everywhere);
+- both ops called on two streams in turn, nothing between the calls (the
+  all-gather taking the two orders in turn);
 - bad arguments raise ArgumentError naming the argument.
 
 usage: torchrun --nproc-per-node N tensor_parallel.py [--out DIR]
@@ -34,8 +38,9 @@ import tk_mlir.multi_device  # noqa: E402,F401  (multicast off first)
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 from report import relative_error  # noqa: E402
+from tk_mlir.ops import tensor_parallel  # noqa: E402
 from tk_mlir.ops.tensor_parallel import (  # noqa: E402
-    all_gather_gemm, gemm_reduce_scatter)
+    KERNEL_FIRST_COLUMNS, all_gather_gemm, gemm_reduce_scatter)
 from tk_mlir.runtime import ArgumentError  # noqa: E402
 
 TOLERANCE = 2e-2  # bf16 output, partial sums added in bf16
@@ -54,7 +59,12 @@ def gather_shapes(world):
     and N / world columns of B (rows of 16-byte multiples for TMA)."""
     return [(4096, 4096, 4096), (world * 200, 136, world * 1000),
             (world * 1000, 520, world * 288), (world * 64, 64, world * 256),
-            (world * 200, 520, world * 4104), (8192, 8192, 8192)]
+            (world * 200, 520, world * MANY), (8192, 8192, 8192)]
+
+
+# all_gather_gemm's columns per device below and above KERNEL_FIRST_COLUMNS
+# (ragged: not multiples of 256): the pushes first, the kernel first.
+FEW, MANY = 288, KERNEL_FIRST_COLUMNS + 8
 
 
 def main():
@@ -116,37 +126,48 @@ def main():
             f"calls back to back", worst.item() <= TOLERANCE,
             f"largest relative error {worst.item():.2e}")
 
-    # The same for all_gather_gemm (each `a` at its own address; the first
-    # push queued before the kernel, then the kernel before the pushes),
-    # and both ops called on two streams in turn with nothing between the
-    # calls: a call on another stream than the last one waits for what the
-    # last one left to do with the shared buffers.
-    for M, K, N in ((world * 200, 520, world * 4104),
-                    (world * 1000, 520, world * 288)):
-        b = torch.randn(K, N // world, device="cuda").bfloat16()
-        inputs = [torch.randn(M // world, K, device="cuda").bfloat16()
-                  for _ in range(5)]
-        outputs = [all_gather_gemm(a, b) for a in inputs]
+    # The same for all_gather_gemm (each `a` at its own address), in each
+    # order and with the orders taken in turn on one shard shape, and both
+    # ops called on two streams in turn with nothing between the calls: a
+    # call on another stream than the last one waits for what the last one
+    # left to do with the shared buffers.
+    def gathered_in_turn(inputs, bs):
+        outputs = [all_gather_gemm(a, b) for a, b in zip(inputs, bs)]
         worst = 0.0
-        for a, got in zip(inputs, outputs):
-            full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
+        for a, b, got in zip(inputs, bs, outputs):
+            full = torch.empty(world * a.shape[0], a.shape[1], device="cuda",
+                               dtype=torch.bfloat16)
             dist.all_gather_into_tensor(full, a)
             worst = max(worst, relative_error(got, full.float() @ b.float()))
         worst = torch.tensor(worst, device="cuda")
         dist.all_reduce(worst, op=dist.ReduceOp.MAX)
-        row(f"all_gather_gemm M={M} K={K} N={N} world={world}, five calls "
-            f"back to back", worst.item() <= TOLERANCE,
-            f"largest relative error {worst.item():.2e}")
+        return worst.item()
+
+    M, K = world * 1000, 520
+    b_of = {n: torch.randn(K, n, device="cuda").bfloat16()
+            for n in (FEW, MANY)}
+    inputs = [torch.randn(M // world, K, device="cuda").bfloat16()
+              for _ in range(6)]
+    for n in (MANY, FEW):
+        worst = gathered_in_turn(inputs[:5], [b_of[n]] * 5)
+        row(f"all_gather_gemm M={M} K={K} N={world * n} world={world}, "
+            f"five calls back to back", worst <= TOLERANCE,
+            f"largest relative error {worst:.2e}")
+    worst = gathered_in_turn(inputs, [b_of[FEW], b_of[MANY]] * 3)
+    row(f"all_gather_gemm M={M} K={K} N={world * FEW} and {world * MANY} "
+        f"in turn world={world}, six calls back to back",
+        worst <= TOLERANCE, f"largest relative error {worst:.2e}")
     streams = [torch.cuda.Stream(), torch.cuda.Stream()]
-    K_rs = world * 136
+    N, K_rs = world * FEW, world * 136
     a_rs = [torch.randn(M, K_rs // world, device="cuda").bfloat16()
             for _ in range(4)]
     b_rs = torch.randn(K_rs // world, N, device="cuda").bfloat16()
+    b_ag = [b_of[FEW], b_of[MANY]] * 2
     torch.cuda.synchronize()
     got_ag, got_rs = [], []
     for i in range(4):
         with torch.cuda.stream(streams[i % 2]):
-            got_ag.append(all_gather_gemm(inputs[i], b))
+            got_ag.append(all_gather_gemm(inputs[i], b_ag[i]))
             got_rs.append(gemm_reduce_scatter(a_rs[i], b_rs))
     torch.cuda.synchronize()
     worst = 0.0
@@ -154,15 +175,16 @@ def main():
         full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
         dist.all_gather_into_tensor(full, inputs[i])
         worst = max(worst, relative_error(got_ag[i],
-                                          full.float() @ b.float()))
+                                          full.float() @ b_ag[i].float()))
         full = a_rs[i].float() @ b_rs.float()
         dist.all_reduce(full)
         worst = max(worst, relative_error(
             got_rs[i], full[rank * (M // world):(rank + 1) * (M // world)]))
     worst = torch.tensor(worst, device="cuda")
     dist.all_reduce(worst, op=dist.ReduceOp.MAX)
-    row(f"both ops M={M} K={K} N={N} world={world}, four calls each on "
-        f"two streams in turn", worst.item() <= TOLERANCE,
+    row(f"both ops M={M} K={K} N={N} world={world} (the all-gather's N "
+        f"{world * FEW} and {world * MANY} in turn), four calls each on two "
+        f"streams in turn", worst.item() <= TOLERANCE,
         f"largest relative error {worst.item():.2e}")
 
     for communicate in ("copy_engines", "blocks"):
@@ -184,21 +206,47 @@ def main():
                     error.item() <= TOLERANCE,
                     f"relative error {error.item():.2e}")
 
+    # A call that fails on one device after its pushes may have been
+    # queued (its launch cannot be prepared there): that device raises,
+    # the peers' calls complete correctly, and the next call is correct on
+    # every device, in each order.
+    M, K = world * 1000, 520
+    failing, prepared_by = world - 1, tensor_parallel.load_compiled
+
+    def refuse(*args):
+        raise RuntimeError("no kernel here (the check's injected failure)")
+    for n in (FEW, MANY):
+        b = torch.randn(K, n, device="cuda").bfloat16()  # a new launch
+        ok = True
+        for i, refused in ((0, rank == failing), (1, False)):
+            if refused:
+                tensor_parallel.load_compiled = refuse
+            try:
+                got, error = all_gather_gemm(inputs[i], b), None
+            except RuntimeError as e:
+                got, error = None, e
+            finally:
+                tensor_parallel.load_compiled = prepared_by
+            full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
+            dist.all_gather_into_tensor(full, inputs[i])
+            if refused:
+                ok = ok and error is not None and "injected" in str(error)
+            else:
+                ok = ok and error is None and relative_error(
+                    got, full.float() @ b.float()) <= TOLERANCE
+        row(f"all_gather_gemm M={M} K={K} N={world * n} world={world}, a "
+            f"failure on device {failing} after its pushes, then a call", ok)
+
     # An `a` whose address is not 16-byte aligned (a matrix cut out of a
-    # bigger buffer): the own shard goes through the gathered buffer.
-    M, K, N = world * 1000, 520, world * 288
+    # bigger buffer): the own shard goes through the gathered buffer, in
+    # each order.
     a = torch.randn(M // world * K + 1, device="cuda").bfloat16()[1:]
     a = a.view(M // world, K)
-    b = torch.randn(K, N // world, device="cuda").bfloat16()
-    got = all_gather_gemm(a, b)
-    full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
-    dist.all_gather_into_tensor(full, a)
-    error = torch.tensor(relative_error(got, full.float() @ b.float()),
-                         device="cuda")
-    dist.all_reduce(error, op=dist.ReduceOp.MAX)
-    row(f"all_gather_gemm M={M} K={K} N={N} world={world}, a not 16-byte "
-        f"aligned", error.item() <= TOLERANCE,
-        f"relative error {error.item():.2e}")
+    for n in (FEW, MANY):
+        worst = gathered_in_turn([a], [b_of[n]])
+        row(f"all_gather_gemm M={M} K={K} N={world * n} world={world}, a "
+            f"not 16-byte aligned", worst <= TOLERANCE,
+            f"relative error {worst:.2e}")
 
     a = torch.randn(world * 64, 64, device="cuda").bfloat16()
     b = torch.randn(64, 256, device="cuda").bfloat16()

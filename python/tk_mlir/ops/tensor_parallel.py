@@ -264,10 +264,12 @@ class _Gather:
         self.arrived = symmetric_empty((world,), torch.int32, group)
         self.done = symmetric_empty((world,), torch.int32, group)
         self.stream = torch.cuda.Stream()
-        # `a` is ready (on the caller's stream); the pushes are queued.
+        # The own shard is ready (on the caller's stream); the pushes are
+        # done.
         self._events, (self.ready, self.pushed) = _raw_events(2)
-        # (Until its kernel, a call uses this device's rows of the gathered
-        # A, which it writes and reads when `a` is not aligned for TMA.)
+        # (Until its kernel and its pushes are done, a call uses this
+        # device's rows of the gathered A, which it writes, reads and pushes
+        # when `a` is not aligned for TMA.)
         self.last_use = _LastUse()
         _zeroed_everywhere(group, self.arrived, self.done)
         self.epoch = 0
@@ -291,12 +293,26 @@ class _Gather:
                         for q in range(world) if q != rank]
         self.launches = _Launches()
 
+    def finish(self, queue, main, epoch):
+        """Queues the end of a call on the caller's stream `main`, after
+        its kernel: this device's gathered A is read, so the peers may push
+        the next call's rows (`done`); the caller's later work waits for the
+        pushes (it may reuse `a`), and a call on another stream for all of
+        this one."""
+        for done in self.done_at:
+            queue.write_value(main, done, epoch)
+        queue.record(self.stream.cuda_stream, self.pushed)
+        queue.wait_event(main, self.pushed)
+        self.last_use.record(queue, main)
+
     def push(self, queue, side, source, epoch):
         """Queues the pushes of the shard at `source` on stream `side`
         (the side stream first waits for the `ready` event, recorded on the
         caller's stream): each waits until the peer's kernel of the last
-        call has read the rows it overwrites; the copy engines' write of
-        `arrived` follows the copy."""
+        call has read the rows it overwrites (`epoch` is the call's count
+        as the counters hold it, wrapped; the first call has nothing to
+        wait for); the copy engines' write of `arrived` follows the
+        copy."""
         queue.wait_event(side, self.ready)
         for done, to, arrived in self.pushes:
             if self.epoch > 1:
@@ -380,51 +396,56 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     g = _gathers.get(key)
     if g is None:
         g = _gathers[key] = _Gather(group, rows, cols)
+    # The kernel reads the shards through one view per shard: the peers'
+    # in the gathered A, this device's own where the caller keeps it (no
+    # copy before the launch), unless `a` is not 16-byte aligned as TMA
+    # needs: then its rows of the gathered A, copied there first, are also
+    # what the pushes copy from.
+    own = a
+    if a.data_ptr() % 16:
+        own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
     main = cuda.current_stream(device)
     side = g.stream.cuda_stream
     g.epoch += 1
     epoch = g.epoch % 2**32
     a.record_stream(g.stream)
-    # The pushes (once `a` is ready on the caller's stream) or the kernel
-    # first, whichever bounds the call (KERNEL_FIRST_COLUMNS). The kernel
-    # reads the shards through one view per shard: the peers' in the
-    # gathered A, this device's own where the caller keeps it (no copy
-    # before the launch), unless `a` is not 16-byte aligned as TMA needs;
-    # `arrived[rank]` says the own one is ready. The launch is prepared
-    # once per own shard, `b` and output address.
+    # The pushes (once the own shard is ready on the caller's stream) or
+    # the kernel first, whichever bounds the call (KERNEL_FIRST_COLUMNS);
+    # `arrived[rank]` says the own shard is ready.
     kernel_first = _kernel_first(b.shape[1])
     with cuda.Queue(device) as queue:
         g.last_use.wait(queue, main)
+        if own is not a:
+            own.copy_(a)
         queue.record(main, g.ready)
         if not kernel_first:
-            g.push(queue, side, a.data_ptr(), epoch)
-        own = a
-        if a.data_ptr() % 16:
-            own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
-            own.copy_(a)
-        out = torch.empty(world * rows, b.shape[1], dtype=torch.bfloat16,
-                          device=a.device)
+            g.push(queue, side, own.data_ptr(), epoch)
+        try:
+            out = torch.empty(world * rows, b.shape[1],
+                              dtype=torch.bfloat16, device=a.device)
 
-        def prepare():
-            addresses = list(g.shards)
-            addresses[g.rank] = own.data_ptr()
-            kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
-                                   _GATHER_ARG_NAMES)
-            return kernel.prepare(DeviceViews(own, addresses, g.rank), b,
-                                  out.view(world, rows, b.shape[1]),
-                                  g.arrived.local, 0)
-        launch = g.launches.get((own.data_ptr(), b.data_ptr(), b.shape[1],
-                                 out.data_ptr()), prepare)
-        queue.write_value(main, g.own_arrived, epoch)
-        launch({"epoch": _int32(g.epoch)}, stream=main)
+            def prepare():
+                addresses = list(g.shards)
+                addresses[g.rank] = own.data_ptr()
+                kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
+                                       _GATHER_ARG_NAMES)
+                return kernel.prepare(DeviceViews(own, addresses, g.rank),
+                                      b, out.view(world, rows, b.shape[1]),
+                                      g.arrived.local, 0)
+            # (Prepared once per own shard, `b` and output address.)
+            launch = g.launches.get((own.data_ptr(), b.data_ptr(),
+                                     b.shape[1], out.data_ptr()), prepare)
+            queue.write_value(main, g.own_arrived, epoch)
+            launch({"epoch": _int32(g.epoch)}, stream=main)
+        except BaseException:
+            # The peers' kernels of this call wait for this device's shard,
+            # and their next pushes for its `done`: the call completes its
+            # part of the exchange without its kernel, then raises.
+            if kernel_first:
+                g.push(queue, side, own.data_ptr(), epoch)
+            g.finish(queue, main, epoch)
+            raise
         if kernel_first:
-            g.push(queue, side, a.data_ptr(), epoch)
-        # This device's gathered A is read: the peers may push the next
-        # call's rows. The caller's later work sees `out` complete and `a`
-        # no longer read by the pushes.
-        for done in g.done_at:
-            queue.write_value(main, done, epoch)
-        g.last_use.record(queue, main)
-        queue.record(side, g.pushed)
-        queue.wait_event(main, g.pushed)
+            g.push(queue, side, own.data_ptr(), epoch)
+        g.finish(queue, main, epoch)
     return out
