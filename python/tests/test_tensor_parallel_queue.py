@@ -1,0 +1,228 @@
+"""all_gather_gemm's queued operations on the CPU: torch, torch.distributed,
+the symmetric buffers and tk_mlir.cuda_driver's stream operations
+replaced by recorders, the order of what one call queues in each of its two orders
+(pushes or kernel first), on a second call, for an `a` not 16-byte
+aligned, and when its launch cannot be prepared (the call still queues its
+part of the exchange, then raises)."""
+import os
+import sys
+import types
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import tk_mlir  # noqa: E402
+from tk_mlir.ops import tensor_parallel as tp  # noqa: E402
+
+WORLD, RANK, ROWS, COLS = 4, 1, 256, 512
+MAIN, SIDE = 0x100, 0x200
+GATHERED = 0x10_0000_0000   # this device's gathered A
+BYTES = ROWS * COLS * 2
+
+
+class Matrix:
+    """Just enough of a CUDA bf16 matrix for the op's bookkeeping."""
+
+    device = "cuda:0"
+
+    def __init__(self, shape, ptr, log=None):
+        self.shape, self._ptr, self._log = tuple(shape), ptr, log
+
+    def data_ptr(self):
+        return self._ptr
+
+    def record_stream(self, stream):
+        pass
+
+    def view(self, *shape):
+        return Matrix(shape, self._ptr)
+
+    def copy_(self, source):
+        self._log.append(("copy_", self._ptr, source.data_ptr()))
+
+
+class Rows:
+    """The gathered A's local tensor: a row slice is the own shard."""
+
+    def __init__(self, log):
+        self._log = log
+
+    def __getitem__(self, rows):
+        return Matrix((rows.stop - rows.start, COLS),
+                      GATHERED + rows.start * COLS * 2, self._log)
+
+
+class Queue:
+    """cuda_driver.Queue writing each stream operation into a log."""
+
+    def __init__(self, log):
+        self._log = log
+
+    def __call__(self, device):
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *error):
+        return False
+
+    def __getattr__(self, name):
+        return lambda *args: self._log.append((name,) + args)
+
+
+@pytest.fixture
+def op(monkeypatch):
+    """all_gather_gemm with recorders; returns (call, log, gather state):
+    call(a, b, refuse=False) makes `prepare` raise when refuse is set."""
+    log = []
+    torch = types.ModuleType("torch")
+    torch.bfloat16 = "bf16"
+    torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
+    outputs = iter(range(0x20_0000_0000, 0x30_0000_0000, 0x1000_0000))
+    torch.empty = lambda *shape, dtype, device: Matrix(shape, next(outputs))
+    dist = types.ModuleType("torch.distributed")
+    dist.group = types.SimpleNamespace(
+        WORLD=types.SimpleNamespace(group_name="world"))
+    dist.get_world_size = lambda group: WORLD
+    torch.distributed = dist
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.distributed", dist)
+    monkeypatch.setattr(tp, "torch", torch)
+    monkeypatch.setattr(tp, "_check", lambda *args, **kwargs: None)
+    driver = types.ModuleType("tk_mlir.cuda_driver")
+    driver.Queue = Queue(log)
+    driver.current_stream = lambda device: MAIN
+    monkeypatch.setitem(sys.modules, "tk_mlir.cuda_driver", driver)
+    monkeypatch.setattr(tk_mlir, "cuda_driver", driver, raising=False)
+
+    g = object.__new__(tp._Gather)
+    g.world, g.rank, g.rows, g.bytes, g.epoch = WORLD, RANK, ROWS, BYTES, 0
+    g.gathered = types.SimpleNamespace(local=Rows(log))
+    g.arrived = types.SimpleNamespace(local="arrived")
+    g.stream = types.SimpleNamespace(cuda_stream=SIDE)
+    g.ready, g.pushed = "ready", "pushed"
+    g.last_use = object.__new__(tp._LastUse)
+    g.last_use._event, g.last_use._stream = "last use", None
+    g.shards = [GATHERED + q * BYTES for q in range(WORLD)]
+    peers = [(RANK - k) % WORLD for k in range(1, WORLD)]
+    g.pushes = [(f"done[{q}]", f"A of {q}", f"arrived of {q}") for q in peers]
+    g.own_arrived = "own arrived"
+    g.done_at = [f"done at {q}" for q in peers]
+    g.launches = tp._Launches()
+    monkeypatch.setitem(tp._gathers, ("world", 0, ROWS, COLS), g)
+
+    class Kernel:
+        def prepare(self, views, b, out, arrived, epoch):
+            assert views.addresses[RANK] == views.local.data_ptr()
+            return lambda scalars, stream: log.append(
+                ("launch", stream, scalars["epoch"]))
+    refused = []
+
+    def load_compiled(*args):
+        if refused:
+            raise RuntimeError("no kernel")
+        return Kernel()
+    monkeypatch.setattr(tp, "load_compiled", load_compiled)
+
+    def call(a, b, refuse=False):
+        refused[:] = [True] if refuse else []
+        return tp.all_gather_gemm(a, b)
+    return call, log, g
+
+
+def first(log, *name):
+    """Index of the first entry that starts with `name`."""
+    return next(i for i, entry in enumerate(log)
+                if entry[:len(name)] == name)
+
+
+def entries(log, name):
+    return [i for i, entry in enumerate(log) if entry[0] == name]
+
+
+A = Matrix((ROWS, COLS), 0x1000)
+FEW = Matrix((COLS, tp.KERNEL_FIRST_COLUMNS - 8), 0x2000)
+MANY = Matrix((COLS, tp.KERNEL_FIRST_COLUMNS), 0x3000)
+
+
+def test_pushes_go_first_below_the_column_threshold(op):
+    call, log, _ = op
+    call(A, FEW)
+    launch = first(log, "launch")
+    # The own shard is ready on the caller's stream, the side stream waits
+    # for it, then the three pushes, each with its arrival write.
+    assert first(log, "record", MAIN, "ready") < first(
+        log, "wait_event", SIDE, "ready") < min(entries(log, "copy"))
+    assert [e for e in log if e[0] in ("copy", "write_value")
+            and e[1] == SIDE] == [
+        entry for q in (0, 3, 2) for entry in (
+            ("copy", SIDE, f"A of {q}", A.data_ptr(), BYTES),
+            ("write_value", SIDE, f"arrived of {q}", 1))]
+    assert max(entries(log, "copy")) < launch
+    assert log[launch - 1] == ("write_value", MAIN, "own arrived", 1)
+    assert log[launch] == ("launch", MAIN, 1)
+    # After the kernel: the done writes, the wait for the pushes, the
+    # event a call on another stream waits for.
+    assert log[launch + 1:] == [
+        ("write_value", MAIN, "done at 0", 1),
+        ("write_value", MAIN, "done at 3", 1),
+        ("write_value", MAIN, "done at 2", 1),
+        ("record", SIDE, "pushed"), ("wait_event", MAIN, "pushed"),
+        ("record", MAIN, "last use")]
+
+
+def test_the_kernel_goes_first_from_the_column_threshold(op):
+    call, log, _ = op
+    call(A, MANY)
+    launch = first(log, "launch")
+    assert first(log, "record", MAIN, "ready") < launch
+    assert launch < first(log, "wait_event", SIDE, "ready") < min(
+        entries(log, "copy"))
+    assert len(entries(log, "copy")) == WORLD - 1
+    assert max(entries(log, "copy")) < first(log, "write_value", MAIN,
+                                             "done at 0")
+
+
+def test_a_later_push_waits_for_the_peers_last_kernel(op):
+    call, log, g = op
+    call(A, FEW)
+    del log[:]
+    call(A, MANY)
+    for q in (0, 3, 2):
+        wait = first(log, "wait_value", SIDE, f"done[{q}]", 1)
+        assert log[wait + 1][:3] == ("copy", SIDE, f"A of {q}")
+    assert ("launch", MAIN, 2) in log and g.epoch == 2
+
+
+def test_an_unaligned_a_is_pushed_from_its_aligned_copy(op):
+    call, log, _ = op
+    unaligned = Matrix((ROWS, COLS), 0x1002)
+    own = GATHERED + RANK * BYTES
+    for b in (FEW, MANY):
+        del log[:]
+        call(unaligned, b)
+        assert first(log, "copy_", own, 0x1002) < first(
+            log, "record", MAIN, "ready")
+        assert {e[3] for e in log if e[0] == "copy"} == {own}
+
+
+@pytest.mark.parametrize("b", [FEW, MANY], ids=["pushes first",
+                                                "kernel first"])
+def test_a_call_whose_launch_fails_still_does_its_part(op, b):
+    call, log, g = op
+    with pytest.raises(RuntimeError, match="no kernel"):
+        call(A, b, refuse=True)
+    # No kernel, but the peers get this device's shard (their kernels wait
+    # for it) and its done writes (their next pushes wait for them).
+    assert not entries(log, "launch")
+    assert len(entries(log, "copy")) == WORLD - 1
+    assert [e for e in log if e[0] == "write_value" and e[1] == MAIN] == [
+        ("write_value", MAIN, f"done at {q}", 1) for q in (0, 3, 2)]
+    assert log[-3:] == [("record", SIDE, "pushed"),
+                        ("wait_event", MAIN, "pushed"),
+                        ("record", MAIN, "last use")]
+    # The next call, on every device, is the next epoch.
+    del log[:]
+    call(A, b)
+    assert ("launch", MAIN, 2) in log and g.epoch == 2
