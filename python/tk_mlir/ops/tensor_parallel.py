@@ -305,14 +305,14 @@ class _Gather:
         queue.wait_event(main, self.pushed)
         self.last_use.record(queue, main)
 
-    def push(self, queue, side, source, epoch):
-        """Queues the pushes of the shard at `source` on stream `side`
-        (the side stream first waits for the `ready` event, recorded on the
-        caller's stream): each waits until the peer's kernel of the last
-        call has read the rows it overwrites (`epoch` is the call's count
-        as the counters hold it, wrapped; the first call has nothing to
-        wait for); the copy engines' write of `arrived` follows the
-        copy."""
+    def push(self, queue, source, epoch):
+        """Queues the pushes of the shard at `source` on the side stream
+        (which first waits for the `ready` event, recorded on the caller's
+        stream): each waits until the peer's kernel of the last call has
+        read the rows it overwrites (`epoch` is the call's count as the
+        counters hold it, wrapped; the first call has nothing to wait for);
+        the copy engines' write of `arrived` follows the copy."""
+        side = self.stream.cuda_stream
         queue.wait_event(side, self.ready)
         for done, to, arrived in self.pushes:
             if self.epoch > 1:
@@ -405,7 +405,6 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     if a.data_ptr() % 16:
         own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
     main = cuda.current_stream(device)
-    side = g.stream.cuda_stream
     g.epoch += 1
     epoch = g.epoch % 2**32
     a.record_stream(g.stream)
@@ -419,7 +418,7 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
             own.copy_(a)
         queue.record(main, g.ready)
         if not kernel_first:
-            g.push(queue, side, own.data_ptr(), epoch)
+            g.push(queue, own.data_ptr(), epoch)
         try:
             out = torch.empty(world * rows, b.shape[1],
                               dtype=torch.bfloat16, device=a.device)
@@ -437,15 +436,12 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
                                      b.shape[1], out.data_ptr()), prepare)
             queue.write_value(main, g.own_arrived, epoch)
             launch({"epoch": _int32(g.epoch)}, stream=main)
-        except BaseException:
-            # The peers' kernels of this call wait for this device's shard,
-            # and their next pushes for its `done`: the call completes its
-            # part of the exchange without its kernel, then raises.
+        finally:
+            # Also when the output or the launch failed: the peers' kernels
+            # of this call wait for this device's shard, and their next
+            # pushes for its `done`, so the call completes its part of the
+            # exchange before it raises.
             if kernel_first:
-                g.push(queue, side, own.data_ptr(), epoch)
+                g.push(queue, own.data_ptr(), epoch)
             g.finish(queue, main, epoch)
-            raise
-        if kernel_first:
-            g.push(queue, side, own.data_ptr(), epoch)
-        g.finish(queue, main, epoch)
     return out
