@@ -24,7 +24,8 @@ process per GPU:
   next call is correct everywhere);
 - both ops called on two streams in turn, nothing between the calls (the
   all-gather taking the two orders in turn);
-- bad arguments raise ArgumentError naming the argument.
+- bad arguments raise ArgumentError naming the argument, also for a
+  tensor an earlier call checked, transposed in place since.
 
 usage: torchrun --nproc-per-node N tensor_parallel.py [--out DIR]
 """
@@ -250,7 +251,20 @@ def main():
 
     a = torch.randn(world * 64, 64, device="cuda").bfloat16()
     b = torch.randn(64, 256, device="cuda").bfloat16()
+    # Tensors that a call checked, then transposed in place: the ops skip
+    # the checks only for tensors of a signature they checked.
+    c, d = a.clone(), a[:64].clone()
+    gemm_reduce_scatter(c, b)
+    all_gather_gemm(d, b)
+    c.t_()
+    d.t_()
     for case, call, message in (
+            ("a transposed in place after a call",
+             lambda: gemm_reduce_scatter(c, b),
+             "argument 'a': expected a contiguous matrix"),
+            ("all_gather_gemm: a transposed in place after a call",
+             lambda: all_gather_gemm(d, b),
+             "argument 'a': expected a contiguous matrix"),
             ("a in float32", lambda: gemm_reduce_scatter(a.float(), b),
              "argument 'a': expected dtype bfloat16"),
             ("b of the wrong rows", lambda: gemm_reduce_scatter(a, b[:32]),

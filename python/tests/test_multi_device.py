@@ -160,15 +160,16 @@ def test_tensor_parallel_layouts_are_checked_before_anything_is_queued():
                       aligned_a=False)
 
 
-def test_tensor_parallel_launches_are_prepared_once_per_tensors():
-    """A call on tensors seen before reuses their prepared launch; the
-    `size` used last are kept."""
-    from tk_mlir.ops.tensor_parallel import _Launches
+def test_tensor_parallel_state_is_made_once_per_key():
+    """A call on tensors seen before reuses what was made for them (their
+    checked state, their prepared launch); the `size` used last are
+    kept."""
+    from tk_mlir.ops.tensor_parallel import _Cache
     made = []
 
     def prepare(key):
         return lambda: made.append(key) or f"launch {key}"
-    launches = _Launches(size=4)
+    launches = _Cache(size=4)
     assert launches.get((0x1000, 64), prepare(0)) == "launch 0"
     assert launches.get((0x1000, 64), prepare(1)) == "launch 0"
     for k in range(1, 4):
@@ -179,4 +180,4 @@ def test_tensor_parallel_launches_are_prepared_once_per_tensors():
     assert launches.get((0x1000, 64), prepare(9)) == "launch 0"
     assert launches.get((0x2000, 1), prepare(5)) == "launch 5"
     assert made == [0, 1, 2, 3, 4, 5]
-    assert _Launches()._size == 64
+    assert _Cache()._size == 64

@@ -3,7 +3,7 @@ the symmetric buffers and tk_mlir.cuda_driver's stream operations
 replaced by recorders, the order of what one call queues in each of its two orders
 (pushes or kernel first), on a second call, for an `a` not 16-byte
 aligned, and when its launch cannot be prepared (the call still queues its
-part of the exchange, then raises)."""
+part of the exchange, then raises); which calls check their arguments."""
 import os
 import sys
 import types
@@ -52,6 +52,12 @@ class Rows:
                       GATHERED + rows.start * COLS * 2, self._log)
 
 
+class Group:
+    """A process group (hashable, as torch's are)."""
+
+    group_name = "world"
+
+
 class Queue:
     """cuda_driver.Queue writing each stream operation into a log."""
 
@@ -79,22 +85,26 @@ def op(monkeypatch):
     torch = types.ModuleType("torch")
     torch.bfloat16 = "bf16"
     torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
+    torch._C = types.SimpleNamespace()
     outputs = iter(range(0x20_0000_0000, 0x30_0000_0000, 0x1000_0000))
     torch.empty = lambda *shape, dtype, device: Matrix(shape, next(outputs))
     dist = types.ModuleType("torch.distributed")
-    dist.group = types.SimpleNamespace(
-        WORLD=types.SimpleNamespace(group_name="world"))
+    dist.group = types.SimpleNamespace(WORLD=Group())
     dist.get_world_size = lambda group: WORLD
     torch.distributed = dist
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setitem(sys.modules, "torch.distributed", dist)
     monkeypatch.setattr(tp, "torch", torch)
     monkeypatch.setattr(tp, "_check", lambda *args, **kwargs: None)
+    monkeypatch.setattr(tp, "_signature", lambda a, b: (a.data_ptr(),
+                                                        b.data_ptr()))
+    monkeypatch.setattr(tp, "_gathers_checked", tp._Cache())
     driver = types.ModuleType("tk_mlir.cuda_driver")
     driver.Queue = Queue(log)
     driver.current_stream = lambda device: MAIN
     monkeypatch.setitem(sys.modules, "tk_mlir.cuda_driver", driver)
     monkeypatch.setattr(tk_mlir, "cuda_driver", driver, raising=False)
+    monkeypatch.setattr(tp, "_cuda", None)
 
     g = object.__new__(tp._Gather)
     g.world, g.rank, g.rows, g.bytes, g.epoch = WORLD, RANK, ROWS, BYTES, 0
@@ -109,7 +119,7 @@ def op(monkeypatch):
     g.pushes = [(f"done[{q}]", f"A of {q}", f"arrived of {q}") for q in peers]
     g.own_arrived = "own arrived"
     g.done_at = [f"done at {q}" for q in peers]
-    g.launches = tp._Launches()
+    g.launches = tp._Cache()
     monkeypatch.setitem(tp._gathers, ("world", 0, ROWS, COLS), g)
 
     class Kernel:
@@ -226,3 +236,54 @@ def test_a_call_whose_launch_fails_still_does_its_part(op, b):
     del log[:]
     call(A, b)
     assert ("launch", MAIN, 2) in log and g.epoch == 2
+
+
+def test_tensors_of_a_checked_signature_are_not_checked_again(
+        op, monkeypatch):
+    call, log, _ = op
+    checked = []
+    monkeypatch.setattr(tp, "_check", lambda a, b, world, split: checked.append(
+        (a.data_ptr(), b.data_ptr(), world, split)))
+    call(A, FEW)
+    call(A, FEW)
+    assert checked == [(A.data_ptr(), FEW.data_ptr(), WORLD, "none")]
+    call(A, MANY)
+    assert checked[1:] == [(A.data_ptr(), MANY.data_ptr(), WORLD, "none")]
+    assert len(entries(log, "launch")) == 3
+
+
+class Tensor:
+    """What _signature reads of a tensor."""
+
+    def __init__(self, ptr=0x1000, shape=(4, 8), stride=(8, 1),
+                 dtype="bf16", device="cuda:0"):
+        self._ptr, self.shape, self._stride = ptr, shape, stride
+        self.dtype, self.device = dtype, device
+
+    def data_ptr(self):
+        return self._ptr
+
+    def stride(self):
+        return self._stride
+
+
+class Sparse(Tensor):
+    def data_ptr(self):
+        raise RuntimeError("a sparse tensor has no data pointer")
+
+
+def test_the_signature_holds_everything_the_checks_read(monkeypatch):
+    monkeypatch.setattr(tp, "torch", types.SimpleNamespace(Tensor=Tensor))
+    base = tp._signature(Tensor(), Tensor(0x2000))
+    assert base == tp._signature(Tensor(), Tensor(0x2000))
+    for change in (dict(ptr=0x1010), dict(shape=(4, 16)),
+                   dict(stride=(1, 4)), dict(dtype="f32"),
+                   dict(device="cuda:1")):
+        assert tp._signature(Tensor(**change), Tensor(0x2000)) != base
+        assert tp._signature(Tensor(), Tensor(**{"ptr": 0x2000,
+                                                 **change})) != base
+    # Not tensors, or tensors without storage: no signature (the checks
+    # then run and say what is wrong).
+    assert tp._signature("a", Tensor()) is None
+    assert tp._signature(Tensor(), None) is None
+    assert tp._signature(Sparse(), Tensor()) is None
