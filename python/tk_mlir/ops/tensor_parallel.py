@@ -140,9 +140,9 @@ def _signature(a, b):
     step before a call's first queued operation is GPU idle time when the
     call is timed alone (after a barrier, in the benchmark's pattern, every
     host step takes 5-10 times its time in a loop): with this, _driver and
-    _current_device,
-    gemm_reduce_scatter took 0.015-0.032 ms less per call at K = 8192
-    (4 x H200, four shapes), all_gather_gemm 0.013 ms or more."""
+    _current_device, gemm_reduce_scatter took 0.015-0.032 ms less per call
+    at K = 8192 (4 x H200, four shapes), all_gather_gemm 0.013 ms or
+    more."""
     if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
         return None
     try:
