@@ -1,9 +1,13 @@
-"""all_gather_gemm's queued operations on the CPU: torch, torch.distributed,
-the symmetric buffers and tk_mlir.cuda_driver's stream operations
-replaced by recorders, the order of what one call queues in each of its two orders
-(pushes or kernel first), on a second call, for an `a` not 16-byte
-aligned, and when its launch cannot be prepared (the call still queues its
-part of the exchange, then raises); which calls check their arguments."""
+"""The tensor-parallel ops' queued operations on the CPU: torch,
+torch.distributed, the symmetric buffers and tk_mlir.cuda_driver's stream
+operations replaced by recorders. all_gather_gemm: the order of what one
+call queues in each of its two orders (pushes or kernel first), on a
+second call, for an `a` not 16-byte aligned, and when its launch cannot
+be prepared (the call still queues its part of the exchange, then
+raises); which calls check their arguments. gemm_reduce_scatter: the
+zero, the launch with the counters' totals (growing, wrapping as int32),
+the copy-out and the buffer's last use, a call on another stream, a
+refused launch (the total kept) and a failed copy-out."""
 import os
 import sys
 import types
@@ -287,3 +291,125 @@ def test_the_signature_holds_everything_the_checks_read(monkeypatch):
     assert tp._signature("a", Tensor()) is None
     assert tp._signature(Tensor(), None) is None
     assert tp._signature(Sparse(), Tensor()) is None
+
+
+OTHER = 0x300
+OUTPUT = 0x40_0000_0000   # this device's symmetric output
+GRID = 128
+
+
+class Output:
+    """The reduce-scatter's symmetric output: its clone is the result."""
+
+    def __init__(self, log, fail):
+        self._log, self._fail = log, fail
+
+    def clone(self):
+        self._log.append(("clone",))
+        if self._fail:
+            raise RuntimeError("out of memory")
+        return "result"
+
+
+@pytest.fixture
+def scatter(monkeypatch):
+    """gemm_reduce_scatter with recorders; returns (call, log, state):
+    call(a, b, stream=MAIN, refuse=False, fail_copy=False), refuse making
+    the launch raise and fail_copy the copy-out."""
+    log, prepared, flags = [], [], {}
+    torch = types.ModuleType("torch")
+    torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
+    torch._C = types.SimpleNamespace()
+    monkeypatch.setattr(tp, "torch", torch)
+    monkeypatch.setattr(tp, "_signature", lambda a, b: (a.data_ptr(),
+                                                        b.data_ptr()))
+    monkeypatch.setattr(tp, "_scatters", tp._Cache())
+    driver = types.SimpleNamespace(Queue=Queue(log),
+                                   current_stream=lambda device:
+                                   flags["stream"])
+    monkeypatch.setattr(tp, "_cuda", driver)
+
+    comm = object.__new__(tp._Communicator)
+    comm.world, comm.address, comm.bytes, comm.total = WORLD, OUTPUT, BYTES, 0
+    comm.output = types.SimpleNamespace(local=Output(log, False))
+    comm.last_use = object.__new__(tp._LastUse)
+    comm.last_use._event, comm.last_use._stream = "last use", None
+
+    class Launch:
+        grid = GRID
+
+        def __call__(self, scalars, stream):
+            if flags["refuse"]:
+                raise RuntimeError("launch refused")
+            log.append(("launch", stream, scalars["started"],
+                        scalars["finished"]))
+
+    def prepare(a, b, group, device):
+        prepared.append((a.data_ptr(), b.data_ptr()))
+        return comm, Launch()
+    monkeypatch.setattr(tp, "_prepare_scatter", prepare)
+
+    def call(a, b, stream=MAIN, refuse=False, fail_copy=False):
+        flags.update(stream=stream, refuse=refuse)
+        comm.output.local._fail = fail_copy
+        return tp.gemm_reduce_scatter(a, b)
+    return call, log, types.SimpleNamespace(comm=comm, prepared=prepared)
+
+
+RS_A = Matrix((WORLD * ROWS, COLS), 0x5000)
+RS_B = Matrix((COLS, 1024), 0x6000)
+
+
+def test_a_reduce_scatter_zeroes_its_output_then_launches_with_the_totals(
+        scatter):
+    call, log, state = scatter
+    assert call(RS_A, RS_B) == "result"
+    total = WORLD * GRID
+    # The first call waits for nothing of its own stream's but the last
+    # use's event (no stream yet); every call zeroes the output before its
+    # kernel, copies it out after, then marks the buffer's last use.
+    assert log == [("wait_event", MAIN, "last use"),
+                   ("zero", MAIN, OUTPUT, BYTES),
+                   ("launch", MAIN, total, total), ("clone",),
+                   ("record", MAIN, "last use")]
+    del log[:]
+    call(RS_A, RS_B)
+    assert log == [("zero", MAIN, OUTPUT, BYTES),
+                   ("launch", MAIN, 2 * total, 2 * total), ("clone",),
+                   ("record", MAIN, "last use")]
+    assert state.prepared == [(RS_A.data_ptr(), RS_B.data_ptr())]
+
+
+def test_a_reduce_scatter_on_another_stream_waits_for_the_last_use(scatter):
+    call, log, _ = scatter
+    call(RS_A, RS_B)
+    del log[:]
+    call(RS_A, RS_B, stream=OTHER)
+    assert log[:2] == [("wait_event", OTHER, "last use"),
+                       ("zero", OTHER, OUTPUT, BYTES)]
+
+
+def test_the_reduce_scatter_totals_wrap_as_the_counters_do(scatter):
+    call, log, state = scatter
+    state.comm.total = 2**31 - 1
+    call(RS_A, RS_B)
+    wrapped = 2**31 - 1 + WORLD * GRID - 2**32
+    assert ("launch", MAIN, wrapped, wrapped) in log
+
+
+def test_a_refused_reduce_scatter_launch_keeps_the_total(scatter):
+    call, log, state = scatter
+    with pytest.raises(RuntimeError, match="launch refused"):
+        call(RS_A, RS_B, refuse=True)
+    assert state.comm.total == 0 and not [e for e in log
+                                          if e[0] in ("launch", "clone")]
+    call(RS_A, RS_B)
+    assert ("launch", MAIN, WORLD * GRID, WORLD * GRID) in log
+
+
+def test_a_failed_copy_out_still_marks_the_last_use(scatter):
+    call, log, state = scatter
+    with pytest.raises(RuntimeError, match="out of memory"):
+        call(RS_A, RS_B, fail_copy=True)
+    assert log[-2:] == [("clone",), ("record", MAIN, "last use")]
+    assert state.comm.total == WORLD * GRID
