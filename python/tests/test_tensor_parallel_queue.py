@@ -88,8 +88,6 @@ def op(monkeypatch):
     log = []
     torch = types.ModuleType("torch")
     torch.bfloat16 = "bf16"
-    torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
-    torch._C = types.SimpleNamespace()
     outputs = iter(range(0x20_0000_0000, 0x30_0000_0000, 0x1000_0000))
     torch.empty = lambda *shape, dtype, device: Matrix(shape, next(outputs))
     dist = types.ModuleType("torch.distributed")
@@ -106,6 +104,7 @@ def op(monkeypatch):
     driver = types.ModuleType("tk_mlir.cuda_driver")
     driver.Queue = Queue(log)
     driver.current_stream = lambda device: MAIN
+    driver.current_device = lambda: 0
     monkeypatch.setitem(sys.modules, "tk_mlir.cuda_driver", driver)
     monkeypatch.setattr(tk_mlir, "cuda_driver", driver, raising=False)
     monkeypatch.setattr(tp, "_cuda", None)
@@ -318,13 +317,12 @@ def scatter(monkeypatch):
     the launch raise and fail_copy the copy-out."""
     log, prepared, flags = [], [], {}
     torch = types.ModuleType("torch")
-    torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
-    torch._C = types.SimpleNamespace()
     monkeypatch.setattr(tp, "torch", torch)
     monkeypatch.setattr(tp, "_signature", lambda a, b: (a.data_ptr(),
                                                         b.data_ptr()))
     monkeypatch.setattr(tp, "_scatters", tp._Cache())
     driver = types.SimpleNamespace(Queue=Queue(log),
+                                   current_device=lambda: 0,
                                    current_stream=lambda device:
                                    flags["stream"])
     monkeypatch.setattr(tp, "_cuda", driver)

@@ -65,10 +65,14 @@ def _on(device):
 
 
 def current_device():
-    """PyTorch's current device (ordinal); 0 without torch."""
+    """PyTorch's current device (ordinal); 0 without torch. Through the call
+    torch.cuda.current_device() makes once CUDA is initialized, when this
+    torch has it (its Python wrapper is host time on the tensor-parallel
+    ops' path to their first queued operation)."""
     try:
         import torch
-        return torch.cuda.current_device()
+        get = getattr(torch._C, "_cuda_getDevice", None)
+        return get() if get is not None else torch.cuda.current_device()
     except Exception:  # no torch: device 0
         return 0
 

@@ -125,13 +125,6 @@ def _driver():
     return _cuda
 
 
-def _current_device():
-    """PyTorch's current CUDA device (ordinal), through the call
-    torch.cuda.current_device() makes once CUDA is initialized."""
-    get = getattr(torch._C, "_cuda_getDevice", None)
-    return get() if get is not None else torch.cuda.current_device()
-
-
 def _signature(a, b):
     """Everything the ops' argument checks read of `a` and `b` (addresses,
     shapes, strides, dtypes, devices), None unless both are tensors: the key
@@ -140,9 +133,9 @@ def _signature(a, b):
     step before a call's first queued operation is GPU idle time when the
     call is timed alone (after a barrier, in the benchmark's pattern, every
     host step takes 5-10 times its time in a loop): with this, _driver and
-    _current_device, gemm_reduce_scatter took 0.015-0.032 ms less per call
-    at K = 8192 (4 x H200, four shapes), all_gather_gemm 0.013 ms or
-    more."""
+    the device read by cuda_driver.current_device, gemm_reduce_scatter took
+    0.015-0.032 ms less per call at K = 8192 (4 x H200, four shapes),
+    all_gather_gemm 0.013 ms or more."""
     if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)):
         return None
     try:
@@ -245,7 +238,7 @@ def gemm_reduce_scatter(a, b, group=None):
     sums are added in bf16, as NCCL's bf16 reduce-scatter adds them).
     Collective: every process of the group calls it with its shard."""
     cuda = _driver()
-    device = _current_device()
+    device = cuda.current_device()
     comm, launch = _scatters.get(
         (group, device, _signature(a, b)),
         lambda: _prepare_scatter(a, b, group, device))
@@ -432,7 +425,7 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
         raise ArgumentError(f"argument 'communicate': expected "
                             f"'copy_engines' or 'blocks', got "
                             f"{communicate!r}")
-    device = _current_device()
+    device = cuda.current_device()
     g, world, group = _gathers_checked.get(
         (group, device, communicate, _signature(a, b)),
         lambda: _prepare_gather(a, b, group, device, communicate))
