@@ -24,6 +24,10 @@ process per GPU:
   next call is correct everywhere);
 - both ops called on two streams in turn, nothing between the calls (the
   all-gather taking the two orders in turn);
+- what may differ between the processes (gemm_reduce_scatter's share of
+  the contraction, all_gather_gemm's columns of B), and shapes that must
+  agree but do not on a shape's first call: ArgumentError on every
+  process, then a correct call;
 - bad arguments raise ArgumentError naming the argument, also for a
   tensor an earlier call checked, transposed in place since.
 
@@ -248,6 +252,77 @@ def main():
         row(f"all_gather_gemm M={M} K={K} N={world * n} world={world}, a "
             f"not 16-byte aligned", worst <= TOLERANCE,
             f"relative error {worst:.2e}")
+
+    # What may differ between the processes: gemm_reduce_scatter's share
+    # of the contraction (each device's products are its own), and
+    # all_gather_gemm's columns of B (on each side of KERNEL_FIRST_COLUMNS,
+    # so that the devices queue their pushes and kernels in both orders).
+    M, N = world * 136, 520
+    a = torch.randn(M, 64 * (rank + 1), device="cuda").bfloat16()
+    b = torch.randn(64 * (rank + 1), N, device="cuda").bfloat16()
+    got = gemm_reduce_scatter(a, b)
+    full = a.float() @ b.float()
+    dist.all_reduce(full)
+    error = relative_error(got, full[rank * (M // world):
+                                     (rank + 1) * (M // world)])
+    row(f"gemm_reduce_scatter M={M} N={N} world={world}, each device its "
+        f"own share of the contraction (64 x (rank + 1))",
+        error <= TOLERANCE, f"relative error {error:.2e}")
+    a = torch.randn(M // world, 520, device="cuda").bfloat16()
+    worst = gathered_in_turn(
+        [a], [torch.randn(520, FEW if rank % 2 else MANY,
+                          device="cuda").bfloat16()])
+    row(f"all_gather_gemm M={M} K=520 world={world}, {FEW} and {MANY} "
+        f"columns of B on alternate devices", worst <= TOLERANCE,
+        f"relative error {worst:.2e}")
+
+    # Shapes that must agree but do not, on a shape's first call: every
+    # process raises (none waits for the others or writes past their
+    # buffers), and the group's next calls are unaffected.
+    last = rank == world - 1
+    for case, call, message in (
+            ("gemm_reduce_scatter: a of other rows on the last device",
+             lambda: gemm_reduce_scatter(
+                 torch.randn(world * (96 if last else 32), 64,
+                             device="cuda").bfloat16(),
+                 torch.randn(64, 264, device="cuda").bfloat16()),
+             "argument 'a': the processes of the group pass different "
+             "rows"),
+            ("gemm_reduce_scatter: b of other columns on the last device",
+             lambda: gemm_reduce_scatter(
+                 torch.randn(world * 32, 64, device="cuda").bfloat16(),
+                 torch.randn(64, 272 if last else 264,
+                             device="cuda").bfloat16()),
+             "argument 'b': the processes of the group pass different "
+             "columns"),
+            ("all_gather_gemm: a of other columns on the last device",
+             lambda: all_gather_gemm(
+                 torch.randn(40, 80 if last else 72,
+                             device="cuda").bfloat16(),
+                 torch.randn(80 if last else 72, 256,
+                             device="cuda").bfloat16()),
+             "argument 'a': the processes of the group pass different "
+             "columns"),
+            ("all_gather_gemm(communicate='blocks'): a of other rows on "
+             "the last device",
+             lambda: all_gather_gemm(
+                 torch.randn(48 if last else 40, 64,
+                             device="cuda").bfloat16(),
+                 torch.randn(64, 256, device="cuda").bfloat16(),
+                 communicate="blocks"),
+             "argument 'a': the processes of the group pass different "
+             "rows")):
+        try:
+            call()
+            row(f"ArgumentError on every device: {case}", False, "no error")
+        except ArgumentError as error:
+            row(f"ArgumentError on every device: {case}",
+                message in str(error), error)
+    worst = gathered_in_turn([a], [torch.randn(520, FEW,
+                                               device="cuda").bfloat16()])
+    row(f"all_gather_gemm M={M} K=520 N={world * FEW} world={world}, after "
+        f"the refused calls", worst <= TOLERANCE,
+        f"relative error {worst:.2e}")
 
     a = torch.randn(world * 64, 64, device="cuda").bfloat16()
     b = torch.randn(64, 256, device="cuda").bfloat16()

@@ -232,11 +232,36 @@ def _check_layout(a, b, world, aligned_a=True):
                                 f"as the kernels' TMA copies need")
 
 
+def _check_agreement(group, checks):
+    """Raises ArgumentError on every process of `group` unless all of them
+    pass the same value for each of `checks`, (argument, what, value)
+    triples such as ("a", "rows", 4096). A collective, so called only where
+    every process of the group is: where an op first uses a shape, whose
+    state (the symmetric buffers) the processes make together. A process
+    with other shapes would otherwise have its peers write past its
+    buffers, or wait for it forever."""
+    import torch.distributed as dist
+    every = [None] * dist.get_world_size(group)
+    dist.all_gather_object(every, [value for _, _, value in checks],
+                           group=group)
+    for i, (name, what, _) in enumerate(checks):
+        seen = [values[i] for values in every]
+        if len(set(seen)) > 1:
+            each = ", ".join(f"rank {r}: {v}" for r, v in enumerate(seen))
+            raise ArgumentError(f"argument '{name}': the processes of the "
+                                f"group pass different {what} ({each}); "
+                                f"every process must pass the same")
+
+
 def gemm_reduce_scatter(a, b, group=None):
     """This process's rows of the sum over `group` (default: the world) of
     a @ b: [M / world, N], bf16 (f32 accumulation per device; the partial
     sums are added in bf16, as NCCL's bf16 reduce-scatter adds them).
-    Collective: every process of the group calls it with its shard."""
+    Collective: every process of the group calls it with its shard, `a`
+    of the same number of rows and `b` of the same number of columns on
+    every process (the contraction's share may differ). A shape's first
+    call checks that across the group and raises ArgumentError on every
+    process if not; later calls trust it."""
     cuda = _driver()
     device = cuda.current_device()
     comm, launch = _scatters.get(
@@ -272,6 +297,10 @@ def _prepare_scatter(a, b, group, device):
     key = (group.group_name, device, rows, cols)
     comm = _communicators.get(key)
     if comm is None:
+        # (The contraction's shards may differ: each device's products are
+        # its own.)
+        _check_agreement(group, [("a", "rows", a.shape[0]),
+                                 ("b", "columns", cols)])
         comm = _communicators[key] = _Communicator(group, world, rows, cols)
     kernel = load_compiled(PROGRAM, PROGRAM, "", _ARG_NAMES)
     a3 = a.view(world, rows, a.shape[1])
@@ -394,6 +423,7 @@ def _all_gather_gemm_blocks(a, b, group, world):
     key = (group.group_name, rows, cols)
     g = _blocks.get(key)
     if g is None:
+        _check_agreement(group, _shard_checks(a))
         g = _blocks[key] = _Blocks(group, rows, cols)
     kernel = load_compiled(BLOCKS_PROGRAM, BLOCKS_PROGRAM, "",
                            _BLOCKS_ARG_NAMES)
@@ -417,7 +447,10 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     """A @ b, A gathered over `group` (default: the world) from every
     process's rows `a` [M / world, K]; `b` [K, N / world]: [M, N / world],
     bf16 (f32 accumulation). Collective: every process of the group calls
-    it with its shards, all of the same shapes. `communicate`: who moves
+    it with its shards, `a` of the same shape on every process (`b` may
+    have its own columns); a shape's first call checks that across the
+    group and raises ArgumentError on every process if not, later calls
+    trust it. `communicate`: who moves
     the shards, "copy_engines" (pushes beside the kernel) or "blocks" (the
     kernel's own communicating blocks; slower)."""
     cuda = _driver()
@@ -485,6 +518,12 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     return out
 
 
+def _shard_checks(a):
+    """What every process's shard of A must agree on (each may hold its
+    own number of B's columns)."""
+    return [("a", "rows", a.shape[0]), ("a", "columns", a.shape[1])]
+
+
 def _prepare_gather(a, b, group, device, communicate):
     """An all_gather_gemm call's (copy-engine state or None for the blocks
     form, world size, group), after its arguments are checked."""
@@ -498,6 +537,7 @@ def _prepare_gather(a, b, group, device, communicate):
     key = (group.group_name, device, rows, cols)
     g = _gathers.get(key)
     if g is None:
+        _check_agreement(group, _shard_checks(a))
         g = _gathers[key] = _Gather(group, rows, cols)
     return g, world, group
 
