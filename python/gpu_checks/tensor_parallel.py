@@ -23,11 +23,12 @@ process per GPU:
   device after its pushes may have been queued (the others complete, the
   next call is correct everywhere);
 - both ops called on two streams in turn, nothing between the calls (the
-  all-gather taking the two orders in turn);
+  all-gather taking the two orders in turn, and in its communicating-blocks
+  form);
 - what may differ between the processes (gemm_reduce_scatter's share of
-  the contraction, all_gather_gemm's columns of B), and shapes that must
-  agree but do not on a shape's first call: ArgumentError on every
-  process, then a correct call;
+  the contraction, all_gather_gemm's columns of B), and, on a shape's
+  first call, shapes that must agree but do not, or arguments one process
+  refuses: ArgumentError on every process, then a correct call;
 - bad arguments raise ArgumentError naming the argument, also for a
   tensor an earlier call checked, transposed in place since.
 
@@ -136,8 +137,17 @@ def main():
     # ops called on two streams in turn with nothing between the calls: a
     # call on another stream than the last one waits for what the last one
     # left to do with the shared buffers.
-    def gathered_in_turn(inputs, bs):
-        outputs = [all_gather_gemm(a, b) for a, b in zip(inputs, bs)]
+    def gathered_in_turn(inputs, bs, streams=(None,),
+                         communicate="copy_engines"):
+        """The largest error of all_gather_gemm's calls on `inputs` and
+        `bs`, queued back to back on `streams` in turn (None: the current
+        one)."""
+        torch.cuda.synchronize()
+        outputs = []
+        for i, (a, b) in enumerate(zip(inputs, bs)):
+            with torch.cuda.stream(streams[i % len(streams)]):
+                outputs.append(all_gather_gemm(a, b, communicate=communicate))
+        torch.cuda.synchronize()
         worst = 0.0
         for a, b, got in zip(inputs, bs, outputs):
             full = torch.empty(world * a.shape[0], a.shape[1], device="cuda",
@@ -191,6 +201,13 @@ def main():
         f"{world * FEW} and {world * MANY} in turn), four calls each on two "
         f"streams in turn", worst.item() <= TOLERANCE,
         f"largest relative error {worst.item():.2e}")
+    # The same for the communicating-blocks form: a call on the other
+    # stream overwrites this device's rows of the gathered A only after
+    # the last call's kernel (and the peers' pulls) are done with them.
+    worst = gathered_in_turn(inputs[:4], [b_of[FEW]] * 4, streams, "blocks")
+    row(f"all_gather_gemm M={M} K={K} N={world * FEW} world={world} "
+        f"communicate=blocks, four calls on two streams in turn",
+        worst <= TOLERANCE, f"largest relative error {worst:.2e}")
 
     for communicate in ("copy_engines", "blocks"):
         for again in (False, True):
@@ -311,7 +328,18 @@ def main():
                  torch.randn(64, 256, device="cuda").bfloat16(),
                  communicate="blocks"),
              "argument 'a': the processes of the group pass different "
-             "rows")):
+             "rows"),
+            # Refused by the last device's own checks: the others learn why.
+            ("gemm_reduce_scatter: rows that do not split on the last device",
+             lambda: gemm_reduce_scatter(
+                 torch.randn(world * 32 + last, 64, device="cuda").bfloat16(),
+                 torch.randn(64, 280, device="cuda").bfloat16()),
+             "do not split evenly over"),
+            ("all_gather_gemm: b of the wrong rows on the last device",
+             lambda: all_gather_gemm(
+                 torch.randn(40, 64, device="cuda").bfloat16(),
+                 torch.randn(64 - 8 * last, 264, device="cuda").bfloat16()),
+             "argument 'b': has")):
         try:
             call()
             row(f"ArgumentError on every device: {case}", False, "no error")

@@ -181,3 +181,26 @@ def test_tensor_parallel_state_is_made_once_per_key():
     assert launches.get((0x2000, 1), prepare(5)) == "launch 5"
     assert made == [0, 1, 2, 3, 4, 5]
     assert _Cache()._size == 64
+
+
+@pytest.mark.parametrize("initialized", [False, True])
+def test_a_late_import_warns_that_nccl_may_have_read_its_settings(
+        monkeypatch, initialized):
+    import types
+    import warnings
+    from tk_mlir import multi_device
+    dist = types.ModuleType("torch.distributed")
+    dist.is_available = lambda: True
+    dist.is_initialized = lambda: initialized
+    monkeypatch.setitem(sys.modules, "torch.distributed", dist)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        multi_device._warn_if_late()
+    assert [str(w.message) for w in seen if "NCCL_NVLS_ENABLE" in
+            str(w.message)] == ([
+                "tk_mlir.multi_device was imported after torch.distributed "
+                "was initialized: NCCL may have read NCCL_NVLS_ENABLE before "
+                "it was set to 0 and use NVLink multicast; import "
+                "tk_mlir.multi_device (or tk_mlir.ops.tensor_parallel) "
+                "before init_process_group"] if initialized else [])
+    assert os.environ["NCCL_NVLS_ENABLE"] == "0"

@@ -1,9 +1,10 @@
-"""The tensor-parallel ops' check that the processes of a group pass the
-shapes that must agree, on the CPU: torch.distributed replaced by a fake
-whose all_gather_object returns what each rank would pass. Agreeing
-shapes make the op's state once, disagreeing ones raise ArgumentError
-(the same on every process, since every one sees the same values) before
-anything collective is made; what may differ is not compared."""
+"""The tensor-parallel ops' first call of a shape, on the CPU:
+torch.distributed replaced by a fake whose all_gather_object returns what
+each rank would pass. The processes compare what must agree, and learn of
+a process that refused its arguments or could not prepare its launch, so
+that all of them raise alike (none waits for the others forever); the
+reduce-scatter's counters' total per call is the sum of every device's
+grid. Later calls of the shape make nothing and gather nothing."""
 import os
 import sys
 import types
@@ -14,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from tk_mlir.ops import tensor_parallel as tp  # noqa: E402
 from tk_mlir.runtime import ArgumentError  # noqa: E402
 
-WORLD, RANK = 4, 1
+WORLD, RANK, GRID = 4, 1, 132
 
 
 class Matrix:
@@ -27,6 +28,9 @@ class Matrix:
     def data_ptr(self):
         return 0x1000
 
+    def dim(self):
+        return len(self.shape)
+
 
 class Group:
     group_name = "world"
@@ -34,10 +38,13 @@ class Group:
 
 @pytest.fixture
 def fake(monkeypatch):
-    """(gathers, made): `gathers` lists the values each all_gather_object
-    saw from this rank; set `fake.others` to what the other ranks pass
-    (default: the same). `made` lists the states the ops made."""
-    state = types.SimpleNamespace(gathers=[], made=[], others=None)
+    """The recorders: `gathers` lists what each all_gather_object got from
+    this rank, `made` the states the ops made; `peers(mine)` gives what
+    the other ranks pass (default: the same); `refuse` makes the local
+    argument checks raise that message; `unprepared` makes the kernel's
+    preparation fail."""
+    state = types.SimpleNamespace(gathers=[], made=[], peers=lambda x: x,
+                                  refuse=None, unprepared=False)
     dist = types.ModuleType("torch.distributed")
     dist.group = types.SimpleNamespace(WORLD=Group())
     dist.get_world_size = lambda group: WORLD
@@ -45,14 +52,19 @@ def fake(monkeypatch):
     def all_gather_object(every, mine, group):
         state.gathers.append(mine)
         for r in range(WORLD):
-            every[r] = mine if r == RANK or state.others is None \
-                else state.others
+            every[r] = mine if r == RANK else state.peers(mine)
     dist.all_gather_object = all_gather_object
     torch = types.ModuleType("torch")
     torch.distributed = dist
+    torch.Tensor = Matrix
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setitem(sys.modules, "torch.distributed", dist)
-    monkeypatch.setattr(tp, "_check", lambda *args, **kwargs: None)
+    monkeypatch.setattr(tp, "torch", torch)
+
+    def check(*args, **kwargs):
+        if state.refuse:
+            raise ArgumentError(state.refuse)
+    monkeypatch.setattr(tp, "_check", check)
     monkeypatch.setattr(tp, "_communicators", {})
     monkeypatch.setattr(tp, "_gathers", {})
     monkeypatch.setattr(tp, "_blocks", {})
@@ -60,20 +72,29 @@ def fake(monkeypatch):
     def made(kind):
         def make(group, *shape):
             state.made.append((kind,) + shape)
-            return types.SimpleNamespace(kind=kind, output=None, flags=None)
+            return types.SimpleNamespace(kind=kind, output=None, flags=None,
+                                         blocks=None)
         return make
-    monkeypatch.setattr(tp, "_Communicator", made("communicator"))
-    monkeypatch.setattr(tp, "_Gather", made("gather"))
+    for name, kind in (("_Communicator", "communicator"),
+                       ("_Gather", "gather"), ("_Blocks", "blocks")):
+        monkeypatch.setattr(tp, name, made(kind))
 
     class Kernel:
         def prepare(self, *args):
-            return "launch"
+            if state.unprepared:
+                raise RuntimeError("no kernel image for this GPU")
+            return types.SimpleNamespace(grid=GRID)
     monkeypatch.setattr(tp, "load_compiled", lambda *args: Kernel())
     return state
 
 
+def others(values):
+    """What the other ranks pass to the agreement: `values`, no refusal."""
+    return lambda mine: (values, None) if isinstance(mine, tuple) else mine
+
+
 def test_the_message_names_the_argument_and_every_rank(fake):
-    fake.others = [4096, 1000]
+    fake.peers = others([4096, 1000])
     with pytest.raises(ArgumentError) as error:
         tp._check_agreement(Group(), [("a", "rows", 4096),
                                       ("b", "columns", 1024)])
@@ -86,22 +107,33 @@ def test_the_message_names_the_argument_and_every_rank(fake):
 def test_a_reduce_scatter_shape_agrees_once(fake):
     a, b = Matrix(4096, 256), Matrix(256, 1024)
     comm, launch = tp._prepare_scatter(a, b, None, 0)
-    assert (comm.kind, launch) == ("communicator", "launch")
-    assert fake.gathers == [[4096, 1024]]
+    assert (comm.kind, launch.grid) == ("communicator", GRID)
+    # The shapes, then every device's grid; the counters' totals grow by
+    # their sum per call.
+    assert fake.gathers == [([4096, 1024], None), GRID]
+    assert comm.blocks == WORLD * GRID
     assert fake.made == [("communicator", WORLD, 1024, 1024)]
     # The shape's state exists: no collective, nothing made again.
     tp._prepare_scatter(a, b, None, 0)
-    assert len(fake.gathers) == 1 and len(fake.made) == 1
+    assert len(fake.gathers) == 2 and len(fake.made) == 1
 
 
-@pytest.mark.parametrize("others, message", [
+def test_a_reduce_scatter_sums_grids_that_differ(fake):
+    # (A device with fewer multiprocessors starts fewer blocks.)
+    fake.peers = lambda mine: mine if isinstance(mine, tuple) else 114
+    comm, _ = tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024),
+                                  None, 0)
+    assert comm.blocks == GRID + (WORLD - 1) * 114
+
+
+@pytest.mark.parametrize("values, message", [
     ([8192, 1024], "argument 'a': the processes of the group pass "
                    "different rows"),
     ([4096, 2048], "argument 'b': the processes of the group pass "
                    "different columns")])
 def test_a_reduce_scatter_of_other_shapes_raises_before_its_state(
-        fake, others, message):
-    fake.others = others
+        fake, values, message):
+    fake.peers = others(values)
     with pytest.raises(ArgumentError, match=message):
         tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
     assert fake.made == []
@@ -111,29 +143,68 @@ def test_a_reduce_scatter_compares_rows_and_columns_not_the_contraction(
         fake):
     # (Each device's share of the contraction is its own.)
     tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
-    assert fake.gathers == [[4096, 1024]]
+    assert fake.gathers[0] == ([4096, 1024], None)
+
+
+def test_a_process_that_refuses_its_arguments_tells_the_group(fake):
+    # This process's own refusal: it still takes part, then raises it.
+    fake.refuse = "argument 'a': its 4097 rows do not split evenly over 4"
+    with pytest.raises(ArgumentError, match="do not split evenly"):
+        tp._prepare_scatter(Matrix(4097, 256), Matrix(256, 1024), None, 0)
+    assert fake.gathers == [([4097, 1024], fake.refuse)]
+    # Another process's: this one raises naming it.
+    fake.refuse = None
+    fake.peers = lambda mine: (mine[0], "argument 'b': expected dtype "
+                                        "bfloat16, got torch.float32")
+    with pytest.raises(ArgumentError, match=(
+            "process 0 of the group refused its arguments: argument 'b': "
+            "expected dtype bfloat16")):
+        tp._prepare_gather(Matrix(1024, 8192), Matrix(8192, 512), None, 0,
+                           "copy_engines")
+    assert fake.made == []
+
+
+def test_a_refusal_on_a_later_call_of_the_shape_stays_local(fake):
+    tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+    fake.refuse = "argument 'a': expected a contiguous matrix"
+    with pytest.raises(ArgumentError, match="contiguous"):
+        tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+    assert len(fake.gathers) == 2   # (no collective: the peers are not in one)
+
+
+def test_a_launch_that_cannot_be_prepared_tells_the_group(fake):
+    fake.unprepared = True
+    with pytest.raises(RuntimeError, match="no kernel image"):
+        tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+    assert fake.gathers[-1] is None and tp._communicators == {}
+    fake.unprepared = False
+    fake.peers = lambda mine: mine if isinstance(mine, tuple) else None
+    with pytest.raises(RuntimeError, match="process 0 of the group could "
+                                           "not prepare its launch"):
+        tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+    assert tp._communicators == {}
 
 
 @pytest.mark.parametrize("communicate", ["copy_engines", "blocks"])
-@pytest.mark.parametrize("others, message", [
+@pytest.mark.parametrize("values, message", [
     ([2048, 8192], "argument 'a': the processes of the group pass "
                    "different rows"),
     ([1024, 4096], "argument 'a': the processes of the group pass "
                    "different columns")])
 def test_an_all_gather_of_other_shards_raises_before_its_state(
-        fake, monkeypatch, communicate, others, message):
-    monkeypatch.setattr(tp, "_Blocks", lambda *args: fake.made.append(args))
-    fake.others = others
-    a, b = Matrix(1024, 8192), Matrix(8192, 512)
+        fake, communicate, values, message):
+    fake.peers = others(values)
     with pytest.raises(ArgumentError, match=message):
-        g, world, group = tp._prepare_gather(a, b, None, 0, communicate)
-        tp._all_gather_gemm_blocks(a, b, group, world)
+        tp._prepare_gather(Matrix(1024, 8192), Matrix(8192, 512), None, 0,
+                           communicate)
     assert fake.made == []
 
 
-def test_an_all_gather_compares_the_shard_not_b(fake):
+@pytest.mark.parametrize("communicate", ["copy_engines", "blocks"])
+def test_an_all_gather_compares_the_shard_not_b(fake, communicate):
     g, _, _ = tp._prepare_gather(Matrix(1024, 8192), Matrix(8192, 512),
-                                 None, 0, "copy_engines")
-    assert g.kind == "gather"
-    assert fake.gathers == [[1024, 8192]]
-    assert fake.made == [("gather", 1024, 8192)]
+                                 None, 0, communicate)
+    kind = "gather" if communicate == "copy_engines" else "blocks"
+    assert g.kind == kind
+    assert fake.gathers == [([1024, 8192], None)]
+    assert fake.made == [(kind, 1024, 8192)]

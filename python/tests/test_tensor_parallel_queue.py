@@ -329,6 +329,7 @@ def scatter(monkeypatch):
 
     comm = object.__new__(tp._Communicator)
     comm.world, comm.address, comm.bytes, comm.total = WORLD, OUTPUT, BYTES, 0
+    comm.blocks = BLOCKS
     comm.output = types.SimpleNamespace(local=Output(log, False))
     comm.last_use = object.__new__(tp._LastUse)
     comm.last_use._event, comm.last_use._stream = "last use", None
@@ -354,6 +355,9 @@ def scatter(monkeypatch):
     return call, log, types.SimpleNamespace(comm=comm, prepared=prepared)
 
 
+# Blocks every device starts per call, summed (each device's grid fits its
+# own multiprocessors).
+BLOCKS = GRID + (WORLD - 1) * (GRID - 18)
 RS_A = Matrix((WORLD * ROWS, COLS), 0x5000)
 RS_B = Matrix((COLS, 1024), 0x6000)
 
@@ -362,7 +366,7 @@ def test_a_reduce_scatter_zeroes_its_output_then_launches_with_the_totals(
         scatter):
     call, log, state = scatter
     assert call(RS_A, RS_B) == "result"
-    total = WORLD * GRID
+    total = BLOCKS
     # The first call waits for nothing of its own stream's but the last
     # use's event (no stream yet); every call zeroes the output before its
     # kernel, copies it out after, then marks the buffer's last use.
@@ -391,7 +395,7 @@ def test_the_reduce_scatter_totals_wrap_as_the_counters_do(scatter):
     call, log, state = scatter
     state.comm.total = 2**31 - 1
     call(RS_A, RS_B)
-    wrapped = 2**31 - 1 + WORLD * GRID - 2**32
+    wrapped = 2**31 - 1 + BLOCKS - 2**32
     assert ("launch", MAIN, wrapped, wrapped) in log
 
 
@@ -401,8 +405,11 @@ def test_a_refused_reduce_scatter_launch_keeps_the_total(scatter):
         call(RS_A, RS_B, refuse=True)
     assert state.comm.total == 0 and not [e for e in log
                                           if e[0] in ("launch", "clone")]
+    # Its zero is queued: a call on another stream waits for it.
+    assert log[-2:] == [("zero", MAIN, OUTPUT, BYTES),
+                        ("record", MAIN, "last use")]
     call(RS_A, RS_B)
-    assert ("launch", MAIN, WORLD * GRID, WORLD * GRID) in log
+    assert ("launch", MAIN, BLOCKS, BLOCKS) in log
 
 
 def test_a_failed_copy_out_still_marks_the_last_use(scatter):
@@ -410,4 +417,4 @@ def test_a_failed_copy_out_still_marks_the_last_use(scatter):
     with pytest.raises(RuntimeError, match="out of memory"):
         call(RS_A, RS_B, fail_copy=True)
     assert log[-2:] == [("clone",), ("record", MAIN, "last use")]
-    assert state.comm.total == WORLD * GRID
+    assert state.comm.total == BLOCKS

@@ -11,6 +11,8 @@ created, and the environment variables that keep NCCL, PyTorch and NVSHMEM
 from using NVLink multicast are set before they load).
 """
 import os
+import sys
+import warnings
 
 # NVLink multicast (NVLS) stays off: the machines this runs on share their
 # GPUs, and a program that uses multicast can take them out of service.
@@ -19,6 +21,28 @@ NO_MULTICAST = {"NCCL_NVLS_ENABLE": "0",
                 "NVSHMEM_DISABLE_NVLS": "1"}
 for _name, _value in NO_MULTICAST.items():
     os.environ[_name] = _value
+
+
+def _warn_if_late():
+    """Warns when torch.distributed already has a process group: NCCL
+    reads its settings when it makes its first communicator, so the ones
+    above come too late for that one."""
+    dist = sys.modules.get("torch.distributed")
+    try:
+        late = bool(dist is not None and dist.is_available()
+                    and dist.is_initialized())
+    except Exception:   # a torch too old or too partial to say
+        late = False
+    if late:
+        warnings.warn(
+            "tk_mlir.multi_device was imported after torch.distributed was "
+            "initialized: NCCL may have read NCCL_NVLS_ENABLE before it was "
+            "set to 0 and use NVLink multicast; import tk_mlir.multi_device "
+            "(or tk_mlir.ops.tensor_parallel) before init_process_group",
+            RuntimeWarning, stacklevel=3)
+
+
+_warn_if_late()
 
 
 class DeviceViews:

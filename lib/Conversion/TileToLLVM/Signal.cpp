@@ -109,6 +109,17 @@ void poll(OpBuilder &b, Location loc, Value address, Value value,
   reportTimedOut(b, loc, status, value, low, "counter");
 }
 
+/// NVIDIA: after a counter's acquire. What follows may be TMA (the async
+/// proxy) reading or adding to data that other blocks, devices or copy
+/// engines wrote before the count (all_gather_gemm's loads of the shards
+/// the peers pushed, gemm_reduce_scatter's reduce stores into the owners'
+/// zeroed output): the proxy fence orders it after the acquire, and the
+/// block barrier after the poll carries that to the thread that issues
+/// it.
+void acquireForAsyncProxy(OpBuilder &b, Location loc) {
+  inlinePtx(b, loc, {}, "fence.proxy.async.global;", "");
+}
+
 struct SignalAddLowering : OpConversionPattern<SignalAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -149,6 +160,7 @@ struct SignalWaitLowering : OpConversionPattern<SignalWaitOp> {
       if (!targetsAMD(b)) {
         poll(b, loc, address, adaptor.getValue(),
              scopeOf(op.getCounters().getType()), op.getAtLeast());
+        acquireForAsyncProxy(b, loc);
         return;
       }
       auto poll = scf::WhileOp::create(b, loc, TypeRange{}, ValueRange{});
@@ -204,6 +216,7 @@ struct DeviceBarrierLowering : OpConversionPattern<DeviceBarrierOp> {
       Value own =
           counterAddress(b, loc, adaptor.getCounters(), adaptor.getIndex());
       poll(b, loc, own, adaptor.getExpected(), "sys", /*atLeast=*/true);
+      acquireForAsyncProxy(b, loc);
     });
     blockBarrier(rewriter, loc, op);
     rewriter.eraseOp(op);

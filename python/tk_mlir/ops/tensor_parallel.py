@@ -158,6 +158,9 @@ class _Communicator:
         self.flags = symmetric_empty((2,), torch.int32, group)
         _zeroed_everywhere(group, self.flags)
         self.total = 0
+        # Blocks the launches of every device start per call (their grids
+        # fit each device's multiprocessors), once the first is prepared.
+        self.blocks = None
         # (Until its copy-out, a call uses the output buffer.)
         self.last_use = _LastUse()
 
@@ -232,25 +235,50 @@ def _check_layout(a, b, world, aligned_a=True):
                                 f"as the kernels' TMA copies need")
 
 
-def _check_agreement(group, checks):
+def _check_agreement(group, checks, refused=None):
     """Raises ArgumentError on every process of `group` unless all of them
     pass the same value for each of `checks`, (argument, what, value)
-    triples such as ("a", "rows", 4096). A collective, so called only where
-    every process of the group is: where an op first uses a shape, whose
-    state (the symmetric buffers) the processes make together. A process
-    with other shapes would otherwise have its peers write past its
-    buffers, or wait for it forever."""
+    triples such as ("a", "rows", 4096), and none of them refused its
+    arguments: `refused` is this process's own ArgumentError, if any,
+    which the others learn of here instead of waiting for this process
+    forever. A collective, so called only where every process of the group
+    is: where an op first uses a shape, whose state (the symmetric
+    buffers) the processes make together. A process with other shapes
+    would otherwise have its peers write past its buffers, or wait for it
+    forever."""
     import torch.distributed as dist
     every = [None] * dist.get_world_size(group)
-    dist.all_gather_object(every, [value for _, _, value in checks],
+    dist.all_gather_object(every, ([value for _, _, value in checks],
+                                   None if refused is None else str(refused)),
                            group=group)
+    if refused is not None:
+        raise refused
+    for r, (_, message) in enumerate(every):
+        if message is not None:
+            raise ArgumentError(f"process {r} of the group refused its "
+                                f"arguments: {message}")
     for i, (name, what, _) in enumerate(checks):
-        seen = [values[i] for values in every]
+        seen = [values[i] for values, _ in every]
         if len(set(seen)) > 1:
             each = ", ".join(f"rank {r}: {v}" for r, v in enumerate(seen))
             raise ArgumentError(f"argument '{name}': the processes of the "
                                 f"group pass different {what} ({each}); "
                                 f"every process must pass the same")
+
+
+def _refusal(check, a, b, *args):
+    """The ArgumentError `check(a, b, *args)` raises, or None: kept for a
+    shape's first call to share with the group (_check_agreement). Raised
+    at once when `a` or `b` is not a tensor of at least two dimensions,
+    which gives no shape to look the op's state up by."""
+    try:
+        check(a, b, *args)
+    except ArgumentError as error:
+        if not all(isinstance(t, torch.Tensor) and t.dim() >= 2
+                   for t in (a, b)):
+            raise
+        return error
+    return None
 
 
 def gemm_reduce_scatter(a, b, group=None):
@@ -268,21 +296,20 @@ def gemm_reduce_scatter(a, b, group=None):
         (group, device, _signature(a, b)),
         lambda: _prepare_scatter(a, b, group, device))
     # Every block of every device adds one to each device's counters (the
-    # new total kept once the launch is queued; the grid depends only on
-    # the output's shape, the same on every device).
-    total = comm.total + comm.world * launch.grid
+    # new total kept once the launch is queued).
+    total = comm.total + comm.blocks
     expected = _int32(total)
     stream = cuda.current_stream(device)
     with cuda.Queue(device) as queue:
         comm.last_use.wait(queue, stream)
-        queue.zero(stream, comm.address, comm.bytes)
-        launch({"started": expected, "finished": expected}, stream=stream)
-    comm.total = total
-    try:
-        return comm.output.local.clone()
-    finally:
-        # (Also when the copy failed: the buffer is this stream's now.)
-        with cuda.Queue(device) as queue:
+        try:
+            queue.zero(stream, comm.address, comm.bytes)
+            launch({"started": expected, "finished": expected}, stream=stream)
+            comm.total = total
+            return comm.output.local.clone()
+        finally:
+            # (Also when the launch or the copy failed: the zero, and the
+            # buffer, are this stream's now.)
             comm.last_use.record(queue, stream)
 
 
@@ -292,7 +319,7 @@ def _prepare_scatter(a, b, group, device):
     import torch.distributed as dist
     group = group or dist.group.WORLD
     world = dist.get_world_size(group)
-    _check(a, b, world)
+    refused = _refusal(_check, a, b, world)
     rows, cols = a.shape[0] // world, b.shape[1]
     key = (group.group_name, device, rows, cols)
     comm = _communicators.get(key)
@@ -300,11 +327,39 @@ def _prepare_scatter(a, b, group, device):
         # (The contraction's shards may differ: each device's products are
         # its own.)
         _check_agreement(group, [("a", "rows", a.shape[0]),
-                                 ("b", "columns", cols)])
-        comm = _communicators[key] = _Communicator(group, world, rows, cols)
-    kernel = load_compiled(PROGRAM, PROGRAM, "", _ARG_NAMES)
-    a3 = a.view(world, rows, a.shape[1])
-    return comm, kernel.prepare(a3, b, comm.output, comm.flags, 0, 0)
+                                 ("b", "columns", cols)], refused)
+        comm = _Communicator(group, world, rows, cols)
+    elif refused is not None:
+        raise refused
+    launch = failure = None
+    try:
+        kernel = load_compiled(PROGRAM, PROGRAM, "", _ARG_NAMES)
+        a3 = a.view(world, rows, a.shape[1])
+        launch = kernel.prepare(a3, b, comm.output, comm.flags, 0, 0)
+    except Exception as error:
+        if comm.blocks is not None:
+            raise
+        failure = error   # (the group learns of it below)
+    if comm.blocks is None:
+        # Each device's grid fits its own multiprocessors: the counters'
+        # totals grow by the sum over the group.
+        grids = _gathered(group, None if failure else launch.grid)
+        if failure is not None:
+            raise failure
+        if None in grids:
+            raise RuntimeError(f"process {grids.index(None)} of the group "
+                               f"could not prepare its launch")
+        comm.blocks = sum(grids)
+        _communicators[key] = comm
+    return comm, launch
+
+
+def _gathered(group, value):
+    """`value` of every process of `group`, in rank order."""
+    import torch.distributed as dist
+    every = [None] * dist.get_world_size(group)
+    dist.all_gather_object(every, value, group=group)
+    return every
 
 
 # Checked gemm_reduce_scatter calls by group, device and _signature.
@@ -413,33 +468,39 @@ class _Blocks:
         _zeroed_everywhere(group, self.arrived, self.sync)
         self.epoch = 0
         self.total = 0
+        # (Until its kernel is done, a call uses this device's rows of the
+        # gathered A, which the peers read, and the counters.)
+        self.last_use = _LastUse()
 
 
 _blocks = {}
 
 
-def _all_gather_gemm_blocks(a, b, group, world):
-    rows, cols = a.shape
-    key = (group.group_name, rows, cols)
-    g = _blocks.get(key)
-    if g is None:
-        _check_agreement(group, _shard_checks(a))
-        g = _blocks[key] = _Blocks(group, rows, cols)
+def _all_gather_gemm_blocks(a, b, g, device):
+    cuda = _driver()
+    rows, world = a.shape[0], g.world
     kernel = load_compiled(BLOCKS_PROGRAM, BLOCKS_PROGRAM, "",
                            _BLOCKS_ARG_NAMES)
-    g.epoch += 1
-    # This device's rows, before the launch; the kernel's start barrier
-    # tells the peers they are in place, its end barrier that all of them
-    # pulled them (so the next call may overwrite them).
-    g.gathered.local[g.rank].copy_(a)
-    out = torch.empty(world, rows, b.shape[1], dtype=torch.bfloat16,
-                      device=a.device)
-    # Every communicating block of every device adds one to each device's
-    # barrier counters.
-    g.total += world * kernel.spec.communication_blocks
-    total = _int32(g.total)
-    kernel(g.gathered, b, out, g.arrived, g.sync, _int32(g.epoch), total,
-           total)
+    main = cuda.current_stream(device)
+    with cuda.Queue(device) as queue:
+        g.last_use.wait(queue, main)
+        try:
+            g.epoch += 1
+            # This device's rows, before the launch; the kernel's start
+            # barrier tells the peers they are in place, its end barrier
+            # that all of them pulled them (so the next call may overwrite
+            # them).
+            g.gathered.local[g.rank].copy_(a)
+            out = torch.empty(world, rows, b.shape[1], dtype=torch.bfloat16,
+                              device=a.device)
+            # Every communicating block of every device adds one to each
+            # device's barrier counters.
+            g.total += world * kernel.spec.communication_blocks
+            total = _int32(g.total)
+            kernel(g.gathered, b, out, g.arrived, g.sync, _int32(g.epoch),
+                   total, total)
+        finally:
+            g.last_use.record(queue, main)
     return out.view(world * rows, b.shape[1])
 
 
@@ -462,8 +523,8 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     g, world, group = _gathers_checked.get(
         (group, device, communicate, _signature(a, b)),
         lambda: _prepare_gather(a, b, group, device, communicate))
-    if g is None:
-        return _all_gather_gemm_blocks(a, b, group, world)
+    if communicate == "blocks":
+        return _all_gather_gemm_blocks(a, b, g, device)
     rows = a.shape[0]
     # The kernel reads the shards through one view per shard: the peers'
     # in the gathered A, this device's own where the caller keeps it (no
@@ -525,20 +586,22 @@ def _shard_checks(a):
 
 
 def _prepare_gather(a, b, group, device, communicate):
-    """An all_gather_gemm call's (copy-engine state or None for the blocks
-    form, world size, group), after its arguments are checked."""
+    """An all_gather_gemm call's (state of its form, _Gather or _Blocks;
+    world size; group), after its arguments are checked."""
     import torch.distributed as dist
     group = group or dist.group.WORLD
     world = dist.get_world_size(group)
-    _check(a, b, world, split="none")
-    if communicate == "blocks":
-        return None, world, group
+    refused = _refusal(_check, a, b, world, "none")
+    states, make = ((_blocks, _Blocks) if communicate == "blocks" else
+                    (_gathers, _Gather))
     rows, cols = a.shape
     key = (group.group_name, device, rows, cols)
-    g = _gathers.get(key)
+    g = states.get(key)
     if g is None:
-        _check_agreement(group, _shard_checks(a))
-        g = _gathers[key] = _Gather(group, rows, cols)
+        _check_agreement(group, _shard_checks(a), refused)
+        g = states[key] = make(group, rows, cols)
+    elif refused is not None:
+        raise refused
     return g, world, group
 
 

@@ -98,6 +98,7 @@ tile.kernel @roles(%n: index) launch(warpgroups = 3, grid = persistent) {
 // CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[PLANE]], %c32
 // CHECK-NEXT: scf.if %[[FIRST]] {
 // CHECK: ld.acquire.gpu.global.b32
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "fence.proxy.async.global;", ""
 // CHECK: %[[P:.*]] = arith.constant 32 : i32
 // CHECK-NEXT: nvvm.barrier id = %c14_i32 number_of_threads = %[[P]]
 // CHECK: } else {

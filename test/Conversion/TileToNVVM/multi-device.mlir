@@ -30,6 +30,7 @@
 // CHECK: scf.if
 // CHECK: llvm.getelementptr %[[OWN]]
 // CHECK: ld.acquire.sys.global.b32 v, [$0];\0Asub.s32 d, v, $1;\0Asetp.lt.s32 p, d, 0;
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "fence.proxy.async.global;", ""
 // CHECK: nvvm.barrier0
 // CHECK: "test.use"(%[[DIM]])
 tile.kernel @peers(%C: !tile.gl<?x?xf32, devices = 2>, %F: !tile.gl<?xi32, devices = 2>, %i: index, %v: i32) launch(warpgroups = 1) {
@@ -91,6 +92,7 @@ tile.kernel @peer_store(%C: !tile.gl<?x?xbf16, devices = 2>, %i: index) launch(w
 // CHECK: }
 // CHECK: llvm.getelementptr %[[OWN]]
 // CHECK: ld.acquire.sys.global.b32 v, [$0];\0Asub.s32 d, v, $1;\0Asetp.lt.s32 p, d, 0;{{.*}}%[[V]]
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "fence.proxy.async.global;", ""
 // CHECK: }
 // CHECK-NEXT: nvvm.barrier0
 tile.kernel @device_barrier(%F: !tile.gl<?xi32, devices = 2>, %i: index, %v: i32) launch(warpgroups = 1) {

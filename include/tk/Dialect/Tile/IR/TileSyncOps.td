@@ -201,7 +201,9 @@ def Tile_SignalWaitOp : Tile_Op<"signal_wait"> {
     signed difference, so a counter that keeps growing across launches may
     wrap): the form for counters that are never set back, whose adders may
     already be one launch ahead. On a multi-device view the poll is an
-    acquire at system scope, of device `%d`'s copy with `device %d`.
+    acquire at system scope, of device `%d`'s copy with `device %d`. On
+    NVIDIA a proxy fence follows the poll, so that async (TMA) loads and
+    stores after the wait see those writes too.
 
     ```mlir
     tile.signal_wait %arrived[%c0], %expected at_least : !tile.gl<?xi32, devices = 8>
@@ -226,11 +228,13 @@ def Tile_DeviceBarrierOp : Tile_Op<"device_barrier"> {
     own device's copy (acquire at system scope) until it is `expected` or
     more, as a signed difference; the block (role) then continues together.
     Every global write any block of any device made before the barrier is
-    visible after it.
+    visible after it, to async (TMA) loads and stores too (a proxy fence
+    follows the poll).
 
-    The counter only grows: with B blocks per device and D devices a launch
-    adds D·B to every copy, so the launcher passes the running total
-    (previous total + D·B) as `expected`, and a counter is never reset
+    The counter only grows: a launch adds to every copy the number of
+    blocks of all devices (D·B with B blocks on each of D devices), so the
+    launcher passes the running total (previous total + that sum) as
+    `expected`, and a counter is never reset
     between launches. All the blocks of every device must be able to run at
     once (a persistent grid no larger than what is resident).
 
