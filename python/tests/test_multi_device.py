@@ -204,3 +204,24 @@ def test_a_late_import_warns_that_nccl_may_have_read_its_settings(
                 "tk_mlir.multi_device (or tk_mlir.ops.tensor_parallel) "
                 "before init_process_group"] if initialized else [])
     assert os.environ["NCCL_NVLS_ENABLE"] == "0"
+
+
+def test_importing_after_init_process_group_warns():
+    import subprocess
+    import textwrap
+    # A fresh interpreter with a torch.distributed already initialized.
+    program = textwrap.dedent("""
+        import sys, types, warnings
+        dist = types.ModuleType("torch.distributed")
+        dist.is_available = lambda: True
+        dist.is_initialized = lambda: True
+        sys.modules["torch.distributed"] = dist
+        warnings.simplefilter("always")
+        import tk_mlir.multi_device
+    """)
+    python = os.path.join(os.path.dirname(__file__), "..")
+    done = subprocess.run([sys.executable, "-c", program], cwd=python,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert ("RuntimeWarning: tk_mlir.multi_device was imported after "
+            "torch.distributed was initialized") in done.stderr

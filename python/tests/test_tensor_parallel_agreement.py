@@ -176,11 +176,15 @@ def test_a_launch_that_cannot_be_prepared_tells_the_group(fake):
     fake.unprepared = True
     with pytest.raises(RuntimeError, match="no kernel image"):
         tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
-    assert fake.gathers[-1] is None and tp._communicators == {}
+    assert fake.gathers[-1] == ("RuntimeError",
+                                "no kernel image for this GPU")
+    assert tp._communicators == {}
     fake.unprepared = False
-    fake.peers = lambda mine: mine if isinstance(mine, tuple) else None
+    fake.peers = lambda mine: mine if isinstance(mine, tuple) else (
+        "RuntimeError", "no kernel image for this GPU")
     with pytest.raises(RuntimeError, match="process 0 of the group could "
-                                           "not prepare its launch"):
+                                           "not prepare its launch: no "
+                                           "kernel image"):
         tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
     assert tp._communicators == {}
 
@@ -208,3 +212,56 @@ def test_an_all_gather_compares_the_shard_not_b(fake, communicate):
     assert g.kind == kind
     assert fake.gathers == [([1024, 8192], None)]
     assert fake.made == [(kind, 1024, 8192)]
+
+
+def test_an_all_gather_refusal_on_a_later_call_stays_local(fake):
+    a, b = Matrix(1024, 8192), Matrix(8192, 512)
+    tp._prepare_gather(a, b, None, 0, "copy_engines")
+    fake.refuse = "argument 'b': expected dtype bfloat16"
+    with pytest.raises(ArgumentError, match="expected dtype"):
+        tp._prepare_gather(a, b, None, 0, "copy_engines")
+    assert len(fake.gathers) == 1
+
+
+def test_rows_that_do_not_split_are_shared_even_near_a_known_shape(fake):
+    # 4099 rows floor to the 1024 per device of a shape already made: the
+    # state is looked up by a's own rows, so the refusal still reaches the
+    # group (whose processes may be on a new shape).
+    tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+    fake.refuse = "argument 'a': its 4099 rows do not split evenly over 4"
+    with pytest.raises(ArgumentError, match="do not split evenly"):
+        tp._prepare_scatter(Matrix(4099, 256), Matrix(256, 1024), None, 0)
+    assert fake.gathers[-1] == ([4099, 1024], fake.refuse)
+
+
+def test_a_three_dimensional_a_is_refused_with_the_group(fake):
+    fake.refuse = "argument 'a': expected a contiguous matrix"
+    with pytest.raises(ArgumentError, match="contiguous matrix"):
+        tp._prepare_gather(Matrix(2, 1024, 8192), Matrix(8192, 512), None,
+                           0, "copy_engines")
+    assert fake.gathers == [([2, 1024], fake.refuse)]
+
+
+@pytest.mark.parametrize("a", [2.5, Matrix(4096)])
+def test_arguments_that_are_not_matrices_raise_at_once(fake, a):
+    fake.refuse = "argument 'a': expected a tensor"
+    with pytest.raises(ArgumentError, match="expected a tensor"):
+        tp._prepare_scatter(a, Matrix(256, 1024), None, 0)
+    assert fake.gathers == []
+
+
+def test_a_later_launch_that_cannot_be_prepared_raises_alone(fake):
+    tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+    fake.unprepared = True
+    with pytest.raises(RuntimeError, match="no kernel image"):
+        tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+    assert len(fake.gathers) == 2
+
+
+def test_a_peer_argument_error_in_its_launch_is_one_here(fake):
+    fake.peers = lambda mine: mine if isinstance(mine, tuple) else (
+        "ArgumentError", "argument 'b': too many columns for the grid")
+    with pytest.raises(ArgumentError, match=(
+            "process 0 of the group could not prepare its launch: argument "
+            "'b': too many columns")):
+        tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)

@@ -418,3 +418,66 @@ def test_a_failed_copy_out_still_marks_the_last_use(scatter):
         call(RS_A, RS_B, fail_copy=True)
     assert log[-2:] == [("clone",), ("record", MAIN, "last use")]
     assert state.comm.total == BLOCKS
+
+
+@pytest.fixture
+def blocks(monkeypatch):
+    """all_gather_gemm(communicate="blocks")'s queued work with recorders;
+    returns (call, log, state): call(stream=MAIN, refuse=False), refuse
+    making the launch raise."""
+    log, flags = [], {}
+    torch = types.ModuleType("torch")
+    torch.bfloat16 = "bf16"
+    torch.empty = lambda *shape, dtype, device: Matrix(shape, 0x7000)
+    monkeypatch.setattr(tp, "torch", torch)
+    monkeypatch.setattr(tp, "_cuda", types.SimpleNamespace(
+        Queue=Queue(log), current_device=lambda: 0,
+        current_stream=lambda device: flags["stream"]))
+    g = types.SimpleNamespace(world=WORLD, rank=RANK, epoch=0, total=0,
+                              arrived="arrived", sync="sync")
+    g.gathered = types.SimpleNamespace(local=[
+        Matrix((ROWS, COLS), GATHERED + q * BYTES, log)
+        for q in range(WORLD)])
+    g.last_use = object.__new__(tp._LastUse)
+    g.last_use._event, g.last_use._stream = "last use", None
+
+    class Kernel:
+        spec = types.SimpleNamespace(communication_blocks=16)
+
+        def __call__(self, gathered, b, out, arrived, sync, epoch, started,
+                     finished):
+            if flags["refuse"]:
+                raise RuntimeError("launch refused")
+            log.append(("launch", epoch, started, finished))
+    monkeypatch.setattr(tp, "load_compiled", lambda *args: Kernel())
+
+    def call(stream=MAIN, refuse=False):
+        flags.update(stream=stream, refuse=refuse)
+        return tp._all_gather_gemm_blocks(A, FEW, g, 0)
+    return call, log, g
+
+
+def test_the_blocks_form_on_another_stream_waits_for_the_last_use(blocks):
+    call, log, _ = blocks
+    call()
+    assert log == [("wait_event", MAIN, "last use"),
+                   ("copy_", GATHERED + RANK * BYTES, A.data_ptr()),
+                   ("launch", 1, WORLD * 16, WORLD * 16),
+                   ("record", MAIN, "last use")]
+    del log[:]
+    call(stream=OTHER)
+    # Its own rows of the gathered A, which the last call's kernel and the
+    # peers' pulls read, are overwritten only after that call.
+    assert log[:2] == [("wait_event", OTHER, "last use"),
+                       ("copy_", GATHERED + RANK * BYTES, A.data_ptr())]
+
+
+def test_a_refused_blocks_launch_keeps_its_epoch_and_totals(blocks):
+    call, log, state = blocks
+    with pytest.raises(RuntimeError, match="launch refused"):
+        call(refuse=True)
+    assert (state.epoch, state.total) == (0, 0)
+    assert log[-1] == ("record", MAIN, "last use")
+    call()
+    assert ("launch", 1, WORLD * 16, WORLD * 16) in log
+    assert (state.epoch, state.total) == (1, WORLD * 16)

@@ -321,7 +321,9 @@ def _prepare_scatter(a, b, group, device):
     world = dist.get_world_size(group)
     refused = _refusal(_check, a, b, world)
     rows, cols = a.shape[0] // world, b.shape[1]
-    key = (group.group_name, device, rows, cols)
+    # (By a's own rows: rows that do not split must not find the state of
+    # a shape that does, so that the refusal reaches the group.)
+    key = (group.group_name, device, a.shape[0], cols)
     comm = _communicators.get(key)
     if comm is None:
         # (The contraction's shards may differ: each device's products are
@@ -343,12 +345,16 @@ def _prepare_scatter(a, b, group, device):
     if comm.blocks is None:
         # Each device's grid fits its own multiprocessors: the counters'
         # totals grow by the sum over the group.
-        grids = _gathered(group, None if failure else launch.grid)
+        grids = _gathered(group, launch.grid if failure is None else
+                          (type(failure).__name__, str(failure)))
         if failure is not None:
             raise failure
-        if None in grids:
-            raise RuntimeError(f"process {grids.index(None)} of the group "
-                               f"could not prepare its launch")
+        for r, grid in enumerate(grids):
+            if not isinstance(grid, int):
+                kind = (ArgumentError if grid[0] == "ArgumentError" else
+                        RuntimeError)
+                raise kind(f"process {r} of the group could not prepare "
+                           f"its launch: {grid[1]}")
         comm.blocks = sum(grids)
         _communicators[key] = comm
     return comm, launch
@@ -485,7 +491,6 @@ def _all_gather_gemm_blocks(a, b, g, device):
     with cuda.Queue(device) as queue:
         g.last_use.wait(queue, main)
         try:
-            g.epoch += 1
             # This device's rows, before the launch; the kernel's start
             # barrier tells the peers they are in place, its end barrier
             # that all of them pulled them (so the next call may overwrite
@@ -494,11 +499,13 @@ def _all_gather_gemm_blocks(a, b, g, device):
             out = torch.empty(world, rows, b.shape[1], dtype=torch.bfloat16,
                               device=a.device)
             # Every communicating block of every device adds one to each
-            # device's barrier counters.
-            g.total += world * kernel.spec.communication_blocks
-            total = _int32(g.total)
-            kernel(g.gathered, b, out, g.arrived, g.sync, _int32(g.epoch),
-                   total, total)
+            # device's barrier counters. (Kept once the launch is queued: a
+            # refused one leaves them for the call's retry.)
+            epoch = g.epoch + 1
+            total = g.total + world * kernel.spec.communication_blocks
+            kernel(g.gathered, b, out, g.arrived, g.sync, _int32(epoch),
+                   _int32(total), _int32(total))
+            g.epoch, g.total = epoch, total
         finally:
             g.last_use.record(queue, main)
     return out.view(world * rows, b.shape[1])
@@ -594,7 +601,7 @@ def _prepare_gather(a, b, group, device, communicate):
     refused = _refusal(_check, a, b, world, "none")
     states, make = ((_blocks, _Blocks) if communicate == "blocks" else
                     (_gathers, _Gather))
-    rows, cols = a.shape
+    rows, cols = a.shape[0], a.shape[1]
     key = (group.group_name, device, rows, cols)
     g = states.get(key)
     if g is None:
