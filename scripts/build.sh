@@ -13,6 +13,9 @@
 # the output does not depend on the host compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache keys paths inside the checkout relative to it, so that clones in
+# other folders (CI's fresh clone, a second worktree) reuse one cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 
 variant=${TK_BUILD:-release}
 common=(-G Ninja -S . -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir

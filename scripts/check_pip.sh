@@ -7,6 +7,9 @@
 # and nothing on the CPU needs them). Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# (As scripts/build.sh: the pip build's compiles reuse ccache from any
+# clone.)
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
