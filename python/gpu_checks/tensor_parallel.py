@@ -29,6 +29,8 @@ process per GPU:
   the contraction, all_gather_gemm's columns of B), and, on a shape's
   first call, shapes that must agree but do not, or arguments one process
   refuses: ArgumentError on every process, then a correct call;
+- a reduce-scatter launch refused on one device (an injected failure),
+  retried there: every result right, and the next call's;
 - bad arguments raise ArgumentError naming the argument, also for a
   tensor an earlier call checked, transposed in place since.
 
@@ -258,6 +260,44 @@ def main():
                     got, full.float() @ b.float()) <= TOLERANCE
         row(f"all_gather_gemm M={M} K={K} N={world * n} world={world}, a "
             f"failure on device {failing} after its pushes, then a call", ok)
+
+    # A reduce-scatter launch refused on one device (the driver's launch
+    # injected to fail once there): the peers' kernels wait for it, and
+    # that device's retry of the same call completes them; every result is
+    # right, and so is the next call.
+    from tk_mlir import cuda_driver
+
+    def refused_then_retried(M, K, N):
+        a = torch.randn(M, K // world, device="cuda").bfloat16()
+        b = torch.randn(K // world, N, device="cuda").bfloat16()
+        full = a.float() @ b.float()
+        dist.all_reduce(full)
+        want = full[rank * (M // world):(rank + 1) * (M // world)]
+        gemm_reduce_scatter(a, b)   # (prepared: the injection hits the launch)
+        launch_by_driver = cuda_driver.launch
+
+        def refuse_launch(*args):
+            raise RuntimeError("launch refused (the check's injected "
+                               "failure)")
+        if rank == failing:
+            cuda_driver.launch = refuse_launch
+        try:
+            got, error = gemm_reduce_scatter(a, b), None
+        except RuntimeError as e:
+            got, error = None, e
+        finally:
+            cuda_driver.launch = launch_by_driver
+        ok = (error is not None and "injected" in str(error)
+              if rank == failing else error is None)
+        if rank == failing:
+            got = gemm_reduce_scatter(a, b)   # the retry
+        worst = max(relative_error(got, want),
+                    relative_error(gemm_reduce_scatter(a, b), want))
+        row(f"gemm_reduce_scatter M={M} K={K} N={N} world={world}, a "
+            f"launch refused on device {failing}, retried there, then a "
+            f"call", ok and worst <= TOLERANCE,
+            f"largest relative error {worst:.2e}")
+    refused_then_retried(world * 200, world * 136, 1000)
 
     # An `a` whose address is not 16-byte aligned (a matrix cut out of a
     # bigger buffer): the own shard goes through the gathered buffer, in
