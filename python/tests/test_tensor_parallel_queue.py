@@ -81,6 +81,13 @@ class Queue:
         return lambda *args: self._log.append((name,) + args)
 
 
+def last_use():
+    """A _LastUse whose event is the string "last use", no stream yet."""
+    use = object.__new__(tp._LastUse)
+    use._event, use._stream = "last use", None
+    return use
+
+
 @pytest.fixture
 def op(monkeypatch):
     """all_gather_gemm with recorders; returns (call, log, gather state):
@@ -115,8 +122,7 @@ def op(monkeypatch):
     g.arrived = types.SimpleNamespace(local="arrived")
     g.stream = types.SimpleNamespace(cuda_stream=SIDE)
     g.ready, g.pushed = "ready", "pushed"
-    g.last_use = object.__new__(tp._LastUse)
-    g.last_use._event, g.last_use._stream = "last use", None
+    g.last_use = last_use()
     g.shards = [GATHERED + q * BYTES for q in range(WORLD)]
     peers = [(RANK - k) % WORLD for k in range(1, WORLD)]
     g.pushes = [(f"done[{q}]", f"A of {q}", f"arrived of {q}") for q in peers]
@@ -331,8 +337,7 @@ def scatter(monkeypatch):
     comm.world, comm.address, comm.bytes, comm.total = WORLD, OUTPUT, BYTES, 0
     comm.blocks = BLOCKS
     comm.output = types.SimpleNamespace(local=Output(log, False))
-    comm.last_use = object.__new__(tp._LastUse)
-    comm.last_use._event, comm.last_use._stream = "last use", None
+    comm.last_use = last_use()
 
     class Launch:
         grid = GRID
@@ -438,8 +443,7 @@ def blocks(monkeypatch):
     g.gathered = types.SimpleNamespace(local=[
         Matrix((ROWS, COLS), GATHERED + q * BYTES, log)
         for q in range(WORLD)])
-    g.last_use = object.__new__(tp._LastUse)
-    g.last_use._event, g.last_use._stream = "last use", None
+    g.last_use = last_use()
 
     class Kernel:
         spec = types.SimpleNamespace(communication_blocks=16)

@@ -246,11 +246,8 @@ def _check_agreement(group, checks, refused=None):
     buffers) the processes make together. A process with other shapes
     would otherwise have its peers write past its buffers, or wait for it
     forever."""
-    import torch.distributed as dist
-    every = [None] * dist.get_world_size(group)
-    dist.all_gather_object(every, ([value for _, _, value in checks],
-                                   None if refused is None else str(refused)),
-                           group=group)
+    every = _gathered(group, ([value for _, _, value in checks],
+                              None if refused is None else str(refused)))
     if refused is not None:
         raise refused
     for r, (_, message) in enumerate(every):
@@ -586,12 +583,6 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     return out
 
 
-def _shard_checks(a):
-    """What every process's shard of A must agree on (each may hold its
-    own number of B's columns)."""
-    return [("a", "rows", a.shape[0]), ("a", "columns", a.shape[1])]
-
-
 def _prepare_gather(a, b, group, device, communicate):
     """An all_gather_gemm call's (state of its form, _Gather or _Blocks;
     world size; group), after its arguments are checked."""
@@ -605,7 +596,9 @@ def _prepare_gather(a, b, group, device, communicate):
     key = (group.group_name, device, rows, cols)
     g = states.get(key)
     if g is None:
-        _check_agreement(group, _shard_checks(a), refused)
+        # (Each process may hold its own number of B's columns.)
+        _check_agreement(group, [("a", "rows", rows), ("a", "columns", cols)],
+                         refused)
         g = states[key] = make(group, rows, cols)
     elif refused is not None:
         raise refused
