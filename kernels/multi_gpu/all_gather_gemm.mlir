@@ -7,7 +7,10 @@
 // as this device holds it. The copy engines push the peers' shards into
 // this device's gathered buffer while the kernel runs; when shard q is in
 // place, the launcher's streams write `epoch` into `arrived[q]`
-// (tk_mlir.ops.tensor_parallel). This device's own shard is read where the
+// (tk_mlir.ops.tensor_parallel passes 1 and clears the flags after each
+// launch, so that every call is the same and a CUDA graph can replay it;
+// counters that only grow, a new epoch per launch, work as well). This
+// device's own shard is read where the
 // caller keeps it, with no copy before the launch (docs/performance.md has
 // the measurement). C is viewed as [world, R, N], so a 128-row tile never
 // spans two shards (ragged R: TMA's bounds cut each shard's last tile) and

@@ -11,16 +11,22 @@
 // and ends with its own, so at any moment the devices send to different
 // peers. Every device's C must be zero before anyone adds to it: the
 // launcher zeroes it before the launch, each block announces at its start
-// to every device that this one's C is zero (`flags[0]`), and the
+// to every device that this one's C is zero (`flags[1]`), and the
 // consumers wait for all the announcements before a tile's store, not
 // before its products: the first tile's products overlap the devices'
 // skew in reaching the launch (a barrier before the tiles took 0.630 /
 // 1.017 / 1.727 ms for the op against 0.571 / 0.971 / 1.650 at M = N = K =
 // 8192, M = 16384, N = 28672; 4 x H200). At the end a barrier across the
-// blocks of all devices (`flags[1]`, after each block's stores are
-// written) makes C complete when the launch is. The counters only grow;
-// the launcher passes the totals to wait for (`started`, `finished`:
-// previous total + world x blocks).
+// blocks of all devices (`flags[0]`, after each block's stores are
+// written) makes C complete when the launch is.
+//
+// Every launch waits for the same totals (`total`: the blocks of every
+// device's grid), so that a captured CUDA graph can replay it. The
+// launcher zeroes `flags[0]` with C before the launch (the peers add to it
+// only after this launch has announced itself). `flags[1]` may already
+// hold the next launch's announcements of a peer that left the barrier
+// first, so it is not zeroed: block 0 takes this launch's count off it
+// after the barrier, when every block of this device has waited.
 !a_view = !tile.gl<?x?x?xbf16>
 !b_view = !tile.gl<?x?xbf16>
 !c_view = !tile.gl<?x?xbf16, devices = 8>
@@ -28,8 +34,7 @@
 !acc = !tile.rt<128x256xf32, block>
 
 tile.kernel @gemm_reduce_scatter(%A: !a_view, %B: !b_view, %C: !c_view,
-                                 %flags: !flags, %started: i32,
-                                 %finished: i32)
+                                 %flags: !flags, %total: i32)
     launch(warpgroups = 2, grid = persistent) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %b = tile.alloc : !tile.st<64x256xbf16>
@@ -49,7 +54,7 @@ tile.kernel @gemm_reduce_scatter(%A: !a_view, %B: !b_view, %C: !c_view,
   %tiles_k = arith.ceildivui %K, %c64 : index
   %one = arith.constant 1 : i32
   scf.for %d = %c0 to %world step %c1 {
-    tile.signal_add %flags[%c0], %one device %d : !flags
+    tile.signal_add %flags[%c1], %one device %d : !flags
   }
   %rows = arith.muli %parts, %tiles_m : index
   tile.foreach_tile (%t, %n) in (%rows, %tiles_n) {
@@ -66,8 +71,15 @@ tile.kernel @gemm_reduce_scatter(%A: !a_view, %B: !b_view, %C: !c_view,
       scf.yield %y : !acc
     }
     %out = tile.cast %acc : !acc to !tile.rt<128x256xbf16, block>
-    tile.signal_wait %flags[%c0], %started at_least : !flags
+    tile.signal_wait %flags[%c1], %total at_least : !flags
     tile.store %out, %C[%m, %n] device %owner reduce add : !tile.rt<128x256xbf16, block>, !c_view
   }
-  tile.device_barrier %flags[%c1], %finished : !flags
+  tile.device_barrier %flags[%c0], %total : !flags
+  %block = tile.block_id
+  %first = arith.cmpi eq, %block, %c0 : index
+  scf.if %first {
+    %zero_i32 = arith.constant 0 : i32
+    %undo = arith.subi %zero_i32, %total : i32
+    tile.signal_add %flags[%c1], %undo : !flags
+  }
 }

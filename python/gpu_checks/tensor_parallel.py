@@ -7,8 +7,8 @@ process per GPU:
   NCCL's bf16 reduce-scatter of the bf16 products, random inputs, several
   shapes including ragged ones (rows per device not a multiple of the
   128-row tile, columns not a multiple of 256, a contraction not a
-  multiple of 64), the same shapes again (the counters keep growing
-  across launches), and five calls queued back to back at two shapes;
+  multiple of 64), the same shapes again (the counters are used again),
+  and five calls queued back to back at two shapes;
 - all_gather_gemm against a float32 reference (NCCL's all-gather of the
   shards, then a float32 product), the same kinds of shapes (shards of
   rows not a multiple of 128, so TMA's bounds cut each shard's last tile),
@@ -31,6 +31,9 @@ process per GPU:
   refuses: ArgumentError on every process, then a correct call;
 - a reduce-scatter launch refused on one device (an injected failure),
   retried there: every result right, and the next call's;
+- both ops captured in a CUDA graph and replayed with new inputs, calls
+  outside the graph between the replays; the communicating-blocks form
+  refusing a capture;
 - bad arguments raise ArgumentError naming the argument, also for a
   tensor an earlier call checked, transposed in place since.
 
@@ -298,6 +301,79 @@ def main():
             f"call", ok and worst <= TOLERANCE,
             f"largest relative error {worst:.2e}")
     refused_then_retried(world * 200, world * 136, 1000)
+
+    # Captured in a CUDA graph after a first call of the shape, and
+    # replayed with new inputs, calls outside the graph between the
+    # replays: every call queues the same operations with the same values,
+    # so each replay is right, and so is each call beside it. The
+    # communicating-blocks form refuses a capture on every device.
+    def captured(op, make, reference, case):
+        static = make()
+        op(*static)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out = op(*static)
+        worst = 0.0
+        for _ in range(3):
+            fresh = make()
+            for into, value in zip(static, fresh):
+                into.copy_(value)
+            graph.replay()
+            beside = make()
+            got_beside = op(*beside)
+            worst = max(worst, relative_error(out, reference(*fresh)),
+                        relative_error(got_beside, reference(*beside)))
+        graph.replay()   # the last inputs again
+        worst = max(worst, relative_error(out, reference(*fresh)))
+        torch.cuda.synchronize()
+        worst = torch.tensor(worst, device="cuda")
+        dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+        row(f"{case} world={world}, captured in a CUDA graph: four replays, "
+            f"calls outside the graph between them", worst.item() <= TOLERANCE,
+            f"largest relative error {worst.item():.2e}")
+
+    def scattered(a, b):
+        full = a.float() @ b.float()
+        dist.all_reduce(full)
+        rows_here = full.shape[0] // world
+        return full[rank * rows_here:(rank + 1) * rows_here]
+
+    def gathered(a, b):
+        full = torch.empty(world * a.shape[0], a.shape[1], device="cuda",
+                           dtype=torch.bfloat16)
+        dist.all_gather_into_tensor(full, a)
+        return full.float() @ b.float()
+    for m, k, n in ((4096, 4096, 4096), (world * 200, world * 136, 1000)):
+        captured(gemm_reduce_scatter,
+                 lambda: (torch.randn(m, k // world, device="cuda").bfloat16(),
+                          torch.randn(k // world, n, device="cuda").bfloat16()),
+                 scattered, f"gemm_reduce_scatter M={m} K={k} N={n}")
+    for n in (FEW, MANY):
+        captured(all_gather_gemm,
+                 lambda: (torch.randn(1000, 520, device="cuda").bfloat16(),
+                          torch.randn(520, n, device="cuda").bfloat16()),
+                 gathered,
+                 f"all_gather_gemm M={world * 1000} K=520 N={world * n}")
+    # (A shard shape no later case uses: a process that finds a shape's
+    # state while its peers make it would wait for them.)
+    shard = torch.randn(24, 72, device="cuda").bfloat16()
+    columns = torch.randn(72, 256, device="cuda").bfloat16()
+    all_gather_gemm(shard, columns, communicate="blocks")
+    torch.cuda.synchronize()
+    try:
+        with torch.cuda.graph(torch.cuda.CUDAGraph()):
+            all_gather_gemm(shard, columns, communicate="blocks")
+        row("ArgumentError on every device: all_gather_gemm("
+            "communicate='blocks') captured", False, "no error")
+    except ArgumentError as error:
+        row("ArgumentError on every device: all_gather_gemm("
+            "communicate='blocks') captured",
+            "cannot be captured" in str(error), error)
+    worst = gathered_in_turn([shard], [columns], communicate="blocks")
+    row(f"all_gather_gemm M={world * 24} K=72 N={world * 256} world={world} "
+        f"communicate=blocks, after the refused capture", worst <= TOLERANCE,
+        f"relative error {worst:.2e}")
 
     # An `a` whose address is not 16-byte aligned (a matrix cut out of a
     # bigger buffer): the own shard goes through the gathered buffer, in

@@ -3,8 +3,9 @@ torch.distributed replaced by a fake whose all_gather_object returns what
 each rank would pass. The processes compare what must agree, and learn of
 a process that refused its arguments or could not prepare its launch, so
 that all of them raise alike (none waits for the others forever); the
-reduce-scatter's counters' total per call is the sum of every device's
-grid. Later calls of the shape make nothing and gather nothing."""
+reduce-scatter's launches wait for the sum of every device's grid. Later
+calls of the shape make nothing and gather nothing; a first call under a
+CUDA graph capture raises before it gathers."""
 import os
 import sys
 import types
@@ -42,9 +43,11 @@ def fake(monkeypatch):
     this rank, `made` the states the ops made; `peers(mine)` gives what
     the other ranks pass (default: the same); `refuse` makes the local
     argument checks raise that message; `unprepared` makes the kernel's
-    preparation fail."""
+    preparation fail; `capturing` makes the stream a capturing one;
+    `totals` lists the scalars set on prepared launches."""
     state = types.SimpleNamespace(gathers=[], made=[], peers=lambda x: x,
-                                  refuse=None, unprepared=False)
+                                  refuse=None, unprepared=False,
+                                  capturing=False, totals=[])
     dist = types.ModuleType("torch.distributed")
     dist.group = types.SimpleNamespace(WORLD=Group())
     dist.get_world_size = lambda group: WORLD
@@ -57,6 +60,8 @@ def fake(monkeypatch):
     torch = types.ModuleType("torch")
     torch.distributed = dist
     torch.Tensor = Matrix
+    torch._C = types.SimpleNamespace(
+        _cuda_isCurrentStreamCapturing=lambda: state.capturing)
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setitem(sys.modules, "torch.distributed", dist)
     monkeypatch.setattr(tp, "torch", torch)
@@ -83,7 +88,8 @@ def fake(monkeypatch):
         def prepare(self, *args):
             if state.unprepared:
                 raise RuntimeError("no kernel image for this GPU")
-            return types.SimpleNamespace(grid=GRID)
+            return types.SimpleNamespace(grid=GRID,
+                                         set=state.totals.append)
     monkeypatch.setattr(tp, "load_compiled", lambda *args: Kernel())
     return state
 
@@ -108,10 +114,11 @@ def test_a_reduce_scatter_shape_agrees_once(fake):
     a, b = Matrix(4096, 256), Matrix(256, 1024)
     comm, launch = tp._prepare_scatter(a, b, None, 0)
     assert (comm.kind, launch.grid) == ("communicator", GRID)
-    # The shapes, then every device's grid; the counters' totals grow by
-    # their sum per call.
+    # The shapes, then every device's grid; every launch waits for their
+    # sum.
     assert fake.gathers == [([4096, 1024], None), GRID]
     assert comm.blocks == WORLD * GRID
+    assert fake.totals == [{"total": WORLD * GRID}]
     assert fake.made == [("communicator", WORLD, 1024, 1024)]
     # The shape's state exists: no collective, nothing made again.
     tp._prepare_scatter(a, b, None, 0)
@@ -124,6 +131,7 @@ def test_a_reduce_scatter_sums_grids_that_differ(fake):
     comm, _ = tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024),
                                   None, 0)
     assert comm.blocks == GRID + (WORLD - 1) * 114
+    assert fake.totals == [{"total": comm.blocks}]
 
 
 @pytest.mark.parametrize("values, message", [
@@ -265,3 +273,27 @@ def test_a_peer_argument_error_in_its_launch_is_one_here(fake):
             "process 0 of the group could not prepare its launch: argument "
             "'b': too many columns")):
         tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+
+
+@pytest.mark.parametrize("op", ["scatter", "copy_engines", "blocks"])
+def test_a_first_call_under_capture_raises_before_any_collective(fake, op):
+    fake.capturing = True
+    with pytest.raises(RuntimeError, match="the first call of a shape "
+                                           "cannot be captured"):
+        if op == "scatter":
+            tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+        else:
+            tp._prepare_gather(Matrix(1024, 256), Matrix(256, 512), None, 0,
+                               op)
+    assert fake.gathers == [] and fake.made == []
+    # Once the shape's state exists, a captured call finds it.
+    fake.capturing = False
+    if op == "scatter":
+        tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+        fake.capturing = True
+        tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024), None, 0)
+    else:
+        tp._prepare_gather(Matrix(1024, 256), Matrix(256, 512), None, 0, op)
+        fake.capturing = True
+        tp._prepare_gather(Matrix(1024, 256), Matrix(256, 512), None, 0, op)
+    assert len(fake.made) == 1

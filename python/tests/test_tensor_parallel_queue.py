@@ -1,13 +1,15 @@
 """The tensor-parallel ops' queued operations on the CPU: torch,
 torch.distributed, the symmetric buffers and tk_mlir.cuda_driver's stream
 operations replaced by recorders. all_gather_gemm: the order of what one
-call queues in each of its two orders (pushes or kernel first), on a
-second call, for an `a` not 16-byte aligned, and when its launch cannot
-be prepared (the call still queues its part of the exchange, then
-raises); which calls check their arguments. gemm_reduce_scatter: the
-zero, the launch with the counters' totals (growing, wrapping as int32),
-the copy-out and the buffer's last use, a call on another stream, a
-refused launch (the total kept) and a failed copy-out."""
+call queues in each of its two orders (pushes or kernel first), the same
+operations and values on every call (what a CUDA graph replays), for an
+`a` not 16-byte aligned, and when its launch cannot be prepared (the call
+still queues its part of the exchange, then raises); which calls check
+their arguments. gemm_reduce_scatter: the zero, the launch, the copy-out
+and the buffer's last use, the same on every call, a call on another
+stream, a refused launch and a failed copy-out. Under a capture neither
+op waits for or marks its last use on other streams, and the
+communicating-blocks form refuses."""
 import os
 import sys
 import types
@@ -92,9 +94,11 @@ def last_use():
 def op(monkeypatch):
     """all_gather_gemm with recorders; returns (call, log, gather state):
     call(a, b, refuse=False) makes `prepare` raise when refuse is set."""
-    log = []
+    log, capture = [], []
     torch = types.ModuleType("torch")
     torch.bfloat16 = "bf16"
+    torch._C = types.SimpleNamespace(
+        _cuda_isCurrentStreamCapturing=lambda: bool(capture))
     outputs = iter(range(0x20_0000_0000, 0x30_0000_0000, 0x1000_0000))
     torch.empty = lambda *shape, dtype, device: Matrix(shape, next(outputs))
     dist = types.ModuleType("torch.distributed")
@@ -117,7 +121,7 @@ def op(monkeypatch):
     monkeypatch.setattr(tp, "_cuda", None)
 
     g = object.__new__(tp._Gather)
-    g.world, g.rank, g.rows, g.bytes, g.epoch = WORLD, RANK, ROWS, BYTES, 0
+    g.world, g.rank, g.rows, g.bytes = WORLD, RANK, ROWS, BYTES
     g.gathered = types.SimpleNamespace(local=Rows(log))
     g.arrived = types.SimpleNamespace(local="arrived")
     g.stream = types.SimpleNamespace(cuda_stream=SIDE)
@@ -126,7 +130,8 @@ def op(monkeypatch):
     g.shards = [GATHERED + q * BYTES for q in range(WORLD)]
     peers = [(RANK - k) % WORLD for k in range(1, WORLD)]
     g.pushes = [(f"done[{q}]", f"A of {q}", f"arrived of {q}") for q in peers]
-    g.own_arrived = "own arrived"
+    g.arrivals, g.own_arrived = "arrivals", "own arrived"
+    g.peer_arrived = [f"arrived[{q}]" for q in range(WORLD) if q != RANK]
     g.done_at = [f"done at {q}" for q in peers]
     g.launches = tp._Cache()
     monkeypatch.setitem(tp._gathers, ("world", 0, ROWS, COLS), g)
@@ -134,8 +139,7 @@ def op(monkeypatch):
     class Kernel:
         def prepare(self, views, b, out, arrived, epoch):
             assert views.addresses[RANK] == views.local.data_ptr()
-            return lambda scalars, stream: log.append(
-                ("launch", stream, scalars["epoch"]))
+            return lambda stream: log.append(("launch", stream, epoch))
     refused = []
 
     def load_compiled(*args):
@@ -144,8 +148,9 @@ def op(monkeypatch):
         return Kernel()
     monkeypatch.setattr(tp, "load_compiled", load_compiled)
 
-    def call(a, b, refuse=False):
+    def call(a, b, refuse=False, capturing=False):
         refused[:] = [True] if refuse else []
+        capture[:] = [True] if capturing else []
         return tp.all_gather_gemm(a, b)
     return call, log, g
 
@@ -165,30 +170,36 @@ FEW = Matrix((COLS, tp.KERNEL_FIRST_COLUMNS - 8), 0x2000)
 MANY = Matrix((COLS, tp.KERNEL_FIRST_COLUMNS), 0x3000)
 
 
+# After the kernel: the arrival flags cleared, the done writes, the wait
+# for the pushes, the event a call on another stream waits for.
+END = [("zero", MAIN, "arrivals", 4 * WORLD),
+       ("write_value", MAIN, "done at 0", 1),
+       ("write_value", MAIN, "done at 3", 1),
+       ("write_value", MAIN, "done at 2", 1),
+       ("record", SIDE, "pushed"), ("wait_event", MAIN, "pushed"),
+       ("record", MAIN, "last use")]
+
+
 def test_pushes_go_first_below_the_column_threshold(op):
     call, log, _ = op
     call(A, FEW)
     launch = first(log, "launch")
     # The own shard is ready on the caller's stream, the side stream waits
-    # for it, then the three pushes, each with its arrival write.
+    # for it, then the three pushes, each after the peer's done (cleared
+    # for the next call) and with its arrival write.
     assert first(log, "record", MAIN, "ready") < first(
         log, "wait_event", SIDE, "ready") < min(entries(log, "copy"))
-    assert [e for e in log if e[0] in ("copy", "write_value")
-            and e[1] == SIDE] == [
+    assert [e for e in log if e[1] == SIDE and e[0] != "wait_event"
+            and e[0] != "record"] == [
         entry for q in (0, 3, 2) for entry in (
+            ("wait_value", SIDE, f"done[{q}]", 1),
+            ("write_value", SIDE, f"done[{q}]", 0),
             ("copy", SIDE, f"A of {q}", A.data_ptr(), BYTES),
             ("write_value", SIDE, f"arrived of {q}", 1))]
     assert max(entries(log, "copy")) < launch
     assert log[launch - 1] == ("write_value", MAIN, "own arrived", 1)
     assert log[launch] == ("launch", MAIN, 1)
-    # After the kernel: the done writes, the wait for the pushes, the
-    # event a call on another stream waits for.
-    assert log[launch + 1:] == [
-        ("write_value", MAIN, "done at 0", 1),
-        ("write_value", MAIN, "done at 3", 1),
-        ("write_value", MAIN, "done at 2", 1),
-        ("record", SIDE, "pushed"), ("wait_event", MAIN, "pushed"),
-        ("record", MAIN, "last use")]
+    assert log[launch + 1:] == END
 
 
 def test_the_kernel_goes_first_from_the_column_threshold(op):
@@ -199,19 +210,36 @@ def test_the_kernel_goes_first_from_the_column_threshold(op):
     assert launch < first(log, "wait_event", SIDE, "ready") < min(
         entries(log, "copy"))
     assert len(entries(log, "copy")) == WORLD - 1
-    assert max(entries(log, "copy")) < first(log, "write_value", MAIN,
-                                             "done at 0")
+    assert max(entries(log, "copy")) < first(log, "zero", MAIN)
+    assert log[-len(END):] == END
 
 
-def test_a_later_push_waits_for_the_peers_last_kernel(op):
+@pytest.mark.parametrize("b", [FEW, MANY], ids=["pushes first",
+                                                "kernel first"])
+def test_every_call_queues_the_same_operations(op, b):
+    call, log, _ = op
+    call(A, b)
+    # (The first call's wait for the last use, on no stream yet.)
+    assert log[0] == ("wait_event", MAIN, "last use")
+    once = log[1:]
+    for _ in range(2):
+        del log[:]
+        call(A, b)
+        assert log == once
+
+
+@pytest.mark.parametrize("b", [FEW, MANY], ids=["pushes first",
+                                                "kernel first"])
+def test_a_captured_call_leaves_the_last_use_alone(op, b):
     call, log, g = op
-    call(A, FEW)
+    call(A, b)
     del log[:]
-    call(A, MANY)
-    for q in (0, 3, 2):
-        wait = first(log, "wait_value", SIDE, f"done[{q}]", 1)
-        assert log[wait + 1][:3] == ("copy", SIDE, f"A of {q}")
-    assert ("launch", MAIN, 2) in log and g.epoch == 2
+    call(A, b, capturing=True)
+    # The same exchange, without the wait for and the record of the last
+    # use (its event was recorded outside the capture).
+    assert "last use" not in [e[-1] for e in log]
+    assert log[-len(END) + 1:] == END[:-1]
+    assert g.last_use._stream == MAIN
 
 
 def test_an_unaligned_a_is_pushed_from_its_aligned_copy(op):
@@ -233,18 +261,17 @@ def test_a_call_whose_launch_fails_still_does_its_part(op, b):
     with pytest.raises(RuntimeError, match="no kernel"):
         call(A, b, refuse=True)
     # No kernel, but the peers get this device's shard (their kernels wait
-    # for it) and its done writes (their next pushes wait for them).
+    # for it) and its done writes (their next pushes wait for them); the
+    # flags are cleared once the peers' shards of this call are here.
     assert not entries(log, "launch")
     assert len(entries(log, "copy")) == WORLD - 1
-    assert [e for e in log if e[0] == "write_value" and e[1] == MAIN] == [
-        ("write_value", MAIN, f"done at {q}", 1) for q in (0, 3, 2)]
-    assert log[-3:] == [("record", SIDE, "pushed"),
-                        ("wait_event", MAIN, "pushed"),
-                        ("record", MAIN, "last use")]
-    # The next call, on every device, is the next epoch.
+    waits = [("wait_value", MAIN, f"arrived[{q}]", 1)
+             for q in range(WORLD) if q != RANK]
+    assert log[-len(END) - len(waits):] == waits + END
+    # The next call is a call like any other.
     del log[:]
     call(A, b)
-    assert ("launch", MAIN, 2) in log and g.epoch == 2
+    assert ("launch", MAIN, 1) in log and log[-len(END):] == END
 
 
 def test_tensors_of_a_checked_signature_are_not_checked_again(
@@ -319,10 +346,13 @@ class Output:
 @pytest.fixture
 def scatter(monkeypatch):
     """gemm_reduce_scatter with recorders; returns (call, log, state):
-    call(a, b, stream=MAIN, refuse=False, fail_copy=False), refuse making
-    the launch raise and fail_copy the copy-out."""
+    call(a, b, stream=MAIN, refuse=False, fail_copy=False,
+    capturing=False), refuse making the launch raise, fail_copy the
+    copy-out, capturing the stream a capturing one."""
     log, prepared, flags = [], [], {}
     torch = types.ModuleType("torch")
+    torch._C = types.SimpleNamespace(
+        _cuda_isCurrentStreamCapturing=lambda: flags["capturing"])
     monkeypatch.setattr(tp, "torch", torch)
     monkeypatch.setattr(tp, "_signature", lambda a, b: (a.data_ptr(),
                                                         b.data_ptr()))
@@ -334,7 +364,7 @@ def scatter(monkeypatch):
     monkeypatch.setattr(tp, "_cuda", driver)
 
     comm = object.__new__(tp._Communicator)
-    comm.world, comm.address, comm.bytes, comm.total = WORLD, OUTPUT, BYTES, 0
+    comm.world, comm.address, comm.zeroed = WORLD, OUTPUT, ZEROED
     comm.blocks = BLOCKS
     comm.output = types.SimpleNamespace(local=Output(log, False))
     comm.last_use = last_use()
@@ -342,19 +372,19 @@ def scatter(monkeypatch):
     class Launch:
         grid = GRID
 
-        def __call__(self, scalars, stream):
+        def __call__(self, stream):
             if flags["refuse"]:
                 raise RuntimeError("launch refused")
-            log.append(("launch", stream, scalars["started"],
-                        scalars["finished"]))
+            log.append(("launch", stream))
 
     def prepare(a, b, group, device):
         prepared.append((a.data_ptr(), b.data_ptr()))
         return comm, Launch()
     monkeypatch.setattr(tp, "_prepare_scatter", prepare)
 
-    def call(a, b, stream=MAIN, refuse=False, fail_copy=False):
-        flags.update(stream=stream, refuse=refuse)
+    def call(a, b, stream=MAIN, refuse=False, fail_copy=False,
+             capturing=False):
+        flags.update(stream=stream, refuse=refuse, capturing=capturing)
         comm.output.local._fail = fail_copy
         return tp.gemm_reduce_scatter(a, b)
     return call, log, types.SimpleNamespace(comm=comm, prepared=prepared)
@@ -365,25 +395,24 @@ def scatter(monkeypatch):
 BLOCKS = GRID + (WORLD - 1) * (GRID - 18)
 RS_A = Matrix((WORLD * ROWS, COLS), 0x5000)
 RS_B = Matrix((COLS, 1024), 0x6000)
+# The output and the barrier counter after it, zeroed by one memset.
+ZEROED = BYTES + 4
+CALL = [("zero", MAIN, OUTPUT, ZEROED), ("launch", MAIN), ("clone",),
+        ("record", MAIN, "last use")]
 
 
-def test_a_reduce_scatter_zeroes_its_output_then_launches_with_the_totals(
-        scatter):
+def test_a_reduce_scatter_zeroes_its_output_then_launches(scatter):
     call, log, state = scatter
     assert call(RS_A, RS_B) == "result"
-    total = BLOCKS
     # The first call waits for nothing of its own stream's but the last
     # use's event (no stream yet); every call zeroes the output before its
-    # kernel, copies it out after, then marks the buffer's last use.
-    assert log == [("wait_event", MAIN, "last use"),
-                   ("zero", MAIN, OUTPUT, BYTES),
-                   ("launch", MAIN, total, total), ("clone",),
-                   ("record", MAIN, "last use")]
-    del log[:]
-    call(RS_A, RS_B)
-    assert log == [("zero", MAIN, OUTPUT, BYTES),
-                   ("launch", MAIN, 2 * total, 2 * total), ("clone",),
-                   ("record", MAIN, "last use")]
+    # kernel, copies it out after, then marks the buffer's last use, the
+    # same operations every time (what a CUDA graph replays).
+    assert log == [("wait_event", MAIN, "last use")] + CALL
+    for _ in range(2):
+        del log[:]
+        call(RS_A, RS_B)
+        assert log == CALL
     assert state.prepared == [(RS_A.data_ptr(), RS_B.data_ptr())]
 
 
@@ -393,28 +422,29 @@ def test_a_reduce_scatter_on_another_stream_waits_for_the_last_use(scatter):
     del log[:]
     call(RS_A, RS_B, stream=OTHER)
     assert log[:2] == [("wait_event", OTHER, "last use"),
-                       ("zero", OTHER, OUTPUT, BYTES)]
+                       ("zero", OTHER, OUTPUT, ZEROED)]
 
 
-def test_the_reduce_scatter_totals_wrap_as_the_counters_do(scatter):
+def test_a_captured_reduce_scatter_leaves_the_last_use_alone(scatter):
     call, log, state = scatter
-    state.comm.total = 2**31 - 1
     call(RS_A, RS_B)
-    wrapped = 2**31 - 1 + BLOCKS - 2**32
-    assert ("launch", MAIN, wrapped, wrapped) in log
+    del log[:]
+    call(RS_A, RS_B, stream=OTHER, capturing=True)
+    assert log == [("zero", OTHER, OUTPUT, ZEROED), ("launch", OTHER),
+                   ("clone",)]
+    assert state.comm.last_use._stream == MAIN
 
 
-def test_a_refused_reduce_scatter_launch_keeps_the_total(scatter):
+def test_a_refused_reduce_scatter_launch_is_retried_alike(scatter):
     call, log, state = scatter
     with pytest.raises(RuntimeError, match="launch refused"):
         call(RS_A, RS_B, refuse=True)
-    assert state.comm.total == 0 and not [e for e in log
-                                          if e[0] in ("launch", "clone")]
     # Its zero is queued: a call on another stream waits for it.
-    assert log[-2:] == [("zero", MAIN, OUTPUT, BYTES),
+    assert log[-2:] == [("zero", MAIN, OUTPUT, ZEROED),
                         ("record", MAIN, "last use")]
+    del log[:]
     call(RS_A, RS_B)
-    assert ("launch", MAIN, BLOCKS, BLOCKS) in log
+    assert log == CALL
 
 
 def test_a_failed_copy_out_still_marks_the_last_use(scatter):
@@ -422,18 +452,19 @@ def test_a_failed_copy_out_still_marks_the_last_use(scatter):
     with pytest.raises(RuntimeError, match="out of memory"):
         call(RS_A, RS_B, fail_copy=True)
     assert log[-2:] == [("clone",), ("record", MAIN, "last use")]
-    assert state.comm.total == BLOCKS
 
 
 @pytest.fixture
 def blocks(monkeypatch):
     """all_gather_gemm(communicate="blocks")'s queued work with recorders;
-    returns (call, log, state): call(stream=MAIN, refuse=False), refuse
-    making the launch raise."""
+    returns (call, log, state): call(stream=MAIN, refuse=False,
+    capturing=False), refuse making the launch raise."""
     log, flags = [], {}
     torch = types.ModuleType("torch")
     torch.bfloat16 = "bf16"
     torch.empty = lambda *shape, dtype, device: Matrix(shape, 0x7000)
+    torch._C = types.SimpleNamespace(
+        _cuda_isCurrentStreamCapturing=lambda: flags["capturing"])
     monkeypatch.setattr(tp, "torch", torch)
     monkeypatch.setattr(tp, "_cuda", types.SimpleNamespace(
         Queue=Queue(log), current_device=lambda: 0,
@@ -455,8 +486,8 @@ def blocks(monkeypatch):
             log.append(("launch", epoch, started, finished))
     monkeypatch.setattr(tp, "load_compiled", lambda *args: Kernel())
 
-    def call(stream=MAIN, refuse=False):
-        flags.update(stream=stream, refuse=refuse)
+    def call(stream=MAIN, refuse=False, capturing=False):
+        flags.update(stream=stream, refuse=refuse, capturing=capturing)
         return tp._all_gather_gemm_blocks(A, FEW, g, 0)
     return call, log, g
 
@@ -485,3 +516,10 @@ def test_a_refused_blocks_launch_keeps_its_epoch_and_totals(blocks):
     call()
     assert ("launch", 1, WORLD * 16, WORLD * 16) in log
     assert (state.epoch, state.total) == (1, WORLD * 16)
+
+
+def test_the_blocks_form_refuses_a_capture(blocks):
+    call, log, state = blocks
+    with pytest.raises(tp.ArgumentError, match="'blocks' cannot be captured"):
+        call(capturing=True)
+    assert log == [] and (state.epoch, state.total) == (0, 0)

@@ -647,6 +647,52 @@ tile.kernel @device_barriers_around(%A: !view, %C: !view, %F: !flags, %v: i32, %
 // -----
 
 !view = !tile.gl<?x?xbf16>
+!flags = !tile.gl<?xi32, devices = 2>
+
+// Work done once per launch after the barrier across devices (block 0's
+// add, in a branch on tile.block_id): the consumers' role runs it after
+// the barrier, the producer's has none of it.
+// CHECK-LABEL: tile.kernel @once_after_barrier
+// CHECK:       tile.warp_specialize producer
+// CHECK-NOT:     tile.block_id
+// CHECK-NOT:     tile.signal_add
+// CHECK:       consumer
+// CHECK:         tile.foreach_tile
+// CHECK:         tile.device_barrier %[[F:arg[0-9]+]][%{{.*}}], %{{.*}} :
+// CHECK-NEXT:    %[[B:.*]] = tile.block_id
+// CHECK-NEXT:    %[[FIRST:.*]] = arith.cmpi eq, %[[B]], %{{.*}} : index
+// CHECK-NEXT:    scf.if %[[FIRST]] {
+// CHECK-NEXT:      tile.signal_add %[[F]][%{{.*}}], %{{.*}} :
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// CHECK-NEXT: }
+tile.kernel @once_after_barrier(%A: !view, %C: !view, %F: !flags, %v: i32, %u: i32) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%m) in (%c1) {
+    %zero = tile.fill 0.0 : !tile.rt<128x64xf32, block>
+    %acc = scf.for %k = %c0 to %c1 step %c1 iter_args(%x = %zero) -> (!tile.rt<128x64xf32, block>) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %A[%k, %m] -> %b : !view, !tile.st<64x64xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x64xbf16> -> !tile.rt<128x64xf32, block>
+      scf.yield %y : !tile.rt<128x64xf32, block>
+    }
+    %out = tile.cast %acc : !tile.rt<128x64xf32, block> to !tile.rt<128x64xbf16, block>
+    tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
+  }
+  tile.device_barrier %F[%c0], %v : !flags
+  %block = tile.block_id
+  %first = arith.cmpi eq, %block, %c0 : index
+  scf.if %first {
+    tile.signal_add %F[%c1], %u : !flags
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
 !flags = !tile.gl<?xi32>
 
 // A counter wait in the tile loop guards what the tile reads: the producer

@@ -18,3 +18,10 @@
 // CHECK: tile.signal_wait {{.*}} at_least
 // CHECK-NEXT: tile.store {{.*}} device {{.*}} reduce add
 // CHECK: tile.device_barrier
+// Block 0 alone takes the launch's count off the announcements, after the
+// barrier.
+// CHECK-NEXT: %[[B:.*]] = tile.block_id
+// CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[B]]
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK: arith.subi
+// CHECK-NEXT: tile.signal_add %{{.*}}[%{{.*}}], %{{[a-z0-9_]+}} : !tile.gl

@@ -63,6 +63,17 @@ struct WarpgroupIdLowering : OpConversionPattern<WarpgroupIdOp> {
   }
 };
 
+/// The block's index in the grid.
+struct BlockIdLowering : OpConversionPattern<BlockIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BlockIdOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, blockIndex(rewriter, op.getLoc()));
+    return success();
+  }
+};
+
 /// The whole tile's rows: what is left of tile.part_rows after
 /// tile-warp-specialize (which rewrites the ones it splits by rows) is a
 /// tile every thread of the block computes rows of.
@@ -854,8 +865,8 @@ void tk::lower::populateStructurePatterns(TypeConverter &converter,
                                           bool nvidia) {
   patterns.add<DimLowering, DeviceQueryLowering<DeviceIdOp>,
                DeviceQueryLowering<DeviceCountOp>, WarpgroupIdLowering,
-               PartRowsLowering, ForeachTileLowering, BlockRolesLowering>(
-      converter, patterns.getContext());
+               BlockIdLowering, PartRowsLowering, ForeachTileLowering,
+               BlockRolesLowering>(converter, patterns.getContext());
   if (nvidia)
     patterns.add<ClusterRankLowering, WarpSpecializeLowering>(
         converter, patterns.getContext());

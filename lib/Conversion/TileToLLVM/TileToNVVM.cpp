@@ -82,14 +82,14 @@ std::string unsupportedReason(Operation *op) {
            "register vectors to global memory only";
   }
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, BlockRolesOp,
-          WarpSpecializeOp, WarpgroupIdOp, ClusterRankOp, ClusterSyncOp, DimOp,
-          AllocOp, SlotOp, PrefixSumOp, PartRowsOp, SubtileOp, LoadOp,
-          LoadAsyncOp, StoreAsyncOp, StoreAsyncWaitOp, SemInitOp, SemArriveOp,
-          SemExpectOp, SemWaitOp, BarrierOp, MmaTurnOp, FenceOp, FillOp, CastOp,
-          ConvertLayoutOp, OuterOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp,
-          NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, MmaWaitOp,
-          CausalMaskOp, BoundMaskOp, SignalAddOp, SignalWaitOp, DeviceBarrierOp,
-          DeviceIdOp, DeviceCountOp>(op))
+          WarpSpecializeOp, WarpgroupIdOp, BlockIdOp, ClusterRankOp,
+          ClusterSyncOp, DimOp, AllocOp, SlotOp, PrefixSumOp, PartRowsOp,
+          SubtileOp, LoadOp, LoadAsyncOp, StoreAsyncOp, StoreAsyncWaitOp,
+          SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp, BarrierOp, MmaTurnOp,
+          FenceOp, FillOp, CastOp, ConvertLayoutOp, OuterOp, AddOp, SubOp,
+          MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
+          BroadcastOp, MmaWaitOp, CausalMaskOp, BoundMaskOp, SignalAddOp,
+          SignalWaitOp, DeviceBarrierOp, DeviceIdOp, DeviceCountOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to NVVM yet";

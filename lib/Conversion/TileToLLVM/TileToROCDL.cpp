@@ -162,9 +162,9 @@ std::string amdUnsupportedReason(Operation *op) {
     return "'table' is lowered for NVIDIA targets only (the AMD launcher "
            "passes no tile table)";
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, BlockRolesOp,
-          WarpgroupIdOp, DimOp, PrefixSumOp, PartRowsOp, AllocOp, SlotOp,
-          SubtileOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp,
-          NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, CausalMaskOp,
+          WarpgroupIdOp, BlockIdOp, DimOp, PrefixSumOp, PartRowsOp, AllocOp,
+          SlotOp, SubtileOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
+          MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, CausalMaskOp,
           BoundMaskOp, ConvertLayoutOp, OuterOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))

@@ -33,7 +33,7 @@ from .attention import load_compiled
 # 8` in kernels/multi_gpu/).
 MAX_DEVICES = 8
 PROGRAM = "gemm_reduce_scatter"
-_ARG_NAMES = ["A", "B", "C", "flags", "started", "finished"]
+_ARG_NAMES = ["A", "B", "C", "flags", "total"]
 GATHER_PROGRAM = "all_gather_gemm"
 _GATHER_ARG_NAMES = ["A", "B", "C", "arrived", "epoch"]
 BLOCKS_PROGRAM = "all_gather_gemm_blocks"
@@ -53,14 +53,25 @@ def _int32(total):
     return (total + 2**31) % 2**32 - 2**31
 
 
-def _zeroed_everywhere(group, *counters):
-    """Zeroes this device's copy of each multi-device `counters` and returns
-    once every device of `group` has zeroed its copies."""
+def _set_everywhere(group, *counters, value=0):
+    """Sets every word of this device's copy of each multi-device
+    `counters` to `value` and returns once every device of `group` has."""
     import torch.distributed as dist
     for views in counters:
-        views.local.zero_()
+        views.local.fill_(value)
     torch.cuda.synchronize()
     dist.barrier(group)
+
+
+def _capturing():
+    """Whether PyTorch's current stream is capturing a CUDA graph: the ops
+    then neither wait for nor mark their last use on other streams (events
+    recorded outside a capture cannot order it; the caller orders a graph's
+    replays)."""
+    check = getattr(torch._C, "_cuda_isCurrentStreamCapturing", None)
+    if check is not None:
+        return bool(check())
+    return torch.cuda.is_current_stream_capturing()
 
 
 def _raw_events(count):
@@ -72,6 +83,17 @@ def _raw_events(count):
     return events, [e.cuda_event for e in events]
 
 
+def _not_capturing(op):
+    """Raises unless PyTorch's current stream is not capturing: a shape's
+    first call allocates symmetric memory and synchronizes with the group,
+    which a capture cannot hold."""
+    if _capturing():
+        raise RuntimeError(f"{op}: the first call of a shape cannot be "
+                           f"captured in a CUDA graph (it allocates and "
+                           f"synchronizes with the group); call it once on "
+                           f"these shapes before capturing")
+
+
 class _LastUse:
     """The stream of an op's last call and an event after that call's last
     use of the buffers its calls share: a call on another stream waits for
@@ -81,13 +103,14 @@ class _LastUse:
         self._events, (self._event,) = _raw_events(1)
         self._stream = None
 
-    def wait(self, queue, stream):
-        if stream != self._stream:
+    def wait(self, queue, stream, capturing=False):
+        if stream != self._stream and not capturing:
             queue.wait_event(stream, self._event)
 
-    def record(self, queue, stream):
-        queue.record(stream, self._event)
-        self._stream = stream
+    def record(self, queue, stream, capturing=False):
+        if not capturing:
+            queue.record(stream, self._event)
+            self._stream = stream
 
 
 class _Cache:
@@ -147,17 +170,31 @@ def _signature(a, b):
 
 class _Communicator:
     """What a group's launches of one output shape share: the symmetric
-    output buffer, the counters (zero once, then only growing) and the
-    totals each launch waits for."""
+    output buffer and, after it in the same allocation, the kernel's two
+    counters, and the total of blocks each launch waits for. Each call
+    zeroes the output and the barrier counter (`flags[0]`) with one
+    memset; the announcement counter (`flags[1]`) is zeroed once, and
+    each launch takes its own count off it (the kernel's header says
+    why): every call queues the same operations with the same values, so
+    a captured CUDA graph can replay them."""
 
     def __init__(self, group, world, rows, cols):
         self.world = world
-        self.output = symmetric_empty((rows, cols), torch.bfloat16, group)
-        self.address = self.output.local.data_ptr()
         self.bytes = rows * cols * 2
-        self.flags = symmetric_empty((2,), torch.int32, group)
-        _zeroed_everywhere(group, self.flags)
-        self.total = 0
+        # (The counters 16-byte aligned after the output.)
+        counters = -(-self.bytes // 16) * 16
+        buffer = symmetric_empty((counters + 8,), torch.uint8, group)
+        output = buffer.local[:self.bytes].view(torch.bfloat16)
+        self.output = DeviceViews(output.view(rows, cols), buffer.addresses,
+                                  buffer.rank)
+        self.flags = DeviceViews(
+            buffer.local[counters:].view(torch.int32),
+            [address + counters for address in buffer.addresses],
+            buffer.rank)
+        _set_everywhere(group, self.flags)
+        self.address = self.output.local.data_ptr()
+        # The memset before each launch: the output and `flags[0]`.
+        self.zeroed = counters + 4
         # Blocks the launches of every device start per call (their grids
         # fit each device's multiprocessors), once the first is prepared.
         self.blocks = None
@@ -292,22 +329,18 @@ def gemm_reduce_scatter(a, b, group=None):
     comm, launch = _scatters.get(
         (group, device, _signature(a, b)),
         lambda: _prepare_scatter(a, b, group, device))
-    # Every block of every device adds one to each device's counters (the
-    # new total kept once the launch is queued).
-    total = comm.total + comm.blocks
-    expected = _int32(total)
     stream = cuda.current_stream(device)
+    capturing = _capturing()
     with cuda.Queue(device) as queue:
-        comm.last_use.wait(queue, stream)
+        comm.last_use.wait(queue, stream, capturing)
         try:
-            queue.zero(stream, comm.address, comm.bytes)
-            launch({"started": expected, "finished": expected}, stream=stream)
-            comm.total = total
+            queue.zero(stream, comm.address, comm.zeroed)
+            launch(stream=stream)
             return comm.output.local.clone()
         finally:
             # (Also when the launch or the copy failed: the zero, and the
             # buffer, are this stream's now.)
-            comm.last_use.record(queue, stream)
+            comm.last_use.record(queue, stream, capturing)
 
 
 def _prepare_scatter(a, b, group, device):
@@ -323,6 +356,7 @@ def _prepare_scatter(a, b, group, device):
     key = (group.group_name, device, a.shape[0], cols)
     comm = _communicators.get(key)
     if comm is None:
+        _not_capturing("gemm_reduce_scatter")
         # (The contraction's shards may differ: each device's products are
         # its own.)
         _check_agreement(group, [("a", "rows", a.shape[0]),
@@ -334,14 +368,15 @@ def _prepare_scatter(a, b, group, device):
     try:
         kernel = load_compiled(PROGRAM, PROGRAM, "", _ARG_NAMES)
         a3 = a.view(world, rows, a.shape[1])
-        launch = kernel.prepare(a3, b, comm.output, comm.flags, 0, 0)
+        launch = kernel.prepare(a3, b, comm.output, comm.flags, 0)
     except Exception as error:
         if comm.blocks is not None:
             raise
         failure = error   # (the group learns of it below)
     if comm.blocks is None:
-        # Each device's grid fits its own multiprocessors: the counters'
-        # totals grow by the sum over the group.
+        # Each device's grid fits its own multiprocessors: every launch
+        # waits for the sum over the group (each block of each device adds
+        # one to every device's counters).
         grids = _gathered(group, launch.grid if failure is None else
                           (type(failure).__name__, str(failure)))
         if failure is not None:
@@ -354,6 +389,7 @@ def _prepare_scatter(a, b, group, device):
                            f"its launch: {grid[1]}")
         comm.blocks = sum(grids)
         _communicators[key] = comm
+    launch.set({"total": comm.blocks})
     return comm, launch
 
 
@@ -373,13 +409,15 @@ class _Gather:
     """What a group's all_gather_gemm launches of one shard shape share:
     the gathered A in symmetric memory (each device pushes its rows into
     every peer's copy; a device's own rows there are used only when its
-    `a` is not aligned for TMA), the per-shard arrival counters the kernel
-    waits on (`arrived[q]`: shard q of the epoch is in place; written by
-    q's stream), the handshake `done[q]` (device q's kernel of that epoch
-    has read its gathered A, so this device may overwrite its rows there),
-    the stream the pushes run on, its events and the kernel's prepared
-    launches. The addresses a call's queued operations use are worked out
-    once here."""
+    `a` is not aligned for TMA), the per-shard arrival flags the kernel
+    waits on (`arrived[q]`: 1 once shard q of the call is in place, written
+    by q's stream; this device's stream clears them after its kernel), the
+    handshake `done[q]` (1: device q's kernel of the last call has read its
+    gathered A, so this device may overwrite its rows there; this device's
+    push clears it), the stream the pushes run on, its events and the
+    kernel's prepared launches. Every call queues the same operations with
+    the same values, so a captured CUDA graph can replay them. The
+    addresses a call's queued operations use are worked out once here."""
 
     def __init__(self, group, rows, cols):
         import torch.distributed as dist
@@ -399,9 +437,9 @@ class _Gather:
         # device's rows of the gathered A, which it writes, reads and pushes
         # when `a` is not aligned for TMA.)
         self.last_use = _LastUse()
-        _zeroed_everywhere(group, self.arrived, self.done)
-        self.epoch = 0
-        word = 4   # bytes of a counter
+        _set_everywhere(group, self.arrived)
+        _set_everywhere(group, self.done, value=1)
+        word = 4   # bytes of a flag
         here = self.gathered.local.data_ptr()
         # Where each shard is read from on this device (the own one is
         # replaced by `a`'s address per call).
@@ -416,37 +454,46 @@ class _Gather:
             self.pushes.append((self.done.local.data_ptr() + word * q,
                                 self.gathered.addresses[q] + rank * self.bytes,
                                 self.arrived.addresses[q] + word * rank))
-        self.own_arrived = self.arrived.local.data_ptr() + word * rank
+        self.arrivals = self.arrived.local.data_ptr()
+        self.own_arrived = self.arrivals + word * rank
+        self.peer_arrived = [self.arrivals + word * q for q in range(world)
+                             if q != rank]
         self.done_at = [self.done.addresses[q] + word * rank
                         for q in range(world) if q != rank]
         self.launches = _Cache()
 
-    def finish(self, queue, main, epoch):
+    def finish(self, queue, main, capturing, launched=True):
         """Queues the end of a call on the caller's stream `main`, after
-        its kernel: this device's gathered A is read, so the peers may push
-        the next call's rows (`done`); the caller's later work waits for the
-        pushes (it may reuse `a`), and a call on another stream for all of
-        this one."""
+        its kernel: this device's gathered A is read, so its arrival flags
+        are cleared for the next call and the peers may push the next
+        call's rows (`done`); the caller's later work waits for the pushes
+        (it may reuse `a`), and a call on another stream for all of this
+        one. Without a kernel (its launch failed) it first waits for the
+        peers' pushes of this call, whose flags must not outlive the
+        clearing."""
+        if not launched:
+            for arrived in self.peer_arrived:
+                queue.wait_value(main, arrived, 1)
+        queue.zero(main, self.arrivals, 4 * self.world)
         for done in self.done_at:
-            queue.write_value(main, done, epoch)
+            queue.write_value(main, done, 1)
         queue.record(self.stream.cuda_stream, self.pushed)
         queue.wait_event(main, self.pushed)
-        self.last_use.record(queue, main)
+        self.last_use.record(queue, main, capturing)
 
-    def push(self, queue, source, epoch):
+    def push(self, queue, source):
         """Queues the pushes of the shard at `source` on the side stream
         (which first waits for the `ready` event, recorded on the caller's
         stream): each waits until the peer's kernel of the last call has
-        read the rows it overwrites (`epoch` is the call's count as the
-        counters hold it, wrapped; the first call has nothing to wait for);
-        the copy engines' write of `arrived` follows the copy."""
+        read the rows it overwrites and clears that handshake; the copy
+        engines' write of `arrived` follows the copy."""
         side = self.stream.cuda_stream
         queue.wait_event(side, self.ready)
         for done, to, arrived in self.pushes:
-            if self.epoch > 1:
-                queue.wait_value(side, done, epoch - 1)
+            queue.wait_value(side, done, 1)
+            queue.write_value(side, done, 0)
             queue.copy(side, to, source, self.bytes)
-            queue.write_value(side, arrived, epoch)
+            queue.write_value(side, arrived, 1)
 
 
 _gathers = {}
@@ -468,7 +515,7 @@ class _Blocks:
         chunks = self.world * (-(-rows // 128))
         self.arrived = symmetric_empty((chunks,), torch.int32, group)
         self.sync = symmetric_empty((2,), torch.int32, group)
-        _zeroed_everywhere(group, self.arrived, self.sync)
+        _set_everywhere(group, self.arrived, self.sync)
         self.epoch = 0
         self.total = 0
         # (Until its kernel is done, a call uses this device's rows of the
@@ -481,6 +528,10 @@ _blocks = {}
 
 def _all_gather_gemm_blocks(a, b, g, device):
     cuda = _driver()
+    if _capturing():
+        raise ArgumentError("argument 'communicate': 'blocks' cannot be "
+                            "captured in a CUDA graph (each call passes new "
+                            "counter totals); 'copy_engines' can")
     rows, world = a.shape[0], g.world
     kernel = load_compiled(BLOCKS_PROGRAM, BLOCKS_PROGRAM, "",
                            _BLOCKS_ARG_NAMES)
@@ -539,19 +590,19 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     if a.data_ptr() % 16:
         own = g.gathered.local[g.rank * rows:(g.rank + 1) * rows]
     main = cuda.current_stream(device)
-    g.epoch += 1
-    epoch = g.epoch % 2**32
+    capturing = _capturing()
     # The pushes (once the own shard is ready on the caller's stream) or
     # the kernel first, whichever bounds the call (KERNEL_FIRST_COLUMNS);
     # `arrived[rank]` says the own shard is ready.
     kernel_first = _kernel_first(b.shape[1])
+    launched = False
     with cuda.Queue(device) as queue:
-        g.last_use.wait(queue, main)
+        g.last_use.wait(queue, main, capturing)
         if own is not a:
             own.copy_(a)
         queue.record(main, g.ready)
         if not kernel_first:
-            g.push(queue, own.data_ptr(), epoch)
+            g.push(queue, own.data_ptr())
         try:
             out = torch.empty(world * rows, b.shape[1],
                               dtype=torch.bfloat16, device=a.device)
@@ -563,23 +614,26 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
                                        _GATHER_ARG_NAMES)
                 return kernel.prepare(DeviceViews(own, addresses, g.rank),
                                       b, out.view(world, rows, b.shape[1]),
-                                      g.arrived.local, 0)
+                                      g.arrived.local, 1)
             # (Prepared once per own shard, `b` and output address.)
             launch = g.launches.get((own.data_ptr(), b.data_ptr(),
                                      b.shape[1], out.data_ptr()), prepare)
-            queue.write_value(main, g.own_arrived, epoch)
-            launch({"epoch": _int32(g.epoch)}, stream=main)
+            queue.write_value(main, g.own_arrived, 1)
+            launch(stream=main)
+            launched = True
         finally:
             # Also when the output or the launch failed: the peers' kernels
             # of this call wait for this device's shard, and their next
             # pushes for its `done`, so the call completes its part of the
             # exchange before it raises.
             if kernel_first:
-                g.push(queue, own.data_ptr(), epoch)
-            g.finish(queue, main, epoch)
+                g.push(queue, own.data_ptr())
+            g.finish(queue, main, capturing, launched)
             # (The pushes read `a` on the side stream. Marked after they
-            # are queued: every host step before the first push delays it.)
-            a.record_stream(g.stream)
+            # are queued: every host step before the first push delays it.
+            # A captured call's `a` is the graph's to keep.)
+            if not capturing:
+                a.record_stream(g.stream)
     return out
 
 
@@ -596,6 +650,7 @@ def _prepare_gather(a, b, group, device, communicate):
     key = (group.group_name, device, rows, cols)
     g = states.get(key)
     if g is None:
+        _not_capturing("all_gather_gemm")
         # (Each process may hold its own number of B's columns.)
         _check_agreement(group, [("a", "rows", rows), ("a", "columns", cols)],
                          refused)

@@ -950,3 +950,14 @@ tile.kernel @dynamic_producer_carries(%n: index) launch(warpgroups = 3, grid = p
     }
   }
 }
+
+// -----
+
+// tile.block_id: the block's index in the grid.
+// CHECK-LABEL: llvm.func @block_id
+// CHECK: %[[B:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK: "test.use"
+tile.kernel @block_id() launch(warpgroups = 1) {
+  %b = tile.block_id
+  "test.use"(%b) : (index) -> ()
+}

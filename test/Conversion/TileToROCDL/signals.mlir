@@ -35,3 +35,23 @@ module attributes {tile.target = "gfx942"} {
     tile.signal_add %F[%i], %v after_async_stores : !tile.gl<?xi32>
   }
 }
+
+// -----
+
+// tile.block_id is the workgroup's index in the grid: block 0 alone adds.
+// CHECK-LABEL: llvm.func @once_per_launch
+// CHECK: %[[B:.*]] = rocdl.workgroup.id.x : i32
+// CHECK: %[[I:.*]] = arith.index_castui %[[B]] : i32 to index
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[I]], %{{.*}} : index
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: llvm.atomicrmw add
+module attributes {tile.target = "gfx942"} {
+  tile.kernel @once_per_launch(%F: !tile.gl<?xi32>, %v: i32) launch(warpgroups = 1) {
+    %c0 = arith.constant 0 : index
+    %block = tile.block_id
+    %first = arith.cmpi eq, %block, %c0 : index
+    scf.if %first {
+      tile.signal_add %F[%c0], %v : !tile.gl<?xi32>
+    }
+  }
+}

@@ -372,6 +372,11 @@ tile.kernel @k() {
 
 // -----
 
+// expected-error @+1 {{'tile.block_id' op must be inside a 'tile.kernel'}}
+%block = tile.block_id
+
+// -----
+
 tile.kernel @k(%a: !tile.gl<?x?xbf16>) {
   // expected-error @+1 {{'tile.dim' op dimension index 2 is out of range for a rank-2 global view}}
   %d = tile.dim %a[2] : !tile.gl<?x?xbf16>

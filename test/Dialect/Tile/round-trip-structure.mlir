@@ -192,3 +192,12 @@ tile.kernel @carried(%n: index) launch(grid = persistent) {
     tile.yield %kb : index
   }
 }
+
+// The block's index in the grid.
+// CHECK-LABEL: tile.kernel @block_id
+// CHECK: %[[B:.*]] = tile.block_id
+// CHECK-NEXT: "test.use"(%[[B]]) : (index) -> ()
+tile.kernel @block_id() launch(grid = persistent) {
+  %b = tile.block_id
+  "test.use"(%b) : (index) -> ()
+}

@@ -875,10 +875,16 @@ LogicalResult WarpSpecializeOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// WarpgroupIdOp, DimOp
+// WarpgroupIdOp, BlockIdOp, DimOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult WarpgroupIdOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError("must be inside a 'tile.kernel'");
+  return success();
+}
+
+LogicalResult BlockIdOp::verify() {
   if (!(*this)->getParentOfType<KernelOp>())
     return emitOpError("must be inside a 'tile.kernel'");
   return success();

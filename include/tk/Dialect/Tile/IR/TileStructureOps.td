@@ -431,6 +431,29 @@ def Tile_ClusterRankOp : Tile_Op<"cluster_rank", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_BlockIdOp : Tile_Op<"block_id", [Pure]> {
+  let summary = "index of the executing block in the launch's grid";
+  let description = [{
+    0 .. (the grid's blocks - 1): the block's index in the kernel's
+    one-dimensional grid (`%ctaid.x` on NVIDIA, the workgroup id on AMD),
+    before `tile.block_roles` or a cluster splits the grid. A persistent
+    grid's size follows its device, so work a launch does once (one
+    counter update per device, for example) goes to block 0, which every
+    launch has:
+
+    ```mlir
+    %block = tile.block_id
+    %first = arith.cmpi eq, %block, %c0 : index
+    scf.if %first {
+      tile.signal_add %flags[%c0], %undo : !flags
+    }
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_DeviceIdOp : Tile_Op<"device_id", [Pure]> {
   let summary = "index of the launch's own device among the devices of its multi-device views";
   let description = [{
