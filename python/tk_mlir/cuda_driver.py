@@ -292,3 +292,47 @@ class Queue:
         _check(driver.cuMemcpyDtoDAsync(
             driver.CUdeviceptr(destination), driver.CUdeviceptr(source),
             size, _stream(stream)), "cuMemcpyDtoDAsync")
+
+    def launch_graph(self, stream, graph):
+        """Queues a Graph (capture) on the stream: all of its work, which
+        ends before the stream's later work starts."""
+        _check(driver.cuGraphLaunch(graph.handle, _stream(stream)),
+               "cuGraphLaunch")
+
+
+class Graph:
+    """An executable CUDA graph (capture); destroyed with the object."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def __del__(self):
+        try:
+            driver.cuGraphExecDestroy(self.handle)
+        except Exception:   # the interpreter or the driver already gone
+            pass
+
+
+def capture(stream, body):
+    """The work `body(stream)` queues on `stream` (and on the streams it
+    joins to it through events), captured into a Graph instead of run. The device's
+    context must be current (inside a Queue). Relaxed mode: other threads
+    may go on using CUDA meanwhile."""
+    mode = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED
+    _check(driver.cuStreamBeginCapture(_stream(stream), mode),
+           "cuStreamBeginCapture")
+    try:
+        body(stream)
+    except BaseException:
+        err, graph = driver.cuStreamEndCapture(_stream(stream))
+        if err == driver.CUresult.CUDA_SUCCESS and graph:
+            driver.cuGraphDestroy(graph)
+        raise
+    graph = _check(driver.cuStreamEndCapture(_stream(stream)),
+                   "cuStreamEndCapture")
+    try:
+        return Graph(_check(driver.cuGraphInstantiate(graph, 0),
+                            "cuGraphInstantiate"))
+    finally:
+        driver.cuGraphDestroy(graph)
+
