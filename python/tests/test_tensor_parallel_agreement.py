@@ -112,7 +112,7 @@ def test_the_message_names_the_argument_and_every_rank(fake):
 
 def test_a_reduce_scatter_shape_agrees_once(fake):
     a, b = Matrix(4096, 256), Matrix(256, 1024)
-    comm, launch, _ = tp._prepare_scatter(a, b, None, 0)
+    comm, launch = tp._prepare_scatter(a, b, None, 0)
     assert (comm.kind, launch.grid) == ("communicator", GRID)
     # The shapes, then every device's grid; every launch waits for their
     # sum.
@@ -128,8 +128,8 @@ def test_a_reduce_scatter_shape_agrees_once(fake):
 def test_a_reduce_scatter_sums_grids_that_differ(fake):
     # (A device with fewer multiprocessors starts fewer blocks.)
     fake.peers = lambda mine: mine if isinstance(mine, tuple) else 114
-    comm, _, _ = tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024),
-                                     None, 0)
+    comm, _ = tp._prepare_scatter(Matrix(4096, 256), Matrix(256, 1024),
+                                  None, 0)
     assert comm.blocks == GRID + (WORLD - 1) * 114
     assert fake.totals == [{"total": comm.blocks}]
 
@@ -214,7 +214,7 @@ def test_an_all_gather_of_other_shards_raises_before_its_state(
 
 @pytest.mark.parametrize("communicate", ["copy_engines", "blocks"])
 def test_an_all_gather_compares_the_shard_not_b(fake, communicate):
-    g, _, _, _ = tp._prepare_gather(Matrix(1024, 8192), Matrix(8192, 512),
+    g, _, _ = tp._prepare_gather(Matrix(1024, 8192), Matrix(8192, 512),
                                  None, 0, communicate)
     kind = "gather" if communicate == "copy_engines" else "blocks"
     assert g.kind == kind

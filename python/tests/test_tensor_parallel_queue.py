@@ -21,7 +21,7 @@ import tk_mlir  # noqa: E402
 from tk_mlir.ops import tensor_parallel as tp  # noqa: E402
 
 WORLD, RANK, ROWS, COLS = 4, 1, 256, 512
-MAIN, SIDE, CAPTURE = 0x100, 0x200, 0x300
+MAIN, SIDE = 0x100, 0x200
 GATHERED = 0x10_0000_0000   # this device's gathered A
 BYTES = ROWS * COLS * 2
 
@@ -65,12 +65,10 @@ class Group:
 
 
 class Queue:
-    """cuda_driver.Queue writing each stream operation into a log; a graph
-    launch raises while `refuse_graphs` holds something."""
+    """cuda_driver.Queue writing each stream operation into a log."""
 
     def __init__(self, log):
         self._log = log
-        self.refuse_graphs = []
 
     def __call__(self, device):
         return self
@@ -84,29 +82,6 @@ class Queue:
     def __getattr__(self, name):
         return lambda *args: self._log.append((name,) + args)
 
-    def launch_graph(self, stream, graph):
-        if self.refuse_graphs:
-            raise RuntimeError("graph launch refused")
-        self._log.append(("launch_graph", stream, graph))
-
-
-def driver_for(log, monkeypatch, **functions):
-    """A tk_mlir.cuda_driver of recorders: its Queue logs, capture() logs
-    ("capture", stream), then the body's operations, and returns "graph"
-    (raises while `functions["refuse_captures"]` holds something)."""
-    refuse = functions.pop("refuse_captures", [])
-
-    def capture(stream, body):
-        if refuse:
-            raise RuntimeError("capture refused")
-        log.append(("capture", stream))
-        body(stream)
-        return "graph"
-    monkeypatch.setattr(tp, "_capture_streams", {0: types.SimpleNamespace(
-        cuda_stream=CAPTURE)})
-    return types.SimpleNamespace(Queue=Queue(log), capture=capture,
-                                 current_device=lambda: 0, **functions)
-
 
 def last_use():
     """A _LastUse whose event is the string "last use", no stream yet."""
@@ -118,21 +93,14 @@ def last_use():
 @pytest.fixture
 def op(monkeypatch):
     """all_gather_gemm with recorders; returns (call, log, gather state):
-    call(a, b, refuse=False, capturing=False, same_output=False,
-    refuse_graph=False, refuse_capture=False): `prepare` raises with
-    refuse; the stream is capturing with capturing; the output is at OUT
-    with same_output=True, at that address with an address, else at a new
-    address per call; a graph launch or a capture is refused with
-    refuse_graph or refuse_capture."""
-    log, capture, same = [], [], []
+    call(a, b, refuse=False) makes `prepare` raise when refuse is set."""
+    log, capture = [], []
     torch = types.ModuleType("torch")
     torch.bfloat16 = "bf16"
     torch._C = types.SimpleNamespace(
         _cuda_isCurrentStreamCapturing=lambda: bool(capture))
-    torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
     outputs = iter(range(0x20_0000_0000, 0x30_0000_0000, 0x1000_0000))
-    torch.empty = lambda *shape, dtype, device: Matrix(
-        shape, same[0] if same else next(outputs))
+    torch.empty = lambda *shape, dtype, device: Matrix(shape, next(outputs))
     dist = types.ModuleType("torch.distributed")
     dist.group = types.SimpleNamespace(WORLD=Group())
     dist.get_world_size = lambda group: WORLD
@@ -144,9 +112,10 @@ def op(monkeypatch):
     monkeypatch.setattr(tp, "_signature", lambda a, b: (a.data_ptr(),
                                                         b.data_ptr()))
     monkeypatch.setattr(tp, "_gathers_checked", tp._Cache())
-    refuse_captures = []
-    driver = driver_for(log, monkeypatch, current_stream=lambda device: MAIN,
-                        refuse_captures=refuse_captures)
+    driver = types.ModuleType("tk_mlir.cuda_driver")
+    driver.Queue = Queue(log)
+    driver.current_stream = lambda device: MAIN
+    driver.current_device = lambda: 0
     monkeypatch.setitem(sys.modules, "tk_mlir.cuda_driver", driver)
     monkeypatch.setattr(tk_mlir, "cuda_driver", driver, raising=False)
     monkeypatch.setattr(tp, "_cuda", None)
@@ -179,14 +148,9 @@ def op(monkeypatch):
         return Kernel()
     monkeypatch.setattr(tp, "load_compiled", load_compiled)
 
-    def call(a, b, refuse=False, capturing=False, same_output=False,
-             refuse_graph=False, refuse_capture=False):
+    def call(a, b, refuse=False, capturing=False):
         refused[:] = [True] if refuse else []
         capture[:] = [True] if capturing else []
-        same[:] = [OUT if same_output is True else same_output] \
-            if same_output else []
-        driver.Queue.refuse_graphs[:] = [True] if refuse_graph else []
-        refuse_captures[:] = [True] if refuse_capture else []
         return tp.all_gather_gemm(a, b)
     return call, log, g
 
@@ -201,7 +165,6 @@ def entries(log, name):
     return [i for i, entry in enumerate(log) if entry[0] == name]
 
 
-OUT = 0x50_0000_0000   # an output the allocator hands back
 A = Matrix((ROWS, COLS), 0x1000)
 FEW = Matrix((COLS, tp.KERNEL_FIRST_COLUMNS - 8), 0x2000)
 MANY = Matrix((COLS, tp.KERNEL_FIRST_COLUMNS), 0x3000)
@@ -311,110 +274,6 @@ def test_a_call_whose_launch_fails_still_does_its_part(op, b):
     assert ("launch", MAIN, 1) in log and log[-len(END):] == END
 
 
-# A whole call as a graph captures it: the pushes, the kernel, the end.
-def captured_call(a=A):
-    return [("capture", CAPTURE), ("record", CAPTURE, "ready"),
-            ("wait_event", SIDE, "ready")] + [
-        entry for q in (0, 3, 2) for entry in (
-            ("wait_value", SIDE, f"done[{q}]", 1),
-            ("write_value", SIDE, f"done[{q}]", 0),
-            ("copy", SIDE, f"A of {q}", a.data_ptr(), BYTES),
-            ("write_value", SIDE, f"arrived of {q}", 1))] + [
-        ("write_value", CAPTURE, "own arrived", 1), ("launch", CAPTURE, 1),
-        ("zero", CAPTURE, "arrivals", 4 * WORLD)] + [
-        ("write_value", CAPTURE, f"done at {q}", 1) for q in (0, 3, 2)] + [
-        ("record", SIDE, "pushed"), ("wait_event", CAPTURE, "pushed")]
-
-
-@pytest.mark.parametrize("b", [FEW, MANY], ids=["pushes first",
-                                                "kernel first"])
-def test_a_call_on_the_last_calls_output_is_captured_then_replayed(op, b):
-    call, log, _ = op
-    call(A, b, same_output=True)
-    assert "capture" not in [e[0] for e in log]
-    del log[:]
-    # The output at the last call's address again: the call, then its
-    # capture for the next calls.
-    call(A, b, same_output=True)
-    direct = log[:log.index(("capture", CAPTURE))]
-    assert direct[-len(END) + 1:] == END[:-1]
-    assert log[len(direct):] == captured_call() + END[-1:]
-    for _ in range(2):
-        del log[:]
-        call(A, b, same_output=True)
-        assert log == [("launch_graph", MAIN, "graph"),
-                       ("record", MAIN, "last use")]
-    # Another output: a direct call; the graph stays for its output.
-    del log[:]
-    call(A, b)
-    assert log[-len(END):] == END and "launch_graph" not in [
-        e[0] for e in log]
-    del log[:]
-    call(A, b, same_output=True)
-    assert log == [("launch_graph", MAIN, "graph"),
-                   ("record", MAIN, "last use")]
-
-
-def test_two_outputs_in_turn_get_a_graph_each(op):
-    call, log, _ = op
-    other = OUT + 0x1000_0000
-    for out in (OUT, other):
-        call(A, FEW, same_output=out)
-    for out in (OUT, other):
-        del log[:]
-        call(A, FEW, same_output=out)
-        assert ("capture", CAPTURE) in log
-    for out in (OUT, other) * 2:
-        del log[:]
-        call(A, FEW, same_output=out)
-        assert log[0][0] == "launch_graph"
-    # Outputs beyond the last few calls' are forgotten with their graphs.
-    for k in range(tp._Replay.KEEP):
-        call(A, FEW)
-    del log[:]
-    call(A, FEW, same_output=OUT)
-    assert "launch_graph" not in [e[0] for e in log]
-
-
-def test_a_refused_graph_launch_still_does_the_exchange(op):
-    call, log, _ = op
-    for _ in range(2):
-        call(A, FEW, same_output=True)
-    del log[:]
-    with pytest.raises(RuntimeError, match="graph launch refused"):
-        call(A, FEW, same_output=True, refuse_graph=True)
-    waits = [("wait_value", MAIN, f"arrived[{q}]", 1)
-             for q in range(WORLD) if q != RANK]
-    assert log[0] == ("record", MAIN, "ready")
-    assert len(entries(log, "copy")) == WORLD - 1
-    assert not entries(log, "launch")
-    assert log[-len(END) - len(waits):] == waits + END
-
-
-def test_a_refused_capture_leaves_the_calls_direct(op):
-    call, log, _ = op
-    call(A, FEW, same_output=True)
-    with pytest.warns(RuntimeWarning, match="capturing a call as a CUDA "
-                                            "graph failed .capture refused"):
-        call(A, FEW, same_output=True, refuse_capture=True)
-    del log[:]
-    call(A, FEW, same_output=True)
-    assert log[-len(END):] == END and "launch_graph" not in [
-        e[0] for e in log]
-
-
-def test_a_call_under_a_capture_is_queued_directly(op):
-    call, log, _ = op
-    for _ in range(2):
-        call(A, FEW, same_output=True)
-    del log[:]
-    # (The caller's capture records the operations; a graph of ours would
-    # be launched inside it with its own output.)
-    call(A, FEW, same_output=True, capturing=True)
-    assert ("launch", MAIN, 1) in log and "launch_graph" not in [
-        e[0] for e in log]
-
-
 def test_tensors_of_a_checked_signature_are_not_checked_again(
         op, monkeypatch):
     call, log, _ = op
@@ -466,52 +325,48 @@ def test_the_signature_holds_everything_the_checks_read(monkeypatch):
     assert tp._signature(Sparse(), Tensor()) is None
 
 
-OTHER = 0x400
+OTHER = 0x300
 OUTPUT = 0x40_0000_0000   # this device's symmetric output
 GRID = 128
-# Blocks every device starts per call, summed (each device's grid fits its
-# own multiprocessors).
-BLOCKS = GRID + (WORLD - 1) * (GRID - 18)
-RS_A = Matrix((WORLD * ROWS, COLS), 0x5000)
-RS_B = Matrix((COLS, 1024), 0x6000)
-# The output and the barrier counter after it, zeroed by one memset; the
-# result's address when the allocator hands it back.
-ZEROED = BYTES + 4
-RS_OUT = 0x40_1000_0000
+
+
+class Output:
+    """The reduce-scatter's symmetric output: its clone is the result."""
+
+    def __init__(self, log, fail):
+        self._log, self._fail = log, fail
+
+    def clone(self):
+        self._log.append(("clone",))
+        if self._fail:
+            raise RuntimeError("out of memory")
+        return "result"
 
 
 @pytest.fixture
 def scatter(monkeypatch):
     """gemm_reduce_scatter with recorders; returns (call, log, state):
-    call(a, b, stream=MAIN, refuse=False, fail_alloc=False,
-    capturing=False, same_output=True), refuse making the launch raise,
-    fail_alloc the output's allocation, capturing the stream a capturing
-    one; the output is at RS_OUT, or at a new address without
-    same_output."""
+    call(a, b, stream=MAIN, refuse=False, fail_copy=False,
+    capturing=False), refuse making the launch raise, fail_copy the
+    copy-out, capturing the stream a capturing one."""
     log, prepared, flags = [], [], {}
     torch = types.ModuleType("torch")
     torch._C = types.SimpleNamespace(
         _cuda_isCurrentStreamCapturing=lambda: flags["capturing"])
-    outputs = iter(range(0x60_0000_0000, 0x70_0000_0000, 0x1000_0000))
-
-    def empty_like(tensor):
-        assert tensor == "symmetric output"
-        if flags["fail_alloc"]:
-            raise RuntimeError("out of memory")
-        return Matrix((ROWS, 1024), RS_OUT if flags["same"] else
-                      next(outputs))
-    torch.empty_like = empty_like
     monkeypatch.setattr(tp, "torch", torch)
     monkeypatch.setattr(tp, "_signature", lambda a, b: (a.data_ptr(),
                                                         b.data_ptr()))
     monkeypatch.setattr(tp, "_scatters", tp._Cache())
-    monkeypatch.setattr(tp, "_cuda", driver_for(
-        log, monkeypatch, current_stream=lambda device: flags["stream"]))
+    driver = types.SimpleNamespace(Queue=Queue(log),
+                                   current_device=lambda: 0,
+                                   current_stream=lambda device:
+                                   flags["stream"])
+    monkeypatch.setattr(tp, "_cuda", driver)
 
     comm = object.__new__(tp._Communicator)
     comm.world, comm.address, comm.zeroed = WORLD, OUTPUT, ZEROED
-    comm.bytes, comm.blocks = BYTES, BLOCKS
-    comm.output = types.SimpleNamespace(local="symmetric output")
+    comm.blocks = BLOCKS
+    comm.output = types.SimpleNamespace(local=Output(log, False))
     comm.last_use = last_use()
 
     class Launch:
@@ -524,58 +379,41 @@ def scatter(monkeypatch):
 
     def prepare(a, b, group, device):
         prepared.append((a.data_ptr(), b.data_ptr()))
-        return comm, Launch(), tp._Replay()
+        return comm, Launch()
     monkeypatch.setattr(tp, "_prepare_scatter", prepare)
 
-    def call(a, b, stream=MAIN, refuse=False, fail_alloc=False,
-             capturing=False, same_output=True):
-        flags.update(stream=stream, refuse=refuse, capturing=capturing,
-                     fail_alloc=fail_alloc, same=same_output)
+    def call(a, b, stream=MAIN, refuse=False, fail_copy=False,
+             capturing=False):
+        flags.update(stream=stream, refuse=refuse, capturing=capturing)
+        comm.output.local._fail = fail_copy
         return tp.gemm_reduce_scatter(a, b)
     return call, log, types.SimpleNamespace(comm=comm, prepared=prepared)
 
 
-def rs_call(stream=MAIN, out=RS_OUT):
-    return [("zero", stream, OUTPUT, ZEROED), ("launch", stream),
-            ("copy", stream, out, OUTPUT, BYTES)]
+# Blocks every device starts per call, summed (each device's grid fits its
+# own multiprocessors).
+BLOCKS = GRID + (WORLD - 1) * (GRID - 18)
+RS_A = Matrix((WORLD * ROWS, COLS), 0x5000)
+RS_B = Matrix((COLS, 1024), 0x6000)
+# The output and the barrier counter after it, zeroed by one memset.
+ZEROED = BYTES + 4
+CALL = [("zero", MAIN, OUTPUT, ZEROED), ("launch", MAIN), ("clone",),
+        ("record", MAIN, "last use")]
 
 
 def test_a_reduce_scatter_zeroes_its_output_then_launches(scatter):
     call, log, state = scatter
-    got = call(RS_A, RS_B, same_output=False)
+    assert call(RS_A, RS_B) == "result"
     # The first call waits for nothing of its own stream's but the last
     # use's event (no stream yet); every call zeroes the output before its
     # kernel, copies it out after, then marks the buffer's last use, the
-    # same operations every time.
-    assert log == [("wait_event", MAIN, "last use")] + rs_call(
-        out=got.data_ptr()) + [("record", MAIN, "last use")]
-    for _ in range(2):
-        del log[:]
-        got = call(RS_A, RS_B, same_output=False)
-        assert log == rs_call(out=got.data_ptr()) + [
-            ("record", MAIN, "last use")]
-    assert state.prepared == [(RS_A.data_ptr(), RS_B.data_ptr())]
-
-
-def test_a_reduce_scatter_on_its_last_output_is_captured_then_replayed(
-        scatter):
-    call, log, _ = scatter
-    call(RS_A, RS_B)
-    del log[:]
-    call(RS_A, RS_B)
-    assert log == rs_call() + [("capture", CAPTURE)] + rs_call(CAPTURE) + [
-        ("record", MAIN, "last use")]
+    # same operations every time (what a CUDA graph replays).
+    assert log == [("wait_event", MAIN, "last use")] + CALL
     for _ in range(2):
         del log[:]
         call(RS_A, RS_B)
-        assert log == [("launch_graph", MAIN, "graph"),
-                       ("record", MAIN, "last use")]
-    # Other outputs: direct calls.
-    for _ in range(2):
-        del log[:]
-        got = call(RS_A, RS_B, same_output=False)
-        assert log == rs_call(out=got.data_ptr()) + [
-            ("record", MAIN, "last use")]
+        assert log == CALL
+    assert state.prepared == [(RS_A.data_ptr(), RS_B.data_ptr())]
 
 
 def test_a_reduce_scatter_on_another_stream_waits_for_the_last_use(scatter):
@@ -589,12 +427,11 @@ def test_a_reduce_scatter_on_another_stream_waits_for_the_last_use(scatter):
 
 def test_a_captured_reduce_scatter_leaves_the_last_use_alone(scatter):
     call, log, state = scatter
-    for _ in range(2):
-        call(RS_A, RS_B)
+    call(RS_A, RS_B)
     del log[:]
-    # (Queued directly: the caller's capture records the operations.)
     call(RS_A, RS_B, stream=OTHER, capturing=True)
-    assert log == rs_call(OTHER)
+    assert log == [("zero", OTHER, OUTPUT, ZEROED), ("launch", OTHER),
+                   ("clone",)]
     assert state.comm.last_use._stream == MAIN
 
 
@@ -607,15 +444,14 @@ def test_a_refused_reduce_scatter_launch_is_retried_alike(scatter):
                         ("record", MAIN, "last use")]
     del log[:]
     call(RS_A, RS_B)
-    assert log == rs_call() + [("record", MAIN, "last use")]
+    assert log == CALL
 
 
-def test_a_failed_output_allocation_still_marks_the_last_use(scatter):
+def test_a_failed_copy_out_still_marks_the_last_use(scatter):
     call, log, state = scatter
     with pytest.raises(RuntimeError, match="out of memory"):
-        call(RS_A, RS_B, fail_alloc=True)
-    assert log[-3:] == [("zero", MAIN, OUTPUT, ZEROED), ("launch", MAIN),
-                        ("record", MAIN, "last use")]
+        call(RS_A, RS_B, fail_copy=True)
+    assert log[-2:] == [("clone",), ("record", MAIN, "last use")]
 
 
 @pytest.fixture

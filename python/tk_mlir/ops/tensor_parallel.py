@@ -19,7 +19,6 @@ pull the peers' shards over NVLink while the others compute
 tested example of grid-level roles and peer loads).
 """
 import collections
-import warnings
 
 try:
     import torch
@@ -132,65 +131,6 @@ class _Cache:
             self._values.popitem(last=False)
         self._values[key] = value
         return value
-
-
-class _Replay:
-    """One checked call's work as CUDA graphs, one per output address:
-    once a call finds its output at an address one of the last calls of
-    its arguments had (the allocator hands freed outputs back), its queued
-    operations are captured, and the next calls with that output launch
-    the graph, one driver call instead of a dozen (the host's queueing is
-    the GPU's idle time when a call is timed alone: docs/performance.md
-    has the measurement). Every call queues the same operations with the
-    same values, so a graph replays a call."""
-
-    # Output addresses remembered: a loop that keeps each output until the
-    # next call's returns takes two in turn.
-    KEEP = 4
-
-    def __init__(self):
-        self.seen = collections.OrderedDict()   # the last outputs' addresses
-        self.graphs = {}     # output address -> graph, for some of them
-        self.failed = False  # a capture failed: calls stay direct
-
-    def launch(self, queue, stream, out):
-        """Launches the graph captured for output `out` and returns True,
-        or returns False when there is none."""
-        graph = self.graphs.get(out)
-        if graph is None:
-            return False
-        queue.launch_graph(stream, graph)
-        return True
-
-    def after_call(self, cuda, device, out, capture):
-        """After a direct call on `device` with output `out`: captures the
-        call's operations (`capture(stream)` queues them on `stream`) when
-        one of the last calls had the same output."""
-        again = out in self.seen
-        self.seen[out] = None
-        self.seen.move_to_end(out)
-        while len(self.seen) > self.KEEP:
-            self.graphs.pop(self.seen.popitem(last=False)[0], None)
-        if not again or self.failed:
-            return
-        try:
-            self.graphs[out] = cuda.capture(_capture_stream(device), capture)
-        except Exception as error:   # (the call itself is done)
-            self.failed = True
-            warnings.warn(f"tk_mlir.ops.tensor_parallel: capturing a call "
-                          f"as a CUDA graph failed ({error}); its calls are "
-                          f"queued directly", RuntimeWarning, stacklevel=3)
-
-
-_capture_streams = {}
-
-
-def _capture_stream(device):
-    """A stream of `device` (ordinal) that only captures graphs."""
-    stream = _capture_streams.get(device)
-    if stream is None:
-        stream = _capture_streams[device] = torch.cuda.Stream(device)
-    return stream.cuda_stream
 
 
 _cuda = None
@@ -386,31 +326,17 @@ def gemm_reduce_scatter(a, b, group=None):
     process if not; later calls trust it."""
     cuda = _driver()
     device = cuda.current_device()
-    comm, launch, replay = _scatters.get(
+    comm, launch = _scatters.get(
         (group, device, _signature(a, b)),
         lambda: _prepare_scatter(a, b, group, device))
     stream = cuda.current_stream(device)
     capturing = _capturing()
-    out = None
-
-    def call(stream):
-        nonlocal out
-        queue.zero(stream, comm.address, comm.zeroed)
-        launch(stream=stream)
-        if out is None:   # (allocated while the zero and the launch run)
-            out = torch.empty_like(comm.output.local)
-        queue.copy(stream, out.data_ptr(), comm.address, comm.bytes)
     with cuda.Queue(device) as queue:
         comm.last_use.wait(queue, stream, capturing)
         try:
-            if replay.graphs and not capturing:
-                out = torch.empty_like(comm.output.local)
-                if replay.launch(queue, stream, out.data_ptr()):
-                    return out
-            call(stream)
-            if not capturing:
-                replay.after_call(cuda, device, out.data_ptr(), call)
-            return out
+            queue.zero(stream, comm.address, comm.zeroed)
+            launch(stream=stream)
+            return comm.output.local.clone()
         finally:
             # (Also when the launch or the copy failed: the zero, and the
             # buffer, are this stream's now.)
@@ -418,8 +344,8 @@ def gemm_reduce_scatter(a, b, group=None):
 
 
 def _prepare_scatter(a, b, group, device):
-    """A gemm_reduce_scatter call's (communicator, prepared launch,
-    _Replay), after its arguments are checked."""
+    """A gemm_reduce_scatter call's (communicator, prepared launch), after
+    its arguments are checked."""
     import torch.distributed as dist
     group = group or dist.group.WORLD
     world = dist.get_world_size(group)
@@ -464,7 +390,7 @@ def _prepare_scatter(a, b, group, device):
         comm.blocks = sum(grids)
         _communicators[key] = comm
     launch.set({"total": comm.blocks})
-    return comm, launch, _Replay()
+    return comm, launch
 
 
 def _gathered(group, value):
@@ -536,25 +462,15 @@ class _Gather:
                         for q in range(world) if q != rank]
         self.launches = _Cache()
 
-    def call(self, queue, main, own, launch):
-        """Queues a whole call on stream `main`, as a graph captures it:
-        the pushes of the shard at address `own`, the kernel's `launch`,
-        the end (in a graph the pushes and the kernel are branches of
-        their own, whatever the order they are queued in)."""
-        queue.record(main, self.ready)
-        self.push(queue, own)
-        queue.write_value(main, self.own_arrived, 1)
-        launch(stream=main)
-        self.finish(queue, main)
-
-    def finish(self, queue, main, launched=True):
+    def finish(self, queue, main, capturing, launched=True):
         """Queues the end of a call on the caller's stream `main`, after
         its kernel: this device's gathered A is read, so its arrival flags
         are cleared for the next call and the peers may push the next
         call's rows (`done`); the caller's later work waits for the pushes
-        (it may reuse `a`). Without a kernel (its launch failed) it first
-        waits for the peers' pushes of this call, whose flags must not
-        outlive the clearing."""
+        (it may reuse `a`), and a call on another stream for all of this
+        one. Without a kernel (its launch failed) it first waits for the
+        peers' pushes of this call, whose flags must not outlive the
+        clearing."""
         if not launched:
             for arrived in self.peer_arrived:
                 queue.wait_value(main, arrived, 1)
@@ -563,6 +479,7 @@ class _Gather:
             queue.write_value(main, done, 1)
         queue.record(self.stream.cuda_stream, self.pushed)
         queue.wait_event(main, self.pushed)
+        self.last_use.record(queue, main, capturing)
 
     def push(self, queue, source):
         """Queues the pushes of the shard at `source` on the side stream
@@ -658,7 +575,7 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
                             f"'copy_engines' or 'blocks', got "
                             f"{communicate!r}")
     device = cuda.current_device()
-    g, world, group, replay = _gathers_checked.get(
+    g, world, group = _gathers_checked.get(
         (group, device, communicate, _signature(a, b)),
         lambda: _prepare_gather(a, b, group, device, communicate))
     if communicate == "blocks":
@@ -678,25 +595,17 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     # the kernel first, whichever bounds the call (KERNEL_FIRST_COLUMNS);
     # `arrived[rank]` says the own shard is ready.
     kernel_first = _kernel_first(b.shape[1])
-    # What the call has queued of its exchange and its kernel.
-    readied = pushed = launched = False
-    out = None
+    launched = False
     with cuda.Queue(device) as queue:
         g.last_use.wait(queue, main, capturing)
         if own is not a:
             own.copy_(a)
+        queue.record(main, g.ready)
+        if not kernel_first:
+            g.push(queue, own.data_ptr())
         try:
-            if replay.graphs and not capturing:
-                out = _gathered_output(a, b, world)
-                if replay.launch(queue, main, out.data_ptr()):
-                    return out
-            queue.record(main, g.ready)
-            readied = True
-            if not kernel_first:
-                g.push(queue, own.data_ptr())
-                pushed = True
-            if out is None:
-                out = _gathered_output(a, b, world)
+            out = torch.empty(world * rows, b.shape[1],
+                              dtype=torch.bfloat16, device=a.device)
 
             def prepare():
                 addresses = list(g.shards)
@@ -712,45 +621,25 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
             queue.write_value(main, g.own_arrived, 1)
             launch(stream=main)
             launched = True
+        finally:
+            # Also when the output or the launch failed: the peers' kernels
+            # of this call wait for this device's shard, and their next
+            # pushes for its `done`, so the call completes its part of the
+            # exchange before it raises.
             if kernel_first:
                 g.push(queue, own.data_ptr())
-                pushed = True
-            g.finish(queue, main)
+            g.finish(queue, main, capturing, launched)
+            # (The pushes read `a` on the side stream. Marked after they
+            # are queued: every host step before the first push delays it.
+            # A captured call's `a` is the graph's to keep.)
             if not capturing:
-                # (The pushes read `a` on the side stream. Marked after
-                # they are queued: every host step before the first push
-                # delays it. A captured call's `a` is the graph's to keep.)
                 a.record_stream(g.stream)
-                replay.after_call(
-                    cuda, device, out.data_ptr(),
-                    lambda stream: g.call(queue, stream, own.data_ptr(),
-                                          launch))
-            return out
-        except BaseException:
-            # The output, the launch's preparation or the launch (or the
-            # graph's) failed: the peers' kernels of this call wait for
-            # this device's shard, and their next pushes for its `done`,
-            # so the call completes its part of the exchange before it
-            # raises.
-            if not launched:
-                if not readied:
-                    queue.record(main, g.ready)
-                if not pushed:
-                    g.push(queue, own.data_ptr())
-                g.finish(queue, main, launched=False)
-            raise
-        finally:
-            g.last_use.record(queue, main, capturing)
-
-
-def _gathered_output(a, b, world):
-    return torch.empty(world * a.shape[0], b.shape[1], dtype=torch.bfloat16,
-                       device=a.device)
+    return out
 
 
 def _prepare_gather(a, b, group, device, communicate):
     """An all_gather_gemm call's (state of its form, _Gather or _Blocks;
-    world size; group; _Replay), after its arguments are checked."""
+    world size; group), after its arguments are checked."""
     import torch.distributed as dist
     group = group or dist.group.WORLD
     world = dist.get_world_size(group)
@@ -768,7 +657,7 @@ def _prepare_gather(a, b, group, device, communicate):
         g = states[key] = make(group, rows, cols)
     elif refused is not None:
         raise refused
-    return g, world, group, _Replay()
+    return g, world, group
 
 
 # Checked all_gather_gemm calls by group, device, form and _signature.
