@@ -17,6 +17,11 @@ communicate="blocks" the kernel gathers itself instead: its first blocks
 pull the peers' shards over NVLink while the others compute
 (kernels/alternatives/all_gather_gemm_blocks.mlir; slower, kept as the
 tested example of grid-level roles and peer loads).
+
+Every call of a shape queues the same operations with the same values, so
+a caller may capture either op in a CUDA graph (torch.cuda.graph) once a
+call of that shape has made its state outside the capture
+(docs/multi_gpu.md); the communicating-blocks form cannot be captured.
 """
 import collections
 
