@@ -19,8 +19,16 @@ temperature drift alike for all. Prints ours and each peer in ms and the
 ratios (a) / ours, (b) / ours, ours / (c); writes
 tensor-parallel-bench-<world>.json in --out.
 
+With --graphs every function is captured in a CUDA graph of one call
+(after a direct call) and timed as its replay, so that no host work
+precedes the GPU's (the lent machines' hosts change speed from one minute
+to the next, and a call timed alone waits for its host path): what the
+GPUs do, for ours and the peers alike. A function whose capture fails is
+timed as a direct call and named in the row's "direct". Writes
+tensor-parallel-bench-<world>-graphs.json.
+
 usage: torchrun --nproc-per-node N tensor_parallel.py [--out DIR]
-        [--shapes M:K:N,...] [--rounds R]
+        [--shapes M:K:N,...] [--rounds R] [--graphs]
 """
 import argparse
 import json
@@ -70,6 +78,30 @@ def time_rounds(fns, rounds, per_round=5, warmup=3):
     return result
 
 
+def replayed(fns):
+    """The functions as replays of a CUDA graph of one call each (after a
+    direct call, which makes the ops' state outside the capture), and the
+    names of those whose capture failed (kept as direct calls)."""
+    replays, direct = {}, []
+    for name, fn in fns.items():
+        fn()
+        torch.cuda.synchronize()
+        dist.barrier()
+        graph = torch.cuda.CUDAGraph()
+        try:
+            with torch.cuda.graph(graph):
+                fn()
+        except Exception as error:   # (every rank fails alike)
+            if dist.get_rank() == 0:
+                print(f"{name}: not captured ({error}); timed as direct "
+                      f"calls", flush=True)
+            replays[name] = fn
+            direct.append(name)
+            continue
+        replays[name] = graph.replay
+    return replays, direct
+
+
 def peers(op, M, K, N, world, group):
     """The functions timed for one op and shape: ours, cuBLAS alone, the
     collective alone, both back to back, PyTorch's fused op."""
@@ -103,11 +135,14 @@ def peers(op, M, K, N, world, group):
     }
 
 
-def write(out, world, rows):
-    with open(os.path.join(out, f"tensor-parallel-bench-{world}.json"),
-              "w") as f:
+def write(out, world, rows, graphs):
+    suffix = "-graphs" if graphs else ""
+    with open(os.path.join(out, f"tensor-parallel-bench-{world}{suffix}"
+                                f".json"), "w") as f:
         json.dump({"device": torch.cuda.get_device_name(), "world": world,
-                   "torch": torch.__version__, "rows": rows}, f, indent=1)
+                   "torch": torch.__version__,
+                   "mode": "graph replays" if graphs else "calls",
+                   "rows": rows}, f, indent=1)
 
 
 def main():
@@ -115,6 +150,8 @@ def main():
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--shapes", default=SHAPES)
     parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--graphs", action="store_true",
+                        help="time replays of a CUDA graph of each call")
     args = parser.parse_args()
     dist.init_process_group("nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -124,7 +161,10 @@ def main():
     for shape in args.shapes.split(","):
         M, K, N = (int(x) for x in shape.split(":"))
         for op in ("ag_gemm", "gemm_rs"):
-            t = time_rounds(peers(op, M, K, N, world, group), args.rounds)
+            fns, direct = peers(op, M, K, N, world, group), []
+            if args.graphs:
+                fns, direct = replayed(fns)
+            t = time_rounds(fns, args.rounds)
             ideal = max(t["gemm"], t["comm"])
             row = dict(op=op, M=M, K=K, N=N, world=world, ours=t["ours"],
                        seq=t["seq"], fused=t["fused"], gemm=t["gemm"],
@@ -132,18 +172,22 @@ def main():
                        seq_over_ours=t["seq"] / t["ours"],
                        fused_over_ours=t["fused"] / t["ours"],
                        ours_over_ideal=t["ours"] / ideal)
+            if args.graphs:
+                row["direct"] = direct
             rows.append(row)
             if rank == 0:
-                print(f"{op} M={M:6d} K={K} N={N:6d} W={world}: ours "
+                print(f"{op} M={M:6d} K={K} N={N:6d} W={world}"
+                      f"{' [graphs]' if args.graphs else ''}: ours "
                       f"{t['ours']:.3f} ms | (a) NCCL+cuBLAS {t['seq']:.3f} "
                       f"({row['seq_over_ours']:.2f}x) | (b) symm_mem fused "
                       f"{t['fused']:.3f} ({row['fused_over_ours']:.2f}x) | "
                       f"(c) ideal {ideal:.3f} (gemm {t['gemm']:.3f}, comm "
                       f"{t['comm']:.3f}; ours/ideal "
                       f"{row['ours_over_ideal']:.2f})", flush=True)
+            del fns
             torch.cuda.empty_cache()
             if rank == 0:   # after each row: a cut-off run keeps its rows
-                write(args.out, world, rows)
+                write(args.out, world, rows, args.graphs)
     dist.destroy_process_group()
 
 
