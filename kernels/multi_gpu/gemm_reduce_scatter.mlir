@@ -22,11 +22,11 @@
 //
 // Every launch waits for the same totals (`total`: the blocks of every
 // device's grid), so that a captured CUDA graph can replay it. The
-// launcher zeroes `flags[0]` with C before the launch (the peers add to it
-// only after this launch has announced itself). `flags[1]` may already
-// hold the next launch's announcements of a peer that left the barrier
-// first, so it is not zeroed: block 0 takes this launch's count off it
-// after the barrier, when every block of this device has waited.
+// launcher zeroes `flags[0]` with C before the launch (a peer adds to it
+// only after it has seen this launch's announcements). `flags[1]` may
+// already hold the next launch's announcements of a peer that left the
+// barrier first, so it is not zeroed: block 0 takes this launch's count
+// off it after the barrier, when every block of this device has waited.
 !a_view = !tile.gl<?x?x?xbf16>
 !b_view = !tile.gl<?x?xbf16>
 !c_view = !tile.gl<?x?xbf16, devices = 8>
@@ -74,6 +74,10 @@ tile.kernel @gemm_reduce_scatter(%A: !a_view, %B: !b_view, %C: !c_view,
     tile.signal_wait %flags[%c1], %total at_least : !flags
     tile.store %out, %C[%m, %n] device %owner reduce add : !tile.rt<128x256xbf16, block>, !c_view
   }
+  // (Satisfied already in a block that stored a tile; a block without
+  // tiles must not add to a peer's barrier counter before that peer has
+  // zeroed it for this launch.)
+  tile.signal_wait %flags[%c1], %total at_least : !flags
   tile.device_barrier %flags[%c0], %total : !flags
   %block = tile.block_id
   %first = arith.cmpi eq, %block, %c0 : index

@@ -81,24 +81,29 @@ def time_rounds(fns, rounds, per_round=5, warmup=3):
 def replayed(fns):
     """The functions as replays of a CUDA graph of one call each (after a
     direct call, which makes the ops' state outside the capture), and the
-    names of those whose capture failed (kept as direct calls)."""
+    names of those whose capture failed on some rank (kept as direct calls
+    on every rank, so that the ranks keep calling the same collectives)."""
     replays, direct = {}, []
     for name, fn in fns.items():
         fn()
         torch.cuda.synchronize()
         dist.barrier()
-        graph = torch.cuda.CUDAGraph()
+        graph, failure = torch.cuda.CUDAGraph(), None
         try:
             with torch.cuda.graph(graph):
                 fn()
-        except Exception as error:   # (every rank fails alike)
-            if dist.get_rank() == 0:
-                print(f"{name}: not captured ({error}); timed as direct "
-                      f"calls", flush=True)
-            replays[name] = fn
-            direct.append(name)
+        except Exception as error:
+            failure = error
+        captured = torch.tensor(int(failure is None), device="cuda")
+        dist.all_reduce(captured, op=dist.ReduceOp.MIN)
+        if captured.item():
+            replays[name] = graph.replay
             continue
-        replays[name] = graph.replay
+        if dist.get_rank() == 0:
+            print(f"{name}: not captured ({failure or 'on another rank'}); "
+                  f"timed as direct calls", flush=True)
+        replays[name] = fn
+        direct.append(name)
     return replays, direct
 
 

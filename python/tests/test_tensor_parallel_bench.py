@@ -1,7 +1,7 @@
 """python/benchmarks/tensor_parallel.py's graph mode on the CPU: torch and
 torch.distributed replaced by recorders. Each function is called once
-directly, then captured; one whose capture fails stays a direct call and
-is named."""
+directly, then captured; one whose capture fails on any rank stays a
+direct call on every rank and is named."""
 import contextlib
 import importlib
 import os
@@ -17,13 +17,35 @@ BENCHMARKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
 @pytest.fixture
 def bench(monkeypatch):
     """The benchmark module with fake torch and torch.distributed; returns
-    (module, log, capturing): the graph's replay logs ("replay", name)."""
+    (module, log, capturing, elsewhere, last): the graph's replay logs
+    ("replay", name); the ranks' agreement on a capture logs ("agree",
+    flag) and fails when `elsewhere` holds the name of the function that
+    `last` holds (another rank's capture failed)."""
     log, capturing = [], []
     torch = types.ModuleType("torch")
     dist = types.ModuleType("torch.distributed")
     dist.barrier = lambda: log.append(("barrier",))
     dist.get_rank = lambda: 1
+    dist.ReduceOp = types.SimpleNamespace(MIN="min")
+    # (Another rank's capture fails where `elsewhere` names the function.)
+    elsewhere = []
+
+    class Flag:
+        def __init__(self, value):
+            self.value = value
+
+        def item(self):
+            return self.value
+
+    def all_reduce(flag, op):
+        assert op == "min"
+        log.append(("agree", flag.value))
+        if elsewhere and elsewhere[0] == last[0]:
+            flag.value = 0
+    dist.all_reduce = all_reduce
+    torch.tensor = lambda value, device: Flag(value)
     torch.distributed = dist
+    last = [None]
 
     class Graph:
         def __init__(self):
@@ -47,33 +69,48 @@ def bench(monkeypatch):
     monkeypatch.syspath_prepend(BENCHMARKS)
     monkeypatch.delitem(sys.modules, "tensor_parallel", raising=False)
     module = importlib.import_module("tensor_parallel")
-    yield module, log, capturing
+    yield module, log, capturing, elsewhere, last
     sys.modules.pop("tensor_parallel", None)
 
 
-def test_every_function_is_replayed_unless_its_capture_fails(bench):
-    module, log, capturing = bench
+def function(log, capturing, last, name, capturable=True):
+    def call():
+        last[0] = name
+        if capturing:
+            if not capturable:
+                raise RuntimeError("operation not permitted when stream is "
+                                   "capturing")
+            capturing[-1].name = name
+            log.append(("captured", name))
+        else:
+            log.append(("call", name))
+    return call
 
-    def function(name, capturable=True):
-        def call():
-            if capturing:
-                if not capturable:
-                    raise RuntimeError("operation not permitted when stream "
-                                       "is capturing")
-                capturing[-1].name = name
-                log.append(("captured", name))
-            else:
-                log.append(("call", name))
-        return call
-    fns = {"ours": function("ours"), "fused": function("fused", False)}
+
+def test_every_function_is_replayed_unless_its_capture_fails(bench):
+    module, log, capturing, _, last = bench
+    fns = {"ours": function(log, capturing, last, "ours"),
+           "fused": function(log, capturing, last, "fused", False)}
     replays, direct = module.replayed(fns)
     assert direct == ["fused"]
     # A direct call first (the ops' state is made outside the capture),
-    # then the capture.
+    # then the capture, then the ranks' agreement on it.
     assert log == [("call", "ours"), ("synchronize",), ("barrier",),
-                   ("captured", "ours"), ("call", "fused"),
-                   ("synchronize",), ("barrier",)]
+                   ("captured", "ours"), ("agree", 1),
+                   ("call", "fused"), ("synchronize",), ("barrier",),
+                   ("agree", 0)]
     del log[:]
     replays["ours"]()
     replays["fused"]()
     assert log == [("replay", "ours"), ("call", "fused")]
+
+
+def test_a_capture_that_fails_on_another_rank_stays_direct(bench):
+    module, log, capturing, elsewhere, last = bench
+    elsewhere.append("ours")
+    fns = {"ours": function(log, capturing, last, "ours")}
+    replays, direct = module.replayed(fns)
+    assert direct == ["ours"] and ("agree", 1) in log
+    del log[:]
+    replays["ours"]()
+    assert log == [("call", "ours")]

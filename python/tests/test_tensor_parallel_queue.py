@@ -93,8 +93,10 @@ def last_use():
 @pytest.fixture
 def op(monkeypatch):
     """all_gather_gemm with recorders; returns (call, log, gather state):
-    call(a, b, refuse=False) makes `prepare` raise when refuse is set."""
-    log, capture = [], []
+    call(a, b, refuse=False, capturing=False, on=MAIN): `prepare` raises
+    with refuse, the stream is a capturing one with capturing, `on` is the
+    caller's stream."""
+    log, capture, stream = [], [], [MAIN]
     torch = types.ModuleType("torch")
     torch.bfloat16 = "bf16"
     torch._C = types.SimpleNamespace(
@@ -114,7 +116,7 @@ def op(monkeypatch):
     monkeypatch.setattr(tp, "_gathers_checked", tp._Cache())
     driver = types.ModuleType("tk_mlir.cuda_driver")
     driver.Queue = Queue(log)
-    driver.current_stream = lambda device: MAIN
+    driver.current_stream = lambda device: stream[0]
     driver.current_device = lambda: 0
     monkeypatch.setitem(sys.modules, "tk_mlir.cuda_driver", driver)
     monkeypatch.setattr(tk_mlir, "cuda_driver", driver, raising=False)
@@ -148,9 +150,10 @@ def op(monkeypatch):
         return Kernel()
     monkeypatch.setattr(tp, "load_compiled", load_compiled)
 
-    def call(a, b, refuse=False, capturing=False):
+    def call(a, b, refuse=False, capturing=False, on=MAIN):
         refused[:] = [True] if refuse else []
         capture[:] = [True] if capturing else []
+        stream[0] = on
         return tp.all_gather_gemm(a, b)
     return call, log, g
 
@@ -234,11 +237,15 @@ def test_a_captured_call_leaves_the_last_use_alone(op, b):
     call, log, g = op
     call(A, b)
     del log[:]
-    call(A, b, capturing=True)
+    # On another stream than the last call's: a direct call would wait for
+    # the last use first.
+    call(A, b, capturing=True, on=OTHER)
     # The same exchange, without the wait for and the record of the last
     # use (its event was recorded outside the capture).
     assert "last use" not in [e[-1] for e in log]
-    assert log[-len(END) + 1:] == END[:-1]
+    assert log[0] == ("record", OTHER, "ready")
+    assert log[-len(END) + 1:] == [(e[0], OTHER) + e[2:] if e[1] == MAIN
+                                   else e for e in END[:-1]]
     assert g.last_use._stream == MAIN
 
 
@@ -399,6 +406,65 @@ RS_B = Matrix((COLS, 1024), 0x6000)
 ZEROED = BYTES + 4
 CALL = [("zero", MAIN, OUTPUT, ZEROED), ("launch", MAIN), ("clone",),
         ("record", MAIN, "last use")]
+
+
+def test_the_counters_follow_the_output_and_one_memset_spares_the_second(
+        monkeypatch):
+    # (An output of 200 x 1000 bf16: 400000 bytes, the counters at the
+    # next multiple of 16.)
+    made, filled = [], []
+
+    class Local:
+        def __init__(self, start=0, dtype="u8"):
+            self.start, self.dtype = start, dtype
+
+        def __getitem__(self, part):
+            return Local(part.start or 0, self.dtype)
+
+        def view(self, *shape):
+            if len(shape) == 1 and isinstance(shape[0], str):
+                return Local(self.start, shape[0])
+            return self
+
+        def data_ptr(self):
+            return 0x7000_0000 + self.start
+
+        def fill_(self, value):
+            filled.append((self.start, self.dtype, value))
+
+    def symmetric_empty(shape, dtype, group):
+        made.append((shape, dtype))
+        return types.SimpleNamespace(local=Local(),
+                                     addresses=(0x7000_0000, 0x9000_0000),
+                                     rank=0)
+
+    class Views:
+        def __init__(self, local, addresses, rank):
+            self.local, self.addresses = local, tuple(addresses)
+    monkeypatch.setattr(tp, "symmetric_empty", symmetric_empty)
+    monkeypatch.setattr(tp, "DeviceViews", Views)
+    torch = types.ModuleType("torch")
+    torch.uint8, torch.bfloat16, torch.int32 = "u8", "bf16", "i32"
+    torch.cuda = types.SimpleNamespace(synchronize=lambda: None,
+                                       Event=lambda: types.SimpleNamespace(
+                                           record=lambda: None,
+                                           cuda_event="event"))
+    torch.distributed = types.ModuleType("torch.distributed")
+    torch.distributed.barrier = lambda group: None
+    monkeypatch.setattr(tp, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.distributed", torch.distributed)
+    comm = tp._Communicator("group", 2, 200, 1000)
+    assert made == [((400000 + 8,), "u8")]
+    assert comm.bytes == 400000 and comm.output.local.dtype == "bf16"
+    assert comm.output.addresses == (0x7000_0000, 0x9000_0000)
+    assert (comm.flags.local.start, comm.flags.local.dtype) == (400000, "i32")
+    assert comm.flags.addresses == (0x7000_0000 + 400000,
+                                    0x9000_0000 + 400000)
+    # Both counters zeroed once; each call's memset covers the output and
+    # the barrier's counter (flags[0]), not the announcements (flags[1]).
+    assert filled == [(400000, "i32", 0)]
+    assert comm.address == 0x7000_0000 and comm.zeroed == 400000 + 4
 
 
 def test_a_reduce_scatter_zeroes_its_output_then_launches(scatter):

@@ -17,11 +17,12 @@
 // CHECK: tile.mma AB
 // CHECK: tile.signal_wait {{.*}} at_least
 // CHECK-NEXT: tile.store {{.*}} device {{.*}} reduce add
-// CHECK: tile.device_barrier
+// CHECK: tile.signal_wait %[[F:[a-z0-9_]+]][%[[C1:[a-z0-9_]+]]], %[[T:[a-z0-9_]+]] at_least
+// CHECK-NEXT: tile.device_barrier %[[F]][%{{.*}}], %[[T]]
 // Block 0 alone takes the launch's count off the announcements, after the
 // barrier.
 // CHECK-NEXT: %[[B:.*]] = tile.block_id
 // CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[B]]
 // CHECK-NEXT: scf.if %[[FIRST]] {
-// CHECK: arith.subi
-// CHECK-NEXT: tile.signal_add %{{.*}}[%{{.*}}], %{{[a-z0-9_]+}} : !tile.gl
+// CHECK: %[[UNDO:[a-z0-9_]+]] = arith.subi %{{.*}}, %[[T]] : i32
+// CHECK-NEXT: tile.signal_add %[[F]][%[[C1]]], %[[UNDO]] : !tile.gl

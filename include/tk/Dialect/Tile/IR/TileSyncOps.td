@@ -231,15 +231,19 @@ def Tile_DeviceBarrierOp : Tile_Op<"device_barrier"> {
     visible after it, to async (TMA) loads and stores too (a proxy fence
     follows the poll).
 
-    The counter only grows: a launch adds to every copy the number of
-    blocks of all devices (D·B with B blocks on each of D devices), so the
-    launcher passes the running total (previous total + that sum) as
-    `expected`, and a counter is never reset
-    between launches. All the blocks of every device must be able to run at
-    once (a persistent grid no larger than what is resident).
+    A launch adds to every copy the number of blocks of all devices (D·B
+    with B blocks on each of D devices). Between launches the counter
+    either keeps growing (the launcher passes the running total, previous
+    total + that sum, as `expected`) or is zeroed on its device before the
+    next launch, with that sum as `expected` every time; zeroing is safe
+    only when no peer can reach the next launch's barrier before this
+    device has started that launch (gemm_reduce_scatter: each block first
+    waits for every device's announcement of the launch). All the blocks
+    of every device must be able to run at once (a persistent grid no
+    larger than what is resident).
 
     ```mlir
-    tile.device_barrier %flags[%c0], %started : !tile.gl<?xi32, devices = 8>
+    tile.device_barrier %flags[%c0], %total : !tile.gl<?xi32, devices = 8>
     ```
 
     Equivalent to a `tile.signal_add` of 1 to each device's copy followed
