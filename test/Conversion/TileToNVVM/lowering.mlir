@@ -956,7 +956,8 @@ tile.kernel @dynamic_producer_carries(%n: index) launch(warpgroups = 3, grid = p
 // tile.block_id: the block's index in the grid.
 // CHECK-LABEL: llvm.func @block_id
 // CHECK: %[[B:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
-// CHECK: "test.use"
+// CHECK-NEXT: %[[I:.*]] = arith.index_castui %[[B]] : i32 to index
+// CHECK-NEXT: "test.use"(%[[I]]) : (index) -> ()
 tile.kernel @block_id() launch(warpgroups = 1) {
   %b = tile.block_id
   "test.use"(%b) : (index) -> ()
