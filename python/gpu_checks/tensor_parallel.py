@@ -78,6 +78,23 @@ def gather_shapes(world):
 FEW, MANY = 288, KERNEL_FIRST_COLUMNS + 8
 
 
+def scattered(a, b):
+    """This rank's rows of the sum over the ranks of a @ b, in float32
+    (collective)."""
+    full = a.float() @ b.float()
+    dist.all_reduce(full)
+    rows = full.shape[0] // dist.get_world_size()
+    return full[dist.get_rank() * rows:(dist.get_rank() + 1) * rows]
+
+
+def gathered(a, b):
+    """The ranks' `a` gathered by NCCL, times b, in float32 (collective)."""
+    full = torch.empty(dist.get_world_size() * a.shape[0], a.shape[1],
+                       device="cuda", dtype=a.dtype)
+    dist.all_gather_into_tensor(full, a)
+    return full.float() @ b.float()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
@@ -101,9 +118,7 @@ def main():
             a = torch.randn(M, K // world, device="cuda").bfloat16()
             b = torch.randn(K // world, N, device="cuda").bfloat16()
             got = gemm_reduce_scatter(a, b)
-            full = a.float() @ b.float()
-            dist.all_reduce(full)
-            want = full[rank * (M // world):(rank + 1) * (M // world)]
+            want = scattered(a, b)
             nccl = torch.empty(M // world, N, device="cuda",
                                dtype=torch.bfloat16)
             dist.reduce_scatter_tensor(nccl, (a @ b).contiguous())
@@ -127,10 +142,7 @@ def main():
         outputs = [gemm_reduce_scatter(a, b) for a in inputs]
         worst = 0.0
         for a, got in zip(inputs, outputs):
-            full = a.float() @ b.float()
-            dist.all_reduce(full)
-            want = full[rank * (M // world):(rank + 1) * (M // world)]
-            worst = max(worst, relative_error(got, want))
+            worst = max(worst, relative_error(got, scattered(a, b)))
         worst = torch.tensor(worst, device="cuda")
         dist.all_reduce(worst, op=dist.ReduceOp.MAX)
         row(f"gemm_reduce_scatter M={M} K={K} N={N} world={world}, five "
@@ -155,10 +167,7 @@ def main():
         torch.cuda.synchronize()
         worst = 0.0
         for a, b, got in zip(inputs, bs, outputs):
-            full = torch.empty(world * a.shape[0], a.shape[1], device="cuda",
-                               dtype=torch.bfloat16)
-            dist.all_gather_into_tensor(full, a)
-            worst = max(worst, relative_error(got, full.float() @ b.float()))
+            worst = max(worst, relative_error(got, gathered(a, b)))
         worst = torch.tensor(worst, device="cuda")
         dist.all_reduce(worst, op=dist.ReduceOp.MAX)
         return worst.item()
@@ -192,14 +201,9 @@ def main():
     torch.cuda.synchronize()
     worst = 0.0
     for i in range(4):
-        full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
-        dist.all_gather_into_tensor(full, inputs[i])
-        worst = max(worst, relative_error(got_ag[i],
-                                          full.float() @ b_ag[i].float()))
-        full = a_rs[i].float() @ b_rs.float()
-        dist.all_reduce(full)
-        worst = max(worst, relative_error(
-            got_rs[i], full[rank * (M // world):(rank + 1) * (M // world)]))
+        worst = max(worst,
+                    relative_error(got_ag[i], gathered(inputs[i], b_ag[i])),
+                    relative_error(got_rs[i], scattered(a_rs[i], b_rs)))
     worst = torch.tensor(worst, device="cuda")
     dist.all_reduce(worst, op=dist.ReduceOp.MAX)
     row(f"both ops M={M} K={K} N={N} world={world} (the all-gather's N "
@@ -220,10 +224,8 @@ def main():
                 a = torch.randn(M // world, K, device="cuda").bfloat16()
                 b = torch.randn(K, N // world, device="cuda").bfloat16()
                 got = all_gather_gemm(a, b, communicate=communicate)
-                full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
-                dist.all_gather_into_tensor(full, a)
-                want = full.float() @ b.float()
-                error = torch.tensor(relative_error(got, want), device="cuda")
+                error = torch.tensor(relative_error(got, gathered(a, b)),
+                                     device="cuda")
                 dist.all_reduce(error, op=dist.ReduceOp.MAX)
                 by = "" if communicate == "copy_engines" else \
                     f" communicate={communicate}"
@@ -254,13 +256,12 @@ def main():
                 got, error = None, e
             finally:
                 tensor_parallel.load_compiled = prepared_by
-            full = torch.empty(M, K, device="cuda", dtype=torch.bfloat16)
-            dist.all_gather_into_tensor(full, inputs[i])
+            want = gathered(inputs[i], b)
             if refused:
                 ok = ok and error is not None and "injected" in str(error)
             else:
                 ok = ok and error is None and relative_error(
-                    got, full.float() @ b.float()) <= TOLERANCE
+                    got, want) <= TOLERANCE
         row(f"all_gather_gemm M={M} K={K} N={world * n} world={world}, a "
             f"failure on device {failing} after its pushes, then a call", ok)
 
@@ -273,9 +274,7 @@ def main():
     def refused_then_retried(M, K, N):
         a = torch.randn(M, K // world, device="cuda").bfloat16()
         b = torch.randn(K // world, N, device="cuda").bfloat16()
-        full = a.float() @ b.float()
-        dist.all_reduce(full)
-        want = full[rank * (M // world):(rank + 1) * (M // world)]
+        want = scattered(a, b)
         gemm_reduce_scatter(a, b)   # (prepared: the injection hits the launch)
         launch_by_driver = cuda_driver.launch
 
@@ -333,17 +332,6 @@ def main():
             f"calls outside the graph between them", worst.item() <= TOLERANCE,
             f"largest relative error {worst.item():.2e}")
 
-    def scattered(a, b):
-        full = a.float() @ b.float()
-        dist.all_reduce(full)
-        rows_here = full.shape[0] // world
-        return full[rank * rows_here:(rank + 1) * rows_here]
-
-    def gathered(a, b):
-        full = torch.empty(world * a.shape[0], a.shape[1], device="cuda",
-                           dtype=torch.bfloat16)
-        dist.all_gather_into_tensor(full, a)
-        return full.float() @ b.float()
     for m, k, n in ((4096, 4096, 4096), (world * 200, world * 136, 1000)):
         captured(gemm_reduce_scatter,
                  lambda: (torch.randn(m, k // world, device="cuda").bfloat16(),
@@ -394,10 +382,7 @@ def main():
     a = torch.randn(M, 64 * (rank + 1), device="cuda").bfloat16()
     b = torch.randn(64 * (rank + 1), N, device="cuda").bfloat16()
     got = gemm_reduce_scatter(a, b)
-    full = a.float() @ b.float()
-    dist.all_reduce(full)
-    error = relative_error(got, full[rank * (M // world):
-                                     (rank + 1) * (M // world)])
+    error = relative_error(got, scattered(a, b))
     row(f"gemm_reduce_scatter M={M} N={N} world={world}, each device its "
         f"own share of the contraction (64 x (rank + 1))",
         error <= TOLERANCE, f"relative error {error:.2e}")

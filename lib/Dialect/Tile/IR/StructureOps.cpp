@@ -878,26 +878,24 @@ LogicalResult WarpSpecializeOp::verify() {
 // WarpgroupIdOp, BlockIdOp, DimOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult WarpgroupIdOp::verify() {
-  if (!(*this)->getParentOfType<KernelOp>())
-    return emitOpError("must be inside a 'tile.kernel'");
+/// Ops that name a part of the launch (its warpgroups, blocks, rows)
+/// mean something only inside a kernel.
+static LogicalResult verifyInKernel(Operation *op) {
+  if (!op->getParentOfType<KernelOp>())
+    return op->emitOpError("must be inside a 'tile.kernel'");
   return success();
 }
 
-LogicalResult BlockIdOp::verify() {
-  if (!(*this)->getParentOfType<KernelOp>())
-    return emitOpError("must be inside a 'tile.kernel'");
-  return success();
-}
+LogicalResult WarpgroupIdOp::verify() { return verifyInKernel(*this); }
+
+LogicalResult BlockIdOp::verify() { return verifyInKernel(*this); }
 
 LogicalResult PartRowsOp::verify() {
   auto tile = dyn_cast<RegTileType>(getTile());
   if (!tile || tile.getScope() != Scope::block)
     return emitOpError("needs a block-scope register tile type, got ")
            << getTile();
-  if (!(*this)->getParentOfType<KernelOp>())
-    return emitOpError("must be inside a 'tile.kernel'");
-  return success();
+  return verifyInKernel(*this);
 }
 
 LogicalResult PrefixSumOp::verify() {
