@@ -57,20 +57,31 @@ from tk_mlir.runtime import ArgumentError  # noqa: E402
 TOLERANCE = 2e-2  # bf16 output, partial sums added in bf16
 
 
+def fit(n, world):
+    """`n` less its remainder by 8 * world: a size that splits evenly over
+    the devices into rows of 16-byte multiples (`n` itself at 2 and 4
+    devices for the sizes below)."""
+    return n - n % (8 * world)
+
+
+def square(n, world):
+    return (fit(n, world),) * 3
+
+
 def shapes(world):
     """GEMM + reduce-scatter's (M, K, N): M rows in all, K the whole
     contraction (each rank holds K / world of it)."""
-    return [(4096, 4096, 4096), (world * 200, world * 136, 1000),
+    return [square(4096, world), (world * 200, world * 136, 1000),
             (world * 1000, world * 520, 2304), (world * 64, world * 64, 256),
-            (8192, 8192, 8192)]
+            square(8192, world)]
 
 
 def gather_shapes(world):
     """All-gather + GEMM's (M, K, N): each rank holds M / world rows of A
     and N / world columns of B (rows of 16-byte multiples for TMA)."""
-    return [(4096, 4096, 4096), (world * 200, 136, world * 1000),
+    return [square(4096, world), (world * 200, 136, world * 1000),
             (world * 1000, 520, world * 288), (world * 64, 64, world * 256),
-            (world * 200, 520, world * MANY), (8192, 8192, 8192)]
+            (world * 200, 520, world * MANY), square(8192, world)]
 
 
 # all_gather_gemm's columns per device below and above KERNEL_FIRST_COLUMNS
@@ -135,7 +146,7 @@ def main():
     # Calls queued back to back, nothing between them: a device may start
     # the next call while a peer is still in this one (the end barrier and
     # the counters' running totals keep them apart).
-    for M, K, N in ((4096, 4096, 4096), (world * 1000, world * 520, 2304)):
+    for M, K, N in (square(4096, world), (world * 1000, world * 520, 2304)):
         b = torch.randn(K // world, N, device="cuda").bfloat16()
         inputs = [torch.randn(M, K // world, device="cuda").bfloat16()
                   for _ in range(5)]
@@ -332,7 +343,7 @@ def main():
             f"calls outside the graph between them", worst.item() <= TOLERANCE,
             f"largest relative error {worst.item():.2e}")
 
-    for m, k, n in ((4096, 4096, 4096), (world * 200, world * 136, 1000)):
+    for m, k, n in (square(4096, world), (world * 200, world * 136, 1000)):
         captured(gemm_reduce_scatter,
                  lambda: (torch.randn(m, k // world, device="cuda").bfloat16(),
                           torch.randn(k // world, n, device="cuda").bfloat16()),
