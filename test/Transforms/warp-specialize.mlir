@@ -624,7 +624,7 @@ tile.kernel @signals_around(%A: !view, %C: !view, %F: !flags, %v: i32) launch(wa
 // CHECK-NEXT:    tile.device_barrier %[[F]][%{{.*}}], %[[W:arg[0-9]+]] :
 // CHECK-NEXT:  }
 // CHECK-NEXT: }
-tile.kernel @device_barriers_around(%A: !view, %C: !view, %F: !flags, %v: i32, %w: i32) launch(warpgroups = 2) {
+tile.kernel @device_barriers_around(%A: !view, %C: !view, %F: !flags, %v: i32, %w: i32) launch(warpgroups = 2, grid = persistent) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %b = tile.alloc : !tile.st<64x64xbf16>
   %c0 = arith.constant 0 : index
@@ -666,7 +666,7 @@ tile.kernel @device_barriers_around(%A: !view, %C: !view, %F: !flags, %v: i32, %
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
 // CHECK-NEXT: }
-tile.kernel @once_after_barrier(%A: !view, %C: !view, %F: !flags, %v: i32, %u: i32) launch(warpgroups = 2) {
+tile.kernel @once_after_barrier(%A: !view, %C: !view, %F: !flags, %v: i32, %u: i32) launch(warpgroups = 2, grid = persistent) {
   %a = tile.alloc : !tile.st<128x64xbf16>
   %b = tile.alloc : !tile.st<64x64xbf16>
   %c0 = arith.constant 0 : index

@@ -168,3 +168,35 @@ tile.kernel @peer_load(%A: !tile.gl<?x?xbf16, devices = 2>, %i: index) launch(wa
   tile.load_async %A[%i, %i] device %d -> %s, %sem : !tile.gl<?x?xbf16, devices = 2>, !tile.st<128x64xbf16, #tile.swizzle<128>>
   tile.load_async %A[%i, %i] -> %s, %sem : !tile.gl<?x?xbf16, devices = 2>, !tile.st<128x64xbf16, #tile.swizzle<128>>
 }
+
+// -----
+
+// Register tiles stored into device %d's copy: its pointer picked by a
+// select on %d; an add-reduce store adds each element atomically (relaxed,
+// system scope: the signal that publishes them orders them). A wait on
+// device %d's counter polls that device's copy.
+// CHECK-LABEL: llvm.func @register_tiles_to_peer
+// CHECK-SAME: (%[[C0:[^:]*]]: !llvm.ptr<1>, %[[C1:[^:]*]]: !llvm.ptr<1>, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %[[F0:[^:]*]]: !llvm.ptr<1>, %[[F1:[^:]*]]: !llvm.ptr<1>, %{{[^:]*}}: i64, %[[DARG:[^:]*]]: i64, %{{[^:]*}}: i64, %[[V:[^:]*]]: i32,
+// CHECK: %[[D:.*]] = arith.index_cast %[[DARG]] : i64 to index
+// CHECK: %[[D32:.*]] = arith.index_cast %[[D]] : index to i32
+// CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[D32]], %{{.*}} : i32
+// CHECK: %[[PEER:.*]] = arith.select %[[IS1]], %[[C1]], %[[C0]] : !llvm.ptr<1>
+// CHECK: %[[AT:.*]] = llvm.getelementptr %[[PEER]]
+// CHECK-NEXT: llvm.atomicrmw fadd %[[AT]], %{{.*}} monotonic : !llvm.ptr<1>, f32
+// CHECK: %[[D32B:.*]] = arith.index_cast %[[D]] : index to i32
+// CHECK: %[[IS1B:.*]] = arith.cmpi eq, %[[D32B]], %{{.*}} : i32
+// CHECK: %[[PEERB:.*]] = arith.select %[[IS1B]], %[[C1]], %[[C0]] : !llvm.ptr<1>
+// CHECK: %[[ATB:.*]] = llvm.getelementptr %[[PEERB]]
+// CHECK-NEXT: llvm.store %{{.*}}, %[[ATB]] : f32, !llvm.ptr<1>
+// CHECK: %[[D32C:.*]] = arith.index_cast %[[D]] : index to i32
+// CHECK: %[[IS1C:.*]] = arith.cmpi eq, %[[D32C]], %{{.*}} : i32
+// CHECK: %[[PF:.*]] = arith.select %[[IS1C]], %[[F1]], %[[F0]] : !llvm.ptr<1>
+// CHECK: %[[PA:.*]] = llvm.getelementptr %[[PF]]
+// CHECK-NEXT: ld.acquire.sys.global.b32 v, [$0];{{.*}}%[[PA]], %[[V]]
+tile.kernel @register_tiles_to_peer(%C: !tile.gl<?x?xf32, devices = 2>, %F: !tile.gl<?xi32, devices = 2>, %d: index, %i: index, %v: i32) launch(warpgroups = 1) {
+  %c0 = arith.constant 0 : index
+  %r = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  tile.store %r, %C[%c0, %c0] device %d reduce add : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>, !tile.gl<?x?xf32, devices = 2>
+  tile.store %r, %C[%c0, %c0] device %d : !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>, !tile.gl<?x?xf32, devices = 2>
+  tile.signal_wait %F[%i], %v device %d at_least : !tile.gl<?xi32, devices = 2>
+}

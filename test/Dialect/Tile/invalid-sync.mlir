@@ -219,6 +219,16 @@ tile.kernel @barrier_on_f32_counters(%f: !tile.gl<?xf32, devices = 2>, %i: index
 
 // -----
 
+// One tile per block: more blocks than are resident would wait forever.
+tile.kernel @barrier_with_one_tile_per_block(%f: !tile.gl<?xi32, devices = 2>, %i: index, %v: i32, %n: index) {
+  tile.foreach_tile (%t) in (%n) {
+  }
+  // expected-error @+1 {{'tile.device_barrier' op needs a kernel with 'grid = persistent' when it has a tile loop: every block of every device waits for all the others, so all must be resident at once}}
+  tile.device_barrier %f[%i], %v : !tile.gl<?xi32, devices = 2>
+}
+
+// -----
+
 %F = "test.source"() : () -> !tile.gl<?xi32, devices = 2>
 %i = "test.source"() : () -> index
 %v = "test.source"() : () -> i32

@@ -506,5 +506,15 @@ LogicalResult DeviceBarrierOp::verify() {
     return emitOpError("counts the blocks of every device in a multi-device "
                        "view (!tile.gl<..., devices = N>), got ")
            << counters;
+  // Every block of every device waits for all the others: with one tile per
+  // block, a grid larger than what is resident would never complete. A
+  // kernel without a tile loop is one block.
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (kernel.getGrid() != GridPolicy::persistent &&
+      kernel.walk([](ForeachTileOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return emitOpError("needs a kernel with 'grid = persistent' when it has "
+                       "a tile loop: every block of every device waits for "
+                       "all the others, so all must be resident at once");
   return success();
 }
