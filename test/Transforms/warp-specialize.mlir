@@ -1350,3 +1350,38 @@ tile.kernel @wait_before_own_load(%A: !view, %C: !view, %F: !flags, %v: i32) lau
     tile.store %out, %C[%m, %c0] : !tile.rt<128x64xbf16, block>, !view
   }
 }
+
+// -----
+
+// A store into device %d's copy of a multi-device view, staged through
+// shared memory like any other: the async store keeps the device and the
+// add-reduce.
+!view = !tile.gl<?x?xbf16>
+!peers = !tile.gl<?x?xbf16, devices = 2>
+!acc = !tile.rt<128x256xf32, block>
+// CHECK-LABEL: tile.kernel @store_to_peer
+// CHECK-SAME: (%{{[^:]*}}: !tile.gl<?x?xbf16>, %{{[^:]*}}: !tile.gl<?x?xbf16>, %[[C:[^:]*]]: !tile.gl<?x?xbf16, devices = 2>, %[[D:[^:]*]]: index)
+// CHECK: } consumer(warpgroups = 2, registers = 232) {
+// CHECK:           tile.store_async_wait
+// CHECK-NEXT:      tile.store %{{.*}}, %[[CWG:.*]] : !tile.rt<64x256xbf16, warpgroup>, !tile.st<64x256xbf16>
+// CHECK-NEXT:      tile.store_async %[[CWG]] -> %[[C]][%{{.*}}, %{{.*}}] device %[[D]] reduce add : !tile.st<64x256xbf16>, !tile.gl<?x?xbf16, devices = 2>
+tile.kernel @store_to_peer(%A: !view, %B: !view, %C: !peers, %d: index) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %M = tile.dim %A[0] : !view
+  %K = tile.dim %A[1] : !view
+  %N = tile.dim %B[1] : !view
+  tile.foreach_tile (%m, %n) in (%M, %N) {
+    %zero = tile.fill 0.0 : !acc
+    %acc = scf.for %k = %c0 to %K step %c1 iter_args(%x = %zero) -> (!acc) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %B[%k, %n] -> %b : !view, !tile.st<64x256xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x256xbf16> -> !acc
+      scf.yield %y : !acc
+    }
+    %out = tile.cast %acc : !acc to !tile.rt<128x256xbf16, block>
+    tile.store %out, %C[%m, %n] device %d reduce add : !tile.rt<128x256xbf16, block>, !peers
+  }
+}
