@@ -16,8 +16,9 @@ Timing as ../shared/peers/tp_baselines.py times its peers: CUDA events
 around one call after a barrier, the median of the calls, the slowest rank
 deciding; here the functions take turns in rounds so that clocks and
 temperature drift alike for all. Prints ours and each peer in ms and the
-ratios (a) / ours, (b) / ours, ours / (c); writes
-tensor-parallel-bench-<world>.json in --out.
+ratios (a) / ours, (b) / ours, ours / (c), and the largest ours / (c) that
+meets all three targets of 4 GPUs (>= 1.3x (a), >= 1.2x (b), <= 1.2 of
+(c)) in that run; writes tensor-parallel-bench-<world>.json in --out.
 
 With --graphs every function is captured in a CUDA graph of one call
 (after a direct call) and timed as its replay, so that no host work
@@ -45,6 +46,10 @@ from tk_mlir.ops.tensor_parallel import (  # noqa: E402
 
 SHAPES = ("8192:8192:8192,16384:8192:8192,32768:8192:8192,"
           "8192:8192:28672,16384:8192:28672,32768:8192:28672")
+
+# The targets on 4 GPUs: ours at least this many times faster than (a) and
+# (b), and within this factor of (c).
+OVER_SEQ, OVER_FUSED, WITHIN_IDEAL = 1.3, 1.2, 1.2
 
 
 def time_once(fn):
@@ -140,6 +145,22 @@ def peers(op, M, K, N, world, group):
     }
 
 
+def row_of(op, M, K, N, world, t):
+    """One shape's row from its times `t` (ms by function name): the
+    ratios, and `needed`, the largest ours / (c) that meets all three
+    targets at once. Below 1 it asks for ours faster than the ideal overlap
+    itself (the peers' own margin over (c) is smaller than the target's)."""
+    ideal = max(t["gemm"], t["comm"])
+    return dict(op=op, M=M, K=K, N=N, world=world, ours=t["ours"],
+                seq=t["seq"], fused=t["fused"], gemm=t["gemm"],
+                comm=t["comm"], ideal=ideal,
+                seq_over_ours=t["seq"] / t["ours"],
+                fused_over_ours=t["fused"] / t["ours"],
+                ours_over_ideal=t["ours"] / ideal,
+                needed=min(t["seq"] / ideal / OVER_SEQ,
+                           t["fused"] / ideal / OVER_FUSED, WITHIN_IDEAL))
+
+
 def write(out, world, rows, graphs):
     suffix = "-graphs" if graphs else ""
     with open(os.path.join(out, f"tensor-parallel-bench-{world}{suffix}"
@@ -170,13 +191,7 @@ def main():
             if args.graphs:
                 fns, direct = replayed(fns)
             t = time_rounds(fns, args.rounds)
-            ideal = max(t["gemm"], t["comm"])
-            row = dict(op=op, M=M, K=K, N=N, world=world, ours=t["ours"],
-                       seq=t["seq"], fused=t["fused"], gemm=t["gemm"],
-                       comm=t["comm"], ideal=ideal,
-                       seq_over_ours=t["seq"] / t["ours"],
-                       fused_over_ours=t["fused"] / t["ours"],
-                       ours_over_ideal=t["ours"] / ideal)
+            row = row_of(op, M, K, N, world, t)
             if args.graphs:
                 row["direct"] = direct
             rows.append(row)
@@ -186,9 +201,10 @@ def main():
                       f"{t['ours']:.3f} ms | (a) NCCL+cuBLAS {t['seq']:.3f} "
                       f"({row['seq_over_ours']:.2f}x) | (b) symm_mem fused "
                       f"{t['fused']:.3f} ({row['fused_over_ours']:.2f}x) | "
-                      f"(c) ideal {ideal:.3f} (gemm {t['gemm']:.3f}, comm "
-                      f"{t['comm']:.3f}; ours/ideal "
-                      f"{row['ours_over_ideal']:.2f})", flush=True)
+                      f"(c) ideal {row['ideal']:.3f} (gemm {t['gemm']:.3f}, "
+                      f"comm {t['comm']:.3f}; ours/ideal "
+                      f"{row['ours_over_ideal']:.2f}, the targets need "
+                      f"<= {row['needed']:.2f})", flush=True)
             del fns
             torch.cuda.empty_cache()
             if rank == 0:   # after each row: a cut-off run keeps its rows

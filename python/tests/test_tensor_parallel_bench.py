@@ -114,3 +114,24 @@ def test_a_capture_that_fails_on_another_rank_stays_direct(bench):
     del log[:]
     replays["ours"]()
     assert log == [("call", "ours")]
+
+
+def test_a_row_names_what_the_targets_need(bench):
+    module = bench[0]
+    # The all-gather at M = 32768, N = 28672 on 4 x H200: (b) within 4% of
+    # (c) asks for ours below the ideal overlap.
+    t = dict(ours=5.610, seq=6.932, fused=5.810, gemm=5.584, comm=1.423)
+    row = module.row_of("ag_gemm", 32768, 8192, 28672, 4, t)
+    assert row["ideal"] == 5.584
+    assert row["ours_over_ideal"] == pytest.approx(5.610 / 5.584)
+    assert row["seq_over_ours"] == pytest.approx(6.932 / 5.610)
+    assert row["needed"] == pytest.approx(5.810 / 5.584 / 1.2)
+    # Where both peers lose more than the targets' margins, (c) binds.
+    t = dict(ours=0.564, seq=0.802, fused=0.958, gemm=0.438, comm=0.421)
+    row = module.row_of("gemm_rs", 8192, 8192, 8192, 4, t)
+    assert row["needed"] == 1.2 and row["ideal"] == 0.438
+    # The communication alone is the ideal where it takes longer; (a) binds
+    # where NCCL and cuBLAS back to back are within 1.3x of it.
+    t = dict(ours=1.0, seq=1.0, fused=1.4, gemm=0.7, comm=0.8)
+    assert module.row_of("ag_gemm", 1, 1, 1, 2, t)["needed"] == \
+        pytest.approx(1.0 / 0.8 / 1.3)
