@@ -24,6 +24,7 @@ call of that shape has made its state outside the capture
 (docs/multi_gpu.md); the communicating-blocks form cannot be captured.
 """
 import collections
+import os
 
 try:
     import torch
@@ -51,6 +52,53 @@ def variants():
     scripts/setup.sh builds them."""
     return {PROGRAM: (PROGRAM, ""), GATHER_PROGRAM: (GATHER_PROGRAM, ""),
             BLOCKS_PROGRAM: (BLOCKS_PROGRAM, "")}
+
+
+def _wait_timeout_ms():
+    """$TK_MLIR_WAIT_TIMEOUT_MS as a number of milliseconds (0: unset)."""
+    text = os.environ.get("TK_MLIR_WAIT_TIMEOUT_MS", "").strip()
+    if not text:
+        return 0
+    try:
+        ms = int(text)
+    except ValueError:
+        ms = -1
+    if ms < 0:
+        raise ArgumentError(f"TK_MLIR_WAIT_TIMEOUT_MS: expected a whole "
+                            f"number of milliseconds, got {text!r}")
+    return ms
+
+
+# The kernels the ops loaded (for wait_timeouts).
+_kernels = {}
+
+
+def _load(program, names):
+    """The ops' kernel `program`: as bundled, or, with
+    $TK_MLIR_WAIT_TIMEOUT_MS = N > 0, compiled with wait-timeout-ms=N (on
+    first use, then cached), so that a launch whose peers never signal
+    fails after N ms instead of hanging (wait_timeouts says where)."""
+    ms = _wait_timeout_ms()
+    if ms:
+        name = f"{program}_wait{ms}"
+        kernel = load_compiled(name, program, f"wait-timeout-ms={ms}", names)
+    else:
+        name = program
+        kernel = load_compiled(program, program, "", names)
+    _kernels[name] = kernel
+    return kernel
+
+
+def wait_timeouts():
+    """The waits of the ops' kernels that gave up, one message each (the
+    kernel, block, thread, the wait's source line and the value it waited
+    for): kernels compiled with $TK_MLIR_WAIT_TIMEOUT_MS only, [] when none
+    gave up. Read from host memory, so it works once a launch has trapped
+    and the CUDA context is no longer usable."""
+    messages = []
+    for kernel in _kernels.values():
+        messages += kernel.wait_timeouts()
+    return messages
 
 
 def _int32(total):
@@ -371,7 +419,7 @@ def _prepare_scatter(a, b, group, device):
         raise refused
     launch = failure = None
     try:
-        kernel = load_compiled(PROGRAM, PROGRAM, "", _ARG_NAMES)
+        kernel = _load(PROGRAM, _ARG_NAMES)
         a3 = a.view(world, rows, a.shape[1])
         launch = kernel.prepare(a3, b, comm.output, comm.flags, 0)
     except Exception as error:
@@ -538,8 +586,7 @@ def _all_gather_gemm_blocks(a, b, g, device):
                             "captured in a CUDA graph (each call passes new "
                             "counter totals); 'copy_engines' can")
     rows, world = a.shape[0], g.world
-    kernel = load_compiled(BLOCKS_PROGRAM, BLOCKS_PROGRAM, "",
-                           _BLOCKS_ARG_NAMES)
+    kernel = _load(BLOCKS_PROGRAM, _BLOCKS_ARG_NAMES)
     main = cuda.current_stream(device)
     with cuda.Queue(device) as queue:
         g.last_use.wait(queue, main)
@@ -615,8 +662,7 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
             def prepare():
                 addresses = list(g.shards)
                 addresses[g.rank] = own.data_ptr()
-                kernel = load_compiled(GATHER_PROGRAM, GATHER_PROGRAM, "",
-                                       _GATHER_ARG_NAMES)
+                kernel = _load(GATHER_PROGRAM, _GATHER_ARG_NAMES)
                 return kernel.prepare(DeviceViews(own, addresses, g.rank),
                                       b, out.view(world, rows, b.shape[1]),
                                       g.arrived.local, 1)
