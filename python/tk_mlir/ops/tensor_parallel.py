@@ -22,6 +22,10 @@ Every call of a shape queues the same operations with the same values, so
 a caller may capture either op in a CUDA graph (torch.cuda.graph) once a
 call of that shape has made its state outside the capture
 (docs/multi_gpu.md); the communicating-blocks form cannot be captured.
+
+Debugging a hang (a peer that died or called another shape): with
+$TK_MLIR_WAIT_TIMEOUT_MS = N set, the ops use kernels whose waits give up
+after N ms and trap, and wait_timeouts() says which waits gave up.
 """
 import collections
 import os
