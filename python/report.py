@@ -1,5 +1,5 @@
-"""What the GPU check and benchmark scripts share: the error measure and
-the closing step."""
+"""What the GPU check and benchmark scripts share: the error measure, the
+tensor-parallel layers' float32 references and the closing step."""
 import json
 import os
 
@@ -10,6 +10,25 @@ def relative_error(got, want):
     """The largest |got - want| over the largest |want| (float64)."""
     return ((got.double() - want.double()).abs().max() /
             want.double().abs().max().clamp_min(1e-30)).item()
+
+
+def scattered(a, b):
+    """This rank's rows of the sum over the ranks of a @ b, in float32
+    (collective)."""
+    import torch.distributed as dist
+    full = a.float() @ b.float()
+    dist.all_reduce(full)
+    rows = full.shape[0] // dist.get_world_size()
+    return full[dist.get_rank() * rows:(dist.get_rank() + 1) * rows]
+
+
+def gathered(a, b):
+    """The ranks' `a` gathered by NCCL, times b, in float32 (collective)."""
+    import torch.distributed as dist
+    full = torch.empty(dist.get_world_size() * a.shape[0], a.shape[1],
+                       device="cuda", dtype=a.dtype)
+    dist.all_gather_into_tensor(full, a)
+    return full.float() @ b.float()
 
 
 def finish(out, name, result):

@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import tk_mlir.multi_device  # noqa: E402,F401  (multicast off first)
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-from report import relative_error  # noqa: E402
+from report import gathered, relative_error, scattered  # noqa: E402
 from tk_mlir.ops import tensor_parallel  # noqa: E402
 from tk_mlir.ops.tensor_parallel import (  # noqa: E402
     KERNEL_FIRST_COLUMNS, all_gather_gemm, gemm_reduce_scatter)
@@ -87,23 +87,6 @@ def gather_shapes(world):
 # all_gather_gemm's columns per device below and above KERNEL_FIRST_COLUMNS
 # (ragged: not multiples of 256): the pushes first, the kernel first.
 FEW, MANY = 288, KERNEL_FIRST_COLUMNS + 8
-
-
-def scattered(a, b):
-    """This rank's rows of the sum over the ranks of a @ b, in float32
-    (collective)."""
-    full = a.float() @ b.float()
-    dist.all_reduce(full)
-    rows = full.shape[0] // dist.get_world_size()
-    return full[dist.get_rank() * rows:(dist.get_rank() + 1) * rows]
-
-
-def gathered(a, b):
-    """The ranks' `a` gathered by NCCL, times b, in float32 (collective)."""
-    full = torch.empty(dist.get_world_size() * a.shape[0], a.shape[1],
-                       device="cuda", dtype=a.dtype)
-    dist.all_gather_into_tensor(full, a)
-    return full.float() @ b.float()
 
 
 def main():
