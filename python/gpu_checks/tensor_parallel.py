@@ -34,6 +34,9 @@ process per GPU:
 - both ops captured in a CUDA graph and replayed with new inputs, calls
   outside the graph between the replays; the communicating-blocks form
   refusing a capture;
+- the ops as torch custom ops: torch.compile(fullgraph=True) of a
+  tensor-parallel MLP calling both matches eager, opcheck on each, and a
+  call that wants a gradient raises on backward (forward only);
 - bad arguments raise ArgumentError naming the argument, also for a
   tensor an earlier call checked, transposed in place since.
 
@@ -87,6 +90,73 @@ def gather_shapes(world):
 # all_gather_gemm's columns per device below and above KERNEL_FIRST_COLUMNS
 # (ragged: not multiples of 256): the pushes first, the kernel first.
 FEW, MANY = 288, KERNEL_FIRST_COLUMNS + 8
+
+
+def mlp(x, w1, w2):
+    """A tensor-parallel MLP: the column-parallel layer, relu, the
+    row-parallel one (this rank's rows of x in, of the result out)."""
+    h = all_gather_gemm(x, w1)
+    return gemm_reduce_scatter(torch.relu(h), w2)
+
+
+def torch_ops(row, world):
+    """The ops as torch custom ops: torch.compile(fullgraph=True) of a
+    function calling both (no graph break) matches its eager calls;
+    torch.library.opcheck on each op; with a gradient wanted, a call goes
+    through the op (its result the direct call's, up to the order of the
+    bf16 sums) and its backward raises."""
+    x = torch.randn(200, 136, device="cuda").bfloat16()
+    w1 = torch.randn(136, 264, device="cuda").bfloat16()
+    w2 = torch.randn(264, 512, device="cuda").bfloat16()
+    eager = mlp(x, w1, w2)
+    try:
+        got = torch.compile(mlp, fullgraph=True)(x, w1, w2)
+        # (Within the ops' tolerance: the reduce-scatter's bf16 sums may
+        # differ in rounding from call to call.)
+        ok, detail = (got.shape == eager.shape and
+                      relative_error(got, eager) <= TOLERANCE,
+                      f"relative difference {relative_error(got, eager):.2e}")
+    except Exception as error:
+        ok, detail = False, f"{type(error).__name__}: {error}"
+    row(f"torch.compile(fullgraph=True) of both ops matches eager "
+        f"world={world}", ok, detail)
+    name = dist.group.WORLD.group_name
+    a = torch.randn(world * 96, 128, device="cuda").bfloat16()
+    # (opcheck's AOT test compares two calls' outputs exactly; the
+    # reduce-scatter's bf16 sums may differ in rounding from call to call,
+    # so its traced form is checked by the torch.compile case above.)
+    every = ("test_schema", "test_autograd_registration", "test_faketensor",
+             "test_aot_dispatch_dynamic")
+    for case, op, op_args, tests in (
+            ("gemm_reduce_scatter", torch.ops.tk_mlir.gemm_reduce_scatter,
+             (a, w2[:128], name), every[:3]),
+            ("all_gather_gemm", torch.ops.tk_mlir.all_gather_gemm,
+             (x, w1, name, "copy_engines"), every)):
+        try:
+            result = torch.library.opcheck(op.default, op_args,
+                                           test_utils=tests)
+            ok = all(v == "SUCCESS" for v in result.values())
+            detail = result
+        except Exception as error:   # opcheck raises on the first failure
+            ok, detail = False, f"{type(error).__name__}: {error}"
+        row(f"opcheck {case} world={world}", ok, detail)
+    for case, call, direct in (
+            ("gemm_reduce_scatter",
+             lambda w: gemm_reduce_scatter(a, w[:128]), w2),
+            ("all_gather_gemm", lambda w: all_gather_gemm(x, w), w1)):
+        want = call(direct)
+        out = call(direct.clone().requires_grad_())
+        try:
+            out.float().sum().backward()
+            raised = False
+        except NotImplementedError as error:
+            raised = "forward only" in str(error)
+        # (The reduce-scatter's bf16 sums may differ in order, and so in
+        # rounding, from call to call.)
+        error = relative_error(out.detach(), want)
+        row(f"{case} with a gradient wanted: the op's result, and its "
+            f"backward raises", raised and error <= TOLERANCE,
+            f"raised: {raised}, relative difference {error:.2e}")
 
 
 def main():
@@ -446,6 +516,8 @@ def main():
     row(f"all_gather_gemm M={M} K=520 N={world * FEW} world={world}, after "
         f"the refused calls", worst <= TOLERANCE,
         f"relative error {worst:.2e}")
+
+    torch_ops(row, world)
 
     a = torch.randn(world * 64, 64, device="cuda").bfloat16()
     b = torch.randn(64, 256, device="cuda").bfloat16()

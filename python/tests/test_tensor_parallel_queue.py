@@ -111,6 +111,7 @@ def op(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch.distributed", dist)
     monkeypatch.setattr(tp, "torch", torch)
     monkeypatch.setattr(tp, "_check", lambda *args, **kwargs: None)
+    monkeypatch.setattr(tp, "_direct", lambda a, b: True)
     monkeypatch.setattr(tp, "_signature", lambda a, b: (a.data_ptr(),
                                                         b.data_ptr()))
     monkeypatch.setattr(tp, "_gathers_checked", tp._Cache())
@@ -364,6 +365,7 @@ def scatter(monkeypatch):
     monkeypatch.setattr(tp, "_signature", lambda a, b: (a.data_ptr(),
                                                         b.data_ptr()))
     monkeypatch.setattr(tp, "_scatters", tp._Cache())
+    monkeypatch.setattr(tp, "_direct", lambda a, b: True)
     driver = types.SimpleNamespace(Queue=Queue(log),
                                    current_device=lambda: 0,
                                    current_stream=lambda device:

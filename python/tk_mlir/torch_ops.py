@@ -1,6 +1,8 @@
 """The kernel families as torch custom ops (torch.library, namespace
 `tk_mlir`): torch.ops.tk_mlir.{gemm, attention_fwd, attention_bwd,
-linear_attention, based, ssd_chunk_scan}. Each has a fake (meta)
+linear_attention, based, ssd_chunk_scan}, and with
+tk_mlir.ops.tensor_parallel (imported on its own: it sets NCCL's
+environment) gemm_reduce_scatter and all_gather_gemm. Each has a fake (meta)
 implementation that checks the arguments and gives the outputs' shapes, so
 torch.compile traces the public functions (tk_mlir.attention, ...) without
 graph breaks; attention's backward is registered as its autograd formula,
@@ -15,7 +17,7 @@ except ImportError:
 REGISTERED = torch is not None and hasattr(torch.library, "custom_op")
 
 
-def _forward_only(name):
+def forward_only(name):
     """A backward for forward-only op `name` that says so."""
     def backward(ctx, *grads):
         raise NotImplementedError(
@@ -24,7 +26,7 @@ def _forward_only(name):
     return backward
 
 
-def _keep_nothing(ctx, inputs, output):
+def keep_nothing(ctx, inputs, output):
     pass
 
 
@@ -106,7 +108,7 @@ if REGISTERED:
         return torch.empty_like(v), state
 
     linear_attention.register_autograd(
-        _forward_only("linear_attention"), setup_context=_keep_nothing)
+        forward_only("linear_attention"), setup_context=keep_nothing)
 
     @torch.library.custom_op("tk_mlir::based", mutates_args=(),
                              device_types="cuda")
@@ -119,8 +121,8 @@ if REGISTERED:
         check_based_arguments(q, k, v, layout)
         return torch.empty_like(v)
 
-    based.register_autograd(_forward_only("based"),
-                            setup_context=_keep_nothing)
+    based.register_autograd(forward_only("based"),
+                            setup_context=keep_nothing)
 
     @torch.library.custom_op("tk_mlir::ssd_chunk_scan", mutates_args=(),
                              device_types="cuda")
@@ -145,5 +147,5 @@ if REGISTERED:
                  if return_final_states else x.new_empty(0))
         return torch.empty_like(x), final
 
-    ssd_chunk_scan.register_autograd(_forward_only("ssd_chunk_scan"),
-                                     setup_context=_keep_nothing)
+    ssd_chunk_scan.register_autograd(forward_only("ssd_chunk_scan"),
+                                     setup_context=keep_nothing)

@@ -37,6 +37,8 @@ except ImportError:   # the CPU-side tools and tests run without torch
 
 from ..runtime import ArgumentError
 from ..multi_device import DeviceViews, symmetric_empty
+from ..torch_ops import REGISTERED, forward_only, keep_nothing
+from ..tracing import direct
 from .attention import load_compiled
 
 # The devices the kernels' multi-device views are compiled for (`devices =
@@ -282,7 +284,7 @@ def _kernel_first(columns):
     return columns >= KERNEL_FIRST_COLUMNS
 
 
-def _check(a, b, world, split="rows"):
+def _check(a, b, world, split="rows", addresses=True):
     for name, t in (("a", a), ("b", b)):
         if not isinstance(t, torch.Tensor):
             raise ArgumentError(f"argument '{name}': expected a tensor, got "
@@ -305,16 +307,19 @@ def _check(a, b, world, split="rows"):
     if split == "rows" and a.shape[0] % world:
         raise ArgumentError(f"argument 'a': its {a.shape[0]} rows do not "
                             f"split evenly over {world} devices")
-    _check_layout(a, b, world, aligned_a=split == "rows")
+    _check_layout(a, b, world, aligned_a=split == "rows",
+                  addresses=addresses)
 
 
-def _check_layout(a, b, world, aligned_a=True):
+def _check_layout(a, b, world, aligned_a=True, addresses=True):
     """What the kernels' TMA copies and multi-device views need, checked
     before a call queues anything (a launch that failed after the
     collective's handshakes were queued would leave the peers waiting):
     rows of 16-byte multiples (8 bf16), 16-byte aligned tensors (`a` may
     be unaligned for all_gather_gemm, which then copies it), at most
-    MAX_DEVICES devices."""
+    MAX_DEVICES devices. `addresses`: False for tensors without storage
+    (the torch ops' fake implementations), whose alignment is checked
+    when the op runs."""
     if world > MAX_DEVICES:
         raise ArgumentError(f"the group has {world} devices; the kernels "
                             f"are compiled for at most {MAX_DEVICES}")
@@ -323,7 +328,7 @@ def _check_layout(a, b, world, aligned_a=True):
             raise ArgumentError(f"argument '{name}': rows of {t.shape[1]} "
                                 f"bf16 elements are not a multiple of 16 "
                                 f"bytes, as the kernels' TMA copies need")
-        if (name == "b" or aligned_a) and t.data_ptr() % 16:
+        if addresses and (name == "b" or aligned_a) and t.data_ptr() % 16:
             raise ArgumentError(f"argument '{name}': its address "
                                 f"{t.data_ptr():#x} is not 16-byte aligned, "
                                 f"as the kernels' TMA copies need")
@@ -380,7 +385,56 @@ def gemm_reduce_scatter(a, b, group=None):
     of the same number of rows and `b` of the same number of columns on
     every process (the contraction's share may differ). A shape's first
     call checks that across the group and raises ArgumentError on every
-    process if not; later calls trust it."""
+    process if not; later calls trust it. A torch custom op
+    (torch.ops.tk_mlir.gemm_reduce_scatter, the group by name), forward
+    only."""
+    if _direct(a, b):
+        return gemm_reduce_scatter_impl(a, b, group)
+    return torch.ops.tk_mlir.gemm_reduce_scatter(a, b,
+                                                 _group(group).group_name)
+
+
+def _direct(a, b):
+    """Whether a call runs its implementation directly (tracing.direct),
+    also when `a` or `b` is not a tensor: the implementation's checks name
+    it. (No other check comes before the op: the implementation's
+    argument checks are shared with the group on a shape's first call, so
+    that a refusal reaches every process.)"""
+    return not (isinstance(a, torch.Tensor) and
+                isinstance(b, torch.Tensor)) or direct(a, b)
+
+
+def _group(group):
+    """`group`, or the world's group for None."""
+    import torch.distributed as dist
+    return group or dist.group.WORLD
+
+
+def _world_size(group):
+    import torch.distributed as dist
+    return dist.get_world_size(group)
+
+
+def group_named(name):
+    """The process group whose group_name is `name` (the torch ops take
+    groups by name)."""
+    from torch.distributed.distributed_c10d import _resolve_process_group
+    return _resolve_process_group(name)
+
+
+def check_fake(a, b, group_name, split):
+    """The ops' argument checks on tensors without storage (the fake
+    implementations of the torch ops): the shape of the result."""
+    world = _world_size(group_named(group_name))
+    _check(a, b, world, split, addresses=False)
+    if split == "rows":
+        return a.shape[0] // world, b.shape[1]
+    return a.shape[0] * world, b.shape[1]
+
+
+def gemm_reduce_scatter_impl(a, b, group=None):
+    """What torch.ops.tk_mlir.gemm_reduce_scatter runs (with the group
+    resolved from its name)."""
     cuda = _driver()
     device = cuda.current_device()
     comm, launch = _scatters.get(
@@ -624,12 +678,23 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
     group and raises ArgumentError on every process if not, later calls
     trust it. `communicate`: who moves
     the shards, "copy_engines" (pushes beside the kernel) or "blocks" (the
-    kernel's own communicating blocks; slower)."""
-    cuda = _driver()
+    kernel's own communicating blocks; slower). A torch custom op
+    (torch.ops.tk_mlir.all_gather_gemm, the group by name), forward
+    only."""
     if communicate not in ("copy_engines", "blocks"):
         raise ArgumentError(f"argument 'communicate': expected "
                             f"'copy_engines' or 'blocks', got "
                             f"{communicate!r}")
+    if _direct(a, b):
+        return all_gather_gemm_impl(a, b, group, communicate)
+    return torch.ops.tk_mlir.all_gather_gemm(a, b, _group(group).group_name,
+                                             communicate)
+
+
+def all_gather_gemm_impl(a, b, group=None, communicate="copy_engines"):
+    """What torch.ops.tk_mlir.all_gather_gemm runs (with the group
+    resolved from its name)."""
+    cuda = _driver()
     device = cuda.current_device()
     g, world, group = _gathers_checked.get(
         (group, device, communicate, _signature(a, b)),
@@ -717,3 +782,38 @@ def _prepare_gather(a, b, group, device, communicate):
 
 # Checked all_gather_gemm calls by group, device, form and _signature.
 _gathers_checked = _Cache()
+
+
+if REGISTERED:
+    # The torch custom ops (tk_mlir.torch_ops registers the other families'),
+    # the group by name as torch's functional collectives take it.
+    from torch import Tensor
+
+    @torch.library.custom_op("tk_mlir::gemm_reduce_scatter", mutates_args=(),
+                             device_types="cuda")
+    def _gemm_reduce_scatter_op(a: Tensor, b: Tensor,
+                                group_name: str) -> Tensor:
+        return gemm_reduce_scatter_impl(a, b, group_named(group_name))
+
+    @_gemm_reduce_scatter_op.register_fake
+    def _(a, b, group_name):
+        return a.new_empty(check_fake(a, b, group_name, "rows"))
+
+    _gemm_reduce_scatter_op.register_autograd(
+        forward_only("ops.tensor_parallel.gemm_reduce_scatter"),
+        setup_context=keep_nothing)
+
+    @torch.library.custom_op("tk_mlir::all_gather_gemm", mutates_args=(),
+                             device_types="cuda")
+    def _all_gather_gemm_op(a: Tensor, b: Tensor, group_name: str,
+                            communicate: str) -> Tensor:
+        return all_gather_gemm_impl(a, b, group_named(group_name),
+                                    communicate)
+
+    @_all_gather_gemm_op.register_fake
+    def _(a, b, group_name, communicate):
+        return a.new_empty(check_fake(a, b, group_name, "none"))
+
+    _all_gather_gemm_op.register_autograd(
+        forward_only("ops.tensor_parallel.all_gather_gemm"),
+        setup_context=keep_nothing)

@@ -1,0 +1,119 @@
+"""The tensor-parallel ops' way into their torch custom ops, on the CPU
+(torch replaced by a fake): a call that may run directly runs the
+implementation; otherwise (torch.compile, a gradient wanted, ...) it calls
+torch.ops.tk_mlir.<op> with the group's name; arguments that are not
+tensors go to the implementation, whose checks name them; the fake
+implementations' checks give the result's shape without reading an
+address."""
+import os
+import sys
+import types
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+from tk_mlir.ops import tensor_parallel as tp  # noqa: E402
+from tk_mlir.runtime import ArgumentError  # noqa: E402
+
+WORLD = 4
+
+
+class Tensor:
+    """A bf16 matrix on cuda:0 without storage (as a fake tensor)."""
+    dtype = "bf16"
+    is_cuda = True
+    device = types.SimpleNamespace(index=0)
+
+    def __init__(self, *shape):
+        self.shape = shape
+
+    def dim(self):
+        return len(self.shape)
+
+    def is_contiguous(self):
+        return True
+
+    def stride(self):
+        return (self.shape[1], 1)
+
+    def data_ptr(self):
+        raise RuntimeError("no storage")
+
+
+class Group:
+    def __init__(self, name):
+        self.group_name = name
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """`calls` records the implementations and torch ops called."""
+    state = types.SimpleNamespace(calls=[], direct=True)
+    torch = types.ModuleType("torch")
+    torch.Tensor = Tensor
+    torch.bfloat16 = "bf16"
+    torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
+
+    def op(name):
+        return lambda *args: state.calls.append((name,) + args) or "op"
+    torch.ops = types.SimpleNamespace(tk_mlir=types.SimpleNamespace(
+        gemm_reduce_scatter=op("op rs"), all_gather_gemm=op("op ag")))
+    dist = types.ModuleType("torch.distributed")
+    dist.group = types.SimpleNamespace(WORLD=Group("world"))
+    dist.get_world_size = lambda group: WORLD
+    torch.distributed = dist
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.distributed", dist)
+    monkeypatch.setattr(tp, "torch", torch)
+    monkeypatch.setattr(tp, "direct", lambda *tensors: state.direct)
+    monkeypatch.setattr(tp, "group_named", lambda name: Group(name))
+    for name in ("gemm_reduce_scatter_impl", "all_gather_gemm_impl"):
+        monkeypatch.setattr(tp, name, lambda *args, name=name: (
+            state.calls.append((name,) + args) or "impl"))
+    return state
+
+
+def test_direct_calls_run_the_implementation(fake):
+    a, b = Tensor(4096, 256), Tensor(256, 1024)
+    assert tp.gemm_reduce_scatter(a, b) == "impl"
+    assert tp.all_gather_gemm(a, b, None, "blocks") == "impl"
+    assert fake.calls == [("gemm_reduce_scatter_impl", a, b, None),
+                          ("all_gather_gemm_impl", a, b, None, "blocks")]
+
+
+def test_other_calls_go_through_the_torch_ops_with_the_group_name(fake):
+    fake.direct = False
+    a, b = Tensor(4096, 256), Tensor(256, 1024)
+    assert tp.gemm_reduce_scatter(a, b) == "op"
+    assert tp.gemm_reduce_scatter(a, b, Group("tp")) == "op"
+    assert tp.all_gather_gemm(a, b) == "op"
+    assert fake.calls == [("op rs", a, b, "world"), ("op rs", a, b, "tp"),
+                          ("op ag", a, b, "world", "copy_engines")]
+
+
+def test_arguments_that_are_not_tensors_reach_the_checks(fake):
+    fake.direct = False
+    b = Tensor(256, 1024)
+    assert tp.gemm_reduce_scatter([1, 2], b) == "impl"
+    assert tp.all_gather_gemm(b, None) == "impl"
+    with pytest.raises(ArgumentError, match="'communicate'"):
+        tp.all_gather_gemm(b, b, None, "nvlink")
+
+
+def test_the_fake_implementations_give_the_result_shape(fake):
+    a, b = Tensor(4096, 256), Tensor(256, 1024)
+    assert tp.check_fake(a, b, "world", "rows") == (1024, 1024)
+    assert tp.check_fake(a, b, "world", "none") == (16384, 1024)
+
+
+@pytest.mark.parametrize("a, b, split, message", [
+    (Tensor(4098, 256), Tensor(256, 1024), "rows",
+     "its 4098 rows do not split evenly over 4 devices"),
+    (Tensor(4096, 256), Tensor(128, 1024), "none", "has 128 rows"),
+    (Tensor(4096, 250), Tensor(250, 1024), "none",
+     "rows of 250 bf16 elements are not a multiple of 16 bytes"),
+])
+def test_the_fake_implementations_check_the_arguments(fake, a, b, split,
+                                                       message):
+    with pytest.raises(ArgumentError, match=message):
+        tp.check_fake(a, b, "world", split)
