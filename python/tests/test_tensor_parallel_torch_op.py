@@ -1,7 +1,8 @@
 """The tensor-parallel ops' way into their torch custom ops, on the CPU
-(torch replaced by a fake): a call that may run directly runs the
-implementation; otherwise (torch.compile, a gradient wanted, ...) it calls
-torch.ops.tk_mlir.<op> with the group's name; arguments that are not
+(torch replaced by a fake): a call on plain tensors (or parameters) that
+wants no gradient runs the implementation; otherwise (torch.compile
+tracing, a gradient wanted, tensor subclasses such as fake tensors) it
+calls torch.ops.tk_mlir.<op> with the group's name; arguments that are not
 tensors go to the implementation, whose checks name them; the fake
 implementations' checks give the result's shape without reading an
 address."""
@@ -24,8 +25,9 @@ class Tensor:
     is_cuda = True
     device = types.SimpleNamespace(index=0)
 
-    def __init__(self, *shape):
+    def __init__(self, *shape, requires_grad=False):
         self.shape = shape
+        self.requires_grad = requires_grad
 
     def dim(self):
         return len(self.shape)
@@ -40,6 +42,14 @@ class Tensor:
         raise RuntimeError("no storage")
 
 
+class Parameter(Tensor):
+    pass
+
+
+class FakeTensor(Tensor):
+    pass
+
+
 class Group:
     def __init__(self, name):
         self.group_name = name
@@ -48,9 +58,13 @@ class Group:
 @pytest.fixture
 def fake(monkeypatch):
     """`calls` records the implementations and torch ops called."""
-    state = types.SimpleNamespace(calls=[], direct=True)
+    state = types.SimpleNamespace(calls=[], compiling=False, grad=True)
     torch = types.ModuleType("torch")
     torch.Tensor = Tensor
+    torch.nn = types.SimpleNamespace(Parameter=Parameter)
+    torch.is_grad_enabled = lambda: state.grad
+    torch.compiler = types.SimpleNamespace(
+        is_compiling=lambda: state.compiling)
     torch.bfloat16 = "bf16"
     torch.cuda = types.SimpleNamespace(current_device=lambda: 0)
 
@@ -65,7 +79,6 @@ def fake(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setitem(sys.modules, "torch.distributed", dist)
     monkeypatch.setattr(tp, "torch", torch)
-    monkeypatch.setattr(tp, "direct", lambda *tensors: state.direct)
     monkeypatch.setattr(tp, "group_named", lambda name: Group(name))
     for name in ("gemm_reduce_scatter_impl", "all_gather_gemm_impl"):
         monkeypatch.setattr(tp, name, lambda *args, name=name: (
@@ -81,8 +94,16 @@ def test_direct_calls_run_the_implementation(fake):
                           ("all_gather_gemm_impl", a, b, None, "blocks")]
 
 
-def test_other_calls_go_through_the_torch_ops_with_the_group_name(fake):
-    fake.direct = False
+def test_parameters_without_grad_mode_run_directly(fake):
+    a, w = Tensor(4096, 256), Parameter(256, 1024, requires_grad=True)
+    fake.grad = False
+    assert tp.gemm_reduce_scatter(a, w) == "impl"
+    fake.grad = True
+    assert tp.gemm_reduce_scatter(a, w) == "op"
+
+
+def test_compiling_goes_through_the_torch_ops_with_the_group_name(fake):
+    fake.compiling = True
     a, b = Tensor(4096, 256), Tensor(256, 1024)
     assert tp.gemm_reduce_scatter(a, b) == "op"
     assert tp.gemm_reduce_scatter(a, b, Group("tp")) == "op"
@@ -91,8 +112,14 @@ def test_other_calls_go_through_the_torch_ops_with_the_group_name(fake):
                           ("op ag", a, b, "world", "copy_engines")]
 
 
+def test_tensor_subclasses_go_through_the_torch_ops(fake):
+    a, b = FakeTensor(4096, 256), Tensor(256, 1024)
+    assert tp.gemm_reduce_scatter(a, b) == "op"
+    assert tp.all_gather_gemm(b, a) == "op"
+
+
 def test_arguments_that_are_not_tensors_reach_the_checks(fake):
-    fake.direct = False
+    fake.compiling = True
     b = Tensor(256, 1024)
     assert tp.gemm_reduce_scatter([1, 2], b) == "impl"
     assert tp.all_gather_gemm(b, None) == "impl"
