@@ -10,12 +10,20 @@
 # checkout root of a machine with python3 (torch, cuda-bindings) and
 # build/artifacts, runs every check that machine can run (the multi-GPU
 # ones under torchrun over all its GPUs when it has two or more), or only
-# the CHECKs named. Each check runs under its own time limit; its JSON goes
-# to DIR (default build/gpu-checks) and its output to DIR/logs/CHECK.log.
-# Prints one line per check and exits 1 when any check failed, crashed or
-# ran out of time.
+# the CHECKs named (an unknown name, or one this machine cannot run, stops
+# it before any check runs). Each check runs under its own time limit; its
+# JSON goes to DIR (default build/gpu-checks in the checkout) and its
+# output to DIR/logs/CHECK.log. Prints one line per check and exits 1 when
+# any check failed, crashed or ran out of time (2 for a usage error).
 set -uo pipefail
+caller=$PWD
 cd "$(dirname "$0")/.."
+
+usage() {
+  echo "usage: scripts/gpu_checks.sh compile | run [--out DIR] [CHECK ...]" \
+    >&2
+  exit 2
+}
 
 A=build/artifacts
 C=$A/checks
@@ -46,73 +54,98 @@ compile() {
   echo "compiled the check programs into $C"
 }
 
-# One check: NAME, seconds allowed, command (given --out). Skipped unless
-# wanted; counts what ran and what was not ok.
-check() {
-  local name=$1 limit=$2
+# The checks this machine can run: NAME, seconds allowed, command (given
+# --out when it runs), the ones that take one GPU first.
+declare -a names limits commands
+add() {
+  names+=("$1")
+  limits+=("$2")
   shift 2
-  if [ -n "$wanted" ] && [[ "$wanted" != *" $name "* ]]; then
-    return 0
+  commands+=("$*")
+}
+
+checks() {
+  add tile_paths 120 python3 $G/tile_paths.py \
+    --manifest $C/tile_paths/tile_paths.json
+  add cross_warp 120 python3 $G/cross_warp.py \
+    --manifest $C/cross_warp/cross_warp.json
+  add carried_walk 120 python3 $G/carried_walk.py \
+    --manifest $C/carried_walk/carried_walk.json
+  add tile_walk 120 python3 $G/tile_walk.py --manifest $C/tile_walk/walk.json
+  add gemm_pipelined 120 python3 $G/gemm_pipelined.py \
+    --manifest $C/gemm_pipelined/ws/gemm_pipelined.json \
+    --manifest $C/gemm_pipelined/no_ws/gemm_pipelined.json
+  add wait_timeout 240 python3 $G/wait_timeout.py \
+    --manifest $C/wait_timeout/wait_timeout.json --limit-ms 200
+  add attention_api 240 python3 $G/attention_api.py
+  add attention_bwd_programs 300 python3 $G/attention_bwd_programs.py
+  add ssd 300 python3 $G/ssd.py
+  add linear_attention 300 python3 $G/linear_attention.py
+  add torch_ops 400 python3 $G/torch_ops.py
+  if [ "$gpus" -ge 2 ]; then
+    local tp="torchrun --nproc-per-node $gpus"
+    add devices 120 python3 $G/devices.py
+    add tensor_parallel 400 $tp $G/tensor_parallel.py
+    add tensor_parallel_timeout_rs 180 $tp $G/tensor_parallel_timeout.py \
+      --op gemm_reduce_scatter
+    add tensor_parallel_timeout_ag 180 $tp $G/tensor_parallel_timeout.py \
+      --op all_gather_gemm
   fi
-  ran=$((ran + 1))
-  local log=$out/logs/$name.log start=$SECONDS status summary rc
-  timeout -k 10 "$limit" "$@" --out "$out" > "$log" 2>&1
-  rc=$?
-  case $rc in
-    0) status=ok ;;
-    124|137) status="TIMED OUT after $limit s" ;;
-    *) status="FAILED (exit $rc)" ;;
-  esac
-  [ $rc -eq 0 ] || bad=$((bad + 1))
-  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-  printf '%-26s %-22s %4ss  %s\n' "$name" "$status" $((SECONDS - start)) \
-    "${summary:-(no result line; see $log)}"
 }
 
 run() {
-  out=build/gpu-checks
-  if [ "${1:-}" = --out ]; then
-    out=$2
-    shift 2
-  fi
+  local out=build/gpu-checks wanted=" " name
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --out) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+      --out=*) out=${1#--out=}; shift ;;
+      -*) usage ;;
+      *) [[ "$wanted" == *" $1 "* ]] || wanted+="$1 "; shift ;;
+    esac
+  done
+  # (A relative DIR is the caller's.)
+  [ -n "$out" ] || usage
+  [[ "$out" == /* ]] || [ "$out" = build/gpu-checks ] || out=$caller/$out
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || gpus=0
+  checks
+  for name in $wanted; do
+    if [[ " ${names[*]} " != *" $name "* ]]; then
+      echo "unknown check, or one this machine cannot run ($gpus GPUs):" \
+        "$name; checks: ${names[*]}" >&2
+      return 1
+    fi
+  done
   mkdir -p "$out/logs" || return 1
-  wanted=${*:+ $* }
-  ran=0
-  bad=0
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
     NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-  local gpus
-  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') || gpus=0
-  check tile_paths 120 python3 $G/tile_paths.py \
-    --manifest $C/tile_paths/tile_paths.json
-  check cross_warp 120 python3 $G/cross_warp.py \
-    --manifest $C/cross_warp/cross_warp.json
-  check carried_walk 120 python3 $G/carried_walk.py \
-    --manifest $C/carried_walk/carried_walk.json
-  check tile_walk 120 python3 $G/tile_walk.py --manifest $C/tile_walk/walk.json
-  check gemm_pipelined 120 python3 $G/gemm_pipelined.py \
-    --manifest $C/gemm_pipelined/ws/gemm_pipelined.json \
-    --manifest $C/gemm_pipelined/no_ws/gemm_pipelined.json
-  check wait_timeout 240 python3 $G/wait_timeout.py \
-    --manifest $C/wait_timeout/wait_timeout.json --limit-ms 200
-  check attention_api 240 python3 $G/attention_api.py
-  check attention_bwd_programs 300 python3 $G/attention_bwd_programs.py
-  check ssd 300 python3 $G/ssd.py
-  check linear_attention 300 python3 $G/linear_attention.py
-  check torch_ops 400 python3 $G/torch_ops.py
-  if [ "$gpus" -ge 2 ]; then
-    local tp="torchrun --nproc-per-node $gpus"
-    check devices 120 python3 $G/devices.py
-    check tensor_parallel 400 $tp $G/tensor_parallel.py
-    check tensor_parallel_timeout_rs 180 $tp $G/tensor_parallel_timeout.py \
-      --op gemm_reduce_scatter
-    check tensor_parallel_timeout_ag 180 $tp $G/tensor_parallel_timeout.py \
-      --op all_gather_gemm
-  fi
-  if [ -n "$wanted" ] && [ "$ran" -ne $# ]; then
-    echo "unknown or unavailable check among:$wanted(GPUs: $gpus)" >&2
-    return 1
-  fi
+  local i ran=0 bad=0 limit log start seconds rc status summary
+  for i in "${!names[@]}"; do
+    name=${names[$i]}
+    limit=${limits[$i]}
+    if [ "$wanted" != " " ] && [[ "$wanted" != *" $name "* ]]; then
+      continue
+    fi
+    ran=$((ran + 1))
+    log=$out/logs/$name.log
+    start=$SECONDS
+    timeout -k 10 "$limit" ${commands[$i]} --out "$out" > "$log" 2>&1
+    rc=$?
+    seconds=$((SECONDS - start))
+    case $rc in
+      0) status=ok ;;
+      124) status="TIMED OUT after $limit s" ;;
+      137) if [ "$seconds" -ge "$limit" ]; then
+             status="TIMED OUT after $limit s"
+           else
+             status="KILLED (signal 9)"
+           fi ;;
+      *) status="FAILED (exit $rc)" ;;
+    esac
+    [ $rc -eq 0 ] || bad=$((bad + 1))
+    summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    printf '%-26s %-22s %4ss  %s\n' "$name" "$status" "$seconds" \
+      "${summary:-(no result line; see $log)}"
+  done
   echo "$ran checks, $bad not ok ($gpus GPUs; JSON in $out)"
   [ "$bad" -eq 0 ]
 }
@@ -120,7 +153,5 @@ run() {
 case "${1:-}" in
   compile) compile ;;
   run) shift; run "$@" ;;
-  *) echo "usage: scripts/gpu_checks.sh compile | run [--out DIR] [CHECK ...]" \
-       >&2
-     exit 2 ;;
+  *) usage ;;
 esac

@@ -101,7 +101,8 @@ def mlp(x, w1, w2):
 
 def torch_ops(row, world):
     """The ops as torch custom ops: torch.compile(fullgraph=True) of a
-    function calling both (no graph break) matches its eager calls;
+    function calling both (no graph break) matches its eager calls, and
+    traces it once;
     torch.library.opcheck on each op; with a gradient wanted, a call goes
     through the op (its result the direct call's, up to the order of the
     bf16 sums) and its backward raises."""
@@ -120,6 +121,20 @@ def torch_ops(row, world):
         ok, detail = False, f"{type(error).__name__}: {error}"
     row(f"torch.compile(fullgraph=True) of both ops matches eager "
         f"world={world}", ok, detail)
+    # Traced before any direct call has filled the ops' lookups, called
+    # again: one compiled frame, no recompilation.
+    from torch._dynamo.testing import CompileCounter
+    torch._dynamo.reset()
+    tensor_parallel._plain_types = None
+    counter = CompileCounter()
+    compiled = torch.compile(mlp, backend=counter, fullgraph=True)
+    try:
+        for _ in range(2):
+            compiled(x, w1, w2)
+        ok, detail = counter.frame_count == 1, f"{counter.frame_count} frames"
+    except Exception as error:
+        ok, detail = False, f"{type(error).__name__}: {error}"
+    row(f"torch.compile traces the ops once world={world}", ok, detail)
     name = dist.group.WORLD.group_name
     a = torch.randn(world * 96, 128, device="cuda").bfloat16()
     # (opcheck's AOT test compares two calls' outputs exactly; the

@@ -7,7 +7,8 @@
   attention (forward and backward), linear_attention, based and
   ssd_chunk_scan: it compiles with no graph break and matches eager
   (max relative difference 1e-2; the same kernels run in both, so the
-  difference is torch's own fused elementwise code around them);
+  difference is torch's own fused elementwise code around them), and,
+  traced before any eager call, compiles once for two calls;
 - the forward-only ops' backward raises (eager);
 - an eager call that wants no gradient, which skips the custom op
   (tracing.direct), gives exactly the op's result.
@@ -24,6 +25,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from report import finish, relative_error  # noqa: E402
 import tk_mlir  # noqa: E402
+from tk_mlir import tracing  # noqa: E402
 
 TOLERANCE = 1e-2
 
@@ -108,6 +110,22 @@ def main():
     rows.append({"case": "torch.compile(fullgraph=True) matches eager",
                  "ok": ok, "detail": str(detail)})
     print(f"torch.compile fullgraph: {detail}", flush=True)
+    # Traced before any direct call has filled tracing's lookups, called
+    # again: one compiled frame, no recompilation.
+    from torch._dynamo.testing import CompileCounter
+    torch._dynamo.reset()
+    tracing._cached = None
+    counter = CompileCounter()
+    try:
+        compiled = torch.compile(model, backend=counter, fullgraph=True)
+        for _ in range(2):
+            compiled(*inputs)
+        ok, detail = counter.frame_count == 1, f"{counter.frame_count} frames"
+    except Exception as error:
+        ok, detail = False, f"{type(error).__name__}: {error}"
+    rows.append({"case": "torch.compile traces the model once", "ok": ok,
+                 "detail": detail})
+    print(f"torch.compile traces the model once: {detail}", flush=True)
 
     for name, call in (
             ("linear_attention", lambda q, k, v: tk_mlir.linear_attention(

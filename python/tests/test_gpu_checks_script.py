@@ -1,19 +1,25 @@
 """scripts/gpu_checks.sh run, with stand-ins for python3, torchrun and
 nvidia-smi on PATH: which checks it runs for one GPU and for several, that
-each gets --out, that a failing check shows with its result line and
-makes the run fail, and that naming checks runs only those."""
+each gets --out (anywhere in the arguments, relative to the caller), that
+a failing check shows with its result line and makes the run fail, that
+naming checks runs only those (once each), that a name it cannot run
+stops it before any check runs, and its usage errors."""
 import os
 import stat
 import subprocess
 
+import pytest
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SCRIPT = os.path.join(ROOT, "scripts", "gpu_checks.sh")
 
-# Each stand-in records its arguments; the cross_warp check fails.
+# Each stand-in records its arguments; the cross_warp check fails, the
+# carried_walk check is killed.
 STAND_IN = """#!/bin/sh
 echo "$0 $*" >> "$CALLS"
 case "$*" in
   *cross_warp.py*) echo "3 passed, 1 failed"; exit 1 ;;
+  *carried_walk.py*) kill -9 $$ ;;
 esac
 echo "5 passed, 0 failed"
 """
@@ -24,7 +30,7 @@ i=$((i + 1)); done
 """
 
 
-def run(tmp_path, gpus, *args):
+def run(tmp_path, gpus, *args, cwd=ROOT):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     for name, text in (("python3", STAND_IN), ("torchrun", STAND_IN),
@@ -37,9 +43,11 @@ def run(tmp_path, gpus, *args):
         calls.unlink()
     env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
                CALLS=str(calls), GPUS=str(gpus))
-    out = tmp_path / "out"
-    done = subprocess.run([SCRIPT, "run", "--out", str(out), *args],
-                          cwd=ROOT, env=env, capture_output=True, text=True)
+    command = [SCRIPT, "run", *args]
+    if not any(arg.startswith("--out") for arg in args):
+        command[2:2] = ["--out", str(tmp_path / "out")]
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True,
+                          text=True)
     lines = calls.read_text().splitlines() if calls.exists() else []
     return done, lines
 
@@ -55,7 +63,10 @@ def test_one_gpu_runs_the_single_gpu_checks(tmp_path):
               if line.startswith("cross_warp")]
     assert len(failed) == 1
     assert "FAILED (exit 1)" in failed[0] and "3 passed, 1 failed" in failed[0]
-    assert "11 checks, 1 not ok (1 GPUs" in done.stdout
+    killed = [line for line in done.stdout.splitlines()
+              if line.startswith("carried_walk")]
+    assert "KILLED (signal 9)" in killed[0] and "no result line" in killed[0]
+    assert "11 checks, 2 not ok (1 GPUs" in done.stdout
     assert (tmp_path / "out" / "logs" / "cross_warp.log").read_text() == \
         "3 passed, 1 failed\n"
 
@@ -78,13 +89,26 @@ def test_named_checks_only(tmp_path):
     assert "2 checks, 0 not ok" in done.stdout
 
 
-def test_unknown_or_unavailable_check(tmp_path):
+def test_unknown_or_unavailable_check_stops_before_any_runs(tmp_path):
     done, calls = run(tmp_path, 1, "tile_walk", "tensor_parallel")
     assert done.returncode == 1
-    assert "unknown or unavailable check" in done.stderr
+    assert "one this machine cannot run (1 GPUs): tensor_parallel" in \
+        done.stderr
+    assert calls == []
+
+
+def test_out_anywhere_relative_to_the_caller_and_names_once(tmp_path):
+    done, calls = run(tmp_path, 1, "ssd", "--out=elsewhere", "ssd",
+                      cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
     assert len(calls) == 1
+    assert calls[0].endswith(f"--out {tmp_path / 'elsewhere'}")
+    assert (tmp_path / "elsewhere" / "logs" / "ssd.log").exists()
 
 
-def test_usage(tmp_path):
-    done = subprocess.run([SCRIPT], cwd=ROOT, capture_output=True, text=True)
+@pytest.mark.parametrize("args", [(), ("nonsense",), ("run", "--out"),
+                                  ("run", "--verbose")])
+def test_usage(tmp_path, args):
+    done = subprocess.run([SCRIPT, *args], cwd=ROOT, capture_output=True,
+                          text=True)
     assert done.returncode == 2 and "usage:" in done.stderr

@@ -1,11 +1,12 @@
 """The tensor-parallel ops' way into their torch custom ops, on the CPU
 (torch replaced by a fake): a call on plain tensors (or parameters) that
 wants no gradient runs the implementation; otherwise (torch.compile
-tracing, a gradient wanted, tensor subclasses such as fake tensors) it
-calls torch.ops.tk_mlir.<op> with the group's name; arguments that are not
-tensors go to the implementation, whose checks name them; the fake
-implementations' checks give the result's shape without reading an
-address."""
+tracing, a gradient wanted, tensor subclasses such as fake tensors, a
+torch mode or jit tracing) it calls torch.ops.tk_mlir.<op> with the
+group's name, and says so when there is no process group; arguments
+that are not tensors go to the implementation, whose checks name them;
+the fake implementations' checks give the result's shape without
+reading an address."""
 import os
 import sys
 import types
@@ -58,7 +59,8 @@ class Group:
 @pytest.fixture
 def fake(monkeypatch):
     """`calls` records the implementations and torch ops called."""
-    state = types.SimpleNamespace(calls=[], compiling=False, grad=True)
+    state = types.SimpleNamespace(calls=[], compiling=False, grad=True,
+                                  mode=False)
     torch = types.ModuleType("torch")
     torch.Tensor = Tensor
     torch.nn = types.SimpleNamespace(Parameter=Parameter)
@@ -80,6 +82,8 @@ def fake(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch.distributed", dist)
     monkeypatch.setattr(tp, "torch", torch)
     monkeypatch.setattr(tp, "group_named", lambda name: Group(name))
+    monkeypatch.setattr(tp, "probes", lambda: types.SimpleNamespace(
+        active=lambda: state.mode))
     for name in ("gemm_reduce_scatter_impl", "all_gather_gemm_impl"):
         monkeypatch.setattr(tp, name, lambda *args, name=name: (
             state.calls.append((name,) + args) or "impl"))
@@ -112,6 +116,20 @@ def test_compiling_goes_through_the_torch_ops_with_the_group_name(fake):
                           ("op ag", a, b, "world", "copy_engines")]
 
 
+def test_a_torch_mode_or_jit_tracing_goes_through_the_torch_ops(fake):
+    fake.mode = True
+    a, b = Tensor(4096, 256), Tensor(256, 1024)
+    assert tp.gemm_reduce_scatter(a, b) == "op"
+    assert tp.all_gather_gemm(a, b) == "op"
+
+
+def test_no_process_group(fake):
+    fake.compiling = True
+    sys.modules["torch.distributed"].group.WORLD = None
+    with pytest.raises(RuntimeError, match="init_process_group"):
+        tp.gemm_reduce_scatter(Tensor(4096, 256), Tensor(256, 1024))
+
+
 def test_tensor_subclasses_go_through_the_torch_ops(fake):
     a, b = FakeTensor(4096, 256), Tensor(256, 1024)
     assert tp.gemm_reduce_scatter(a, b) == "op"
@@ -119,7 +137,7 @@ def test_tensor_subclasses_go_through_the_torch_ops(fake):
 
 
 def test_arguments_that_are_not_tensors_reach_the_checks(fake):
-    fake.compiling = True
+    fake.mode = True
     b = Tensor(256, 1024)
     assert tp.gemm_reduce_scatter([1, 2], b) == "impl"
     assert tp.all_gather_gemm(b, None) == "impl"

@@ -25,12 +25,14 @@ def direct(*tensors):
     tens of microseconds on the host per call, more than small kernels take
     on the GPU (tk_mlir.based, B = H = 16, T = 1024 on an H100: 63 against
     48 us of host time a call)."""
-    if torch is None:
+    # (Compiling first: what torch.compile traces must not reach probes(),
+    # whose cache it would then guard on.)
+    if torch is None or compiling():
         return False
-    probes = _probes()
-    if probes.compiling() or probes.active() or probes.forward_ad() >= 0:
+    found = probes()
+    if found.active() or found.forward_ad() >= 0:
         return False
-    plain, wrapped = probes.plain, probes.wrapped
+    plain, wrapped = found.plain, found.wrapped
     grad = torch.is_grad_enabled()
     for t in tensors:
         if t is None:
@@ -42,20 +44,21 @@ def direct(*tensors):
 
 
 class _Probes:
-    """What direct() asks of `module` (torch), looked up once: each lookup
-    is a chain of attribute reads, and direct() runs before every call of
-    the public functions (4.3 against 1.9 us a call on a 2-core x86
-    machine, with a stand-in for torch)."""
+    """What direct() asks of `module` (torch) besides whether it is
+    compiling, looked up once: each lookup is a chain of attribute reads,
+    and direct() runs before every call of the public functions (4.3
+    against 1.9 us a call on a 2-core x86 machine, with a stand-in for
+    torch). `active()`: jit tracing, or a torch function or dispatch mode."""
 
     def __init__(self, module):
         self.module = module
-        is_compiling = _lookup(module, "compiler.is_compiling")
-        self.compiling = is_compiling or (lambda: False)
-        flags = [f for f in (_lookup(module, "jit.is_tracing"),
-                             _lookup(module, "_C._len_torch_function_stack"),
-                             _lookup(module, "_C._len_torch_dispatch_stack"))
-                 if f is not None]
-        self.active = lambda: any(f() for f in flags)
+        # (torch._C's own functions where they exist: torch.jit.is_tracing
+        # is two Python calls around _C._is_tracing.)
+        tracing = (_lookup(module, "_C._is_tracing") or
+                   _lookup(module, "jit.is_tracing") or _never)
+        functions = _lookup(module, "_C._len_torch_function_stack") or _never
+        dispatch = _lookup(module, "_C._len_torch_dispatch_stack") or _never
+        self.active = lambda: tracing() or functions() or dispatch()
         forward_ad = _lookup(module, "autograd.forward_ad")
         self.forward_ad = lambda: _level(forward_ad)
         self.plain = (module.Tensor, getattr(getattr(module, "nn", None),
@@ -64,10 +67,14 @@ class _Probes:
                                "_C._functorch.is_functorch_wrapped_tensor")
 
 
+def _never():
+    return False
+
+
 _cached = None
 
 
-def _probes():
+def probes():
     """The _Probes of the current `torch` (tests put a stand-in there)."""
     global _cached
     if _cached is None or _cached.module is not torch:

@@ -38,6 +38,7 @@ except ImportError:   # the CPU-side tools and tests run without torch
 from ..runtime import ArgumentError
 from ..multi_device import DeviceViews, symmetric_empty
 from ..torch_ops import REGISTERED, forward_only, keep_nothing
+from ..tracing import probes
 from .attention import load_compiled
 
 # The devices the kernels' multi-device views are compiled for (`devices =
@@ -394,26 +395,30 @@ def gemm_reduce_scatter(a, b, group=None):
 
 
 def _direct(a, b):
-    """Whether a call runs its implementation directly: `a` and `b` plain
-    tensors (or parameters; fake and functional tensors take the op), no
-    gradient wanted from them, and torch.compile not tracing; also when
-    `a` or `b` is not a tensor at all, so that the implementation's checks
-    name it (no check comes before the op: the implementation's argument
-    checks are shared with the group on a shape's first call, so that a
-    refusal reaches every process). Fewer questions than
-    tracing.direct asks: torch function and dispatch modes, forward-mode
-    AD and functorch transforms do not see these collectives. Every host
-    step before a call's first queued operation is GPU idle time when the
-    call is timed alone; routed by tracing.direct, the calls took 0.014 to
-    0.036 ms longer (4 x H200, M = 8192 and 16384, N = K = 8192, and
-    N = 28672; calls interleaved with the ops without a custom op)."""
+    """Whether a call runs its implementation directly: not while
+    torch.compile traces it, `a` and `b` plain tensors (or parameters;
+    fake and functional tensors take the op), no gradient wanted from
+    them, no jit tracing or torch function or dispatch mode (which must
+    see the op); also when `a` or `b` is not a tensor at all, so that the
+    implementation's checks name it (no check comes before the op: the
+    implementation's argument checks are shared with the group on a
+    shape's first call, so that a refusal reaches every process).
+    Forward-mode AD and functorch transforms are not asked about, as
+    tracing.direct asks for the other families: every host step before a
+    call's first queued operation is GPU idle time when the call is timed
+    alone. Against calls that ask nothing, interleaved in the benchmark's
+    pattern (4 x H200; M = 8192 and 16384, N = K = 8192, and N = 28672),
+    tracing.direct's questions made the calls 0.014-0.037 ms longer, these
+    0.002-0.025 ms."""
+    if torch.compiler.is_compiling():
+        return False
     plain = _plain()
     if type(a) not in plain or type(b) not in plain:
         return not (isinstance(a, torch.Tensor) and
                     isinstance(b, torch.Tensor))
     if (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
         return False
-    return not torch.compiler.is_compiling()
+    return not probes().active()
 
 
 _plain_types = None
@@ -430,7 +435,11 @@ def _plain():
 def _group(group):
     """`group`, or the world's group for None."""
     import torch.distributed as dist
-    return group or dist.group.WORLD
+    group = group or dist.group.WORLD
+    if group is None:
+        raise RuntimeError("tensor_parallel: no process group; call "
+                           "torch.distributed.init_process_group first")
+    return group
 
 
 def _world_size(group):
