@@ -102,7 +102,8 @@ def mlp(x, w1, w2):
 def torch_ops(row, world):
     """The ops as torch custom ops: torch.compile(fullgraph=True) of a
     function calling both (no graph break) matches its eager calls, and
-    traces it once;
+    traces it once; compiled with mode="reduce-overhead" (a CUDA graph) it
+    matches them over four replays with new inputs;
     torch.library.opcheck on each op; with a gradient wanted, a call goes
     through the op (its result the direct call's, up to the order of the
     bf16 sums) and its backward raises."""
@@ -135,6 +136,28 @@ def torch_ops(row, world):
     except Exception as error:
         ok, detail = False, f"{type(error).__name__}: {error}"
     row(f"torch.compile traces the ops once world={world}", ok, detail)
+    # mode="reduce-overhead": the compiled function's CUDA graph (its
+    # warm-up calls make the shapes' state outside the capture), replayed
+    # with new inputs in place.
+    from torch._dynamo.utils import counters
+    torch._dynamo.reset()
+    counters.clear()
+    try:
+        graphed = torch.compile(mlp, mode="reduce-overhead", fullgraph=True)
+        worst = 0.0
+        for _ in range(4):
+            x.copy_(torch.randn_like(x))
+            got = graphed(x, w1, w2).clone()
+            worst = max(worst, relative_error(got, mlp(x, w1, w2)))
+        # (Inductor counts the graphs it declined to capture.)
+        skipped = counters["inductor"]["cudagraph_skips"]
+        ok = worst <= TOLERANCE and skipped == 0
+        detail = (f"relative difference {worst:.2e}, graphs not captured: "
+                  f"{skipped}")
+    except Exception as error:
+        ok, detail = False, f"{type(error).__name__}: {error}"
+    row(f"torch.compile(mode='reduce-overhead') replays the ops "
+        f"world={world}", ok, detail)
     name = dist.group.WORLD.group_name
     a = torch.randn(world * 96, 128, device="cuda").bfloat16()
     # (opcheck's AOT test compares two calls' outputs exactly; the
