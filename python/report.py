@@ -1,5 +1,6 @@
 """What the GPU check and benchmark scripts share: the error measure, the
-tensor-parallel layers' float32 references and the closing step."""
+tensor-parallel layers' float32 references, the compile-once check
+and the closing step."""
 import json
 import os
 
@@ -29,6 +30,22 @@ def gathered(a, b):
                        device="cuda", dtype=a.dtype)
     dist.all_gather_into_tensor(full, a)
     return full.float() @ b.float()
+
+
+def compiles_once(fn, *args):
+    """Whether torch.compile(fn, fullgraph=True), traced afresh, compiles
+    one frame for two calls of fn(*args) (no recompilation): (ok,
+    detail)."""
+    from torch._dynamo.testing import CompileCounter
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    try:
+        compiled = torch.compile(fn, backend=counter, fullgraph=True)
+        for _ in range(2):
+            compiled(*args)
+        return counter.frame_count == 1, f"{counter.frame_count} frames"
+    except Exception as error:
+        return False, f"{type(error).__name__}: {error}"
 
 
 def finish(out, name, result):

@@ -51,7 +51,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import tk_mlir.multi_device  # noqa: E402,F401  (multicast off first)
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
-from report import gathered, relative_error, scattered  # noqa: E402
+from report import (  # noqa: E402
+    compiles_once, gathered, relative_error, scattered)
+from tk_mlir import tracing  # noqa: E402
 from tk_mlir.ops import tensor_parallel  # noqa: E402
 from tk_mlir.ops.tensor_parallel import (  # noqa: E402
     KERNEL_FIRST_COLUMNS, all_gather_gemm, gemm_reduce_scatter)
@@ -122,20 +124,11 @@ def torch_ops(row, world):
         ok, detail = False, f"{type(error).__name__}: {error}"
     row(f"torch.compile(fullgraph=True) of both ops matches eager "
         f"world={world}", ok, detail)
-    # Traced before any direct call has filled the ops' lookups, called
-    # again: one compiled frame, no recompilation.
-    from torch._dynamo.testing import CompileCounter
-    torch._dynamo.reset()
-    tensor_parallel._plain_types = None
-    counter = CompileCounter()
-    compiled = torch.compile(mlp, backend=counter, fullgraph=True)
-    try:
-        for _ in range(2):
-            compiled(x, w1, w2)
-        ok, detail = counter.frame_count == 1, f"{counter.frame_count} frames"
-    except Exception as error:
-        ok, detail = False, f"{type(error).__name__}: {error}"
-    row(f"torch.compile traces the ops once world={world}", ok, detail)
+    # Traced before any direct call has filled the lookups the ops' routing
+    # reads, called again: one compiled frame, no recompilation.
+    tracing._cached = None
+    row(f"torch.compile traces the ops once world={world}",
+        *compiles_once(mlp, x, w1, w2))
     # mode="reduce-overhead": the compiled function's CUDA graph (its
     # warm-up calls make the shapes' state outside the capture), replayed
     # with new inputs in place.

@@ -23,7 +23,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-from report import finish, relative_error  # noqa: E402
+from report import compiles_once, finish, relative_error  # noqa: E402
 import tk_mlir  # noqa: E402
 from tk_mlir import tracing  # noqa: E402
 
@@ -112,17 +112,8 @@ def main():
     print(f"torch.compile fullgraph: {detail}", flush=True)
     # Traced before any direct call has filled tracing's lookups, called
     # again: one compiled frame, no recompilation.
-    from torch._dynamo.testing import CompileCounter
-    torch._dynamo.reset()
     tracing._cached = None
-    counter = CompileCounter()
-    try:
-        compiled = torch.compile(model, backend=counter, fullgraph=True)
-        for _ in range(2):
-            compiled(*inputs)
-        ok, detail = counter.frame_count == 1, f"{counter.frame_count} frames"
-    except Exception as error:
-        ok, detail = False, f"{type(error).__name__}: {error}"
+    ok, detail = compiles_once(model, *inputs)
     rows.append({"case": "torch.compile traces the model once", "ok": ok,
                  "detail": detail})
     print(f"torch.compile traces the model once: {detail}", flush=True)

@@ -83,7 +83,7 @@ def fake(monkeypatch):
     monkeypatch.setattr(tp, "torch", torch)
     monkeypatch.setattr(tp, "group_named", lambda name: Group(name))
     monkeypatch.setattr(tp, "probes", lambda: types.SimpleNamespace(
-        active=lambda: state.mode))
+        plain=(Tensor, Parameter), active=lambda: state.mode))
     for name in ("gemm_reduce_scatter_impl", "all_gather_gemm_impl"):
         monkeypatch.setattr(tp, name, lambda *args, name=name: (
             state.calls.append((name,) + args) or "impl"))

@@ -412,24 +412,13 @@ def _direct(a, b):
     0.002-0.025 ms."""
     if torch.compiler.is_compiling():
         return False
-    plain = _plain()
-    if type(a) not in plain or type(b) not in plain:
+    found = probes()
+    if type(a) not in found.plain or type(b) not in found.plain:
         return not (isinstance(a, torch.Tensor) and
                     isinstance(b, torch.Tensor))
     if (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
         return False
-    return not probes().active()
-
-
-_plain_types = None
-
-
-def _plain():
-    """The tensor types a direct call takes: torch.Tensor, nn.Parameter."""
-    global _plain_types
-    if _plain_types is None or _plain_types[0] is not torch.Tensor:
-        _plain_types = (torch.Tensor, torch.nn.Parameter)
-    return _plain_types
+    return not found.active()
 
 
 def _group(group):
