@@ -13,8 +13,11 @@
 # the CHECKs named (an unknown name, or one this machine cannot run, stops
 # it before any check runs). Each check runs under its own time limit; its
 # JSON goes to DIR (default build/gpu-checks in the checkout) and its
-# output to DIR/logs/CHECK.log. Prints one line per check and exits 1 when
-# any check failed, crashed or ran out of time (2 for a usage error).
+# output to DIR/logs/CHECK.log. Prints one line per check, writes the same
+# as DIR/gpu-checks.json (the GPU, its driver, the commit, the date, and
+# per check its status, seconds and counts: the record docs/results keeps),
+# and exits 1 when any check failed, crashed or ran out of time (2 for a
+# usage error).
 set -uo pipefail
 caller=$PWD
 cd "$(dirname "$0")/.."
@@ -118,7 +121,8 @@ run() {
   mkdir -p "$out/logs" || return 1
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
     NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-  local i ran=0 bad=0 limit log start seconds rc status summary
+  local i ran=0 bad=0 limit log start seconds rc status summary entries=""
+  local counts passed failed began=$SECONDS
   for i in "${!names[@]}"; do
     name=${names[$i]}
     limit=${limits[$i]}
@@ -145,9 +149,33 @@ run() {
     summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     printf '%-26s %-22s %4ss  %s\n' "$name" "$status" "$seconds" \
       "${summary:-(no result line; see $log)}"
+    passed=null failed=null
+    if [ -n "$summary" ]; then
+      read -r passed _ failed _ <<< "${summary//,/}"
+    fi
+    entries+="${entries:+,}
+  {\"check\": \"$name\", \"status\": \"$status\", \"seconds\": $seconds, \"passed\": $passed, \"failed\": $failed}"
   done
   echo "$ran checks, $bad not ok ($gpus GPUs; JSON in $out)"
+  write_summary "$out/gpu-checks.json" "$gpus" $((SECONDS - began)) \
+    "$entries"
   [ "$bad" -eq 0 ]
+}
+
+# DIR/gpu-checks.json: what the run printed, with the machine and commit.
+write_summary() {
+  local device driver commit
+  device=$(nvidia-smi -L 2>/dev/null | sed -n '1s/^GPU 0: \(.*\) (UUID.*/\1/p')
+  driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader \
+    2>/dev/null | head -n 1)
+  commit=$(git describe --always --dirty --abbrev=7 2>/dev/null) || commit=""
+  cat > "$1" <<JSON
+{"device": "${device:-unknown}", "gpus": $2, "driver": "${driver:-unknown}",
+ "commit": "${commit:-unknown}", "date": "$(date -u +%Y-%m-%d)",
+ "command": "scripts/gpu_checks.sh run", "total_seconds": $3,
+ "checks": [$4
+ ]}
+JSON
 }
 
 case "${1:-}" in

@@ -3,7 +3,9 @@ nvidia-smi on PATH: which checks it runs for one GPU and for several, that
 each gets --out (anywhere in the arguments, relative to the caller), that
 a failing check shows with its result line and makes the run fail, that
 naming checks runs only those (once each), that a name it cannot run
-stops it before any check runs, and its usage errors."""
+stops it before any check runs, the summary it writes as JSON, and its
+usage errors."""
+import json
 import os
 import stat
 import subprocess
@@ -24,6 +26,7 @@ esac
 echo "5 passed, 0 failed"
 """
 NVIDIA_SMI = """#!/bin/sh
+case "$*" in *--query-gpu=driver_version*) echo 580.159.04; exit 0 ;; esac
 i=0
 while [ $i -lt "$GPUS" ]; do echo "GPU $i: NVIDIA H200 (UUID: x)"; \
 i=$((i + 1)); done
@@ -69,6 +72,23 @@ def test_one_gpu_runs_the_single_gpu_checks(tmp_path):
     assert "11 checks, 2 not ok (1 GPUs" in done.stdout
     assert (tmp_path / "out" / "logs" / "cross_warp.log").read_text() == \
         "3 passed, 1 failed\n"
+
+
+def test_summary_json_records_every_check(tmp_path):
+    done, calls = run(tmp_path, 1, "tile_walk", "cross_warp", "carried_walk")
+    summary = json.loads((tmp_path / "out" / "gpu-checks.json").read_text())
+    assert summary["device"] == "NVIDIA H200" and summary["gpus"] == 1
+    assert summary["driver"] == "580.159.04"
+    assert summary["command"] == "scripts/gpu_checks.sh run"
+    assert isinstance(summary["total_seconds"], int)
+    by_name = {c["check"]: c for c in summary["checks"]}
+    assert list(by_name) == ["cross_warp", "carried_walk", "tile_walk"]
+    assert (by_name["tile_walk"]["status"], by_name["tile_walk"]["passed"],
+            by_name["tile_walk"]["failed"]) == ("ok", 5, 0)
+    assert (by_name["cross_warp"]["status"], by_name["cross_warp"]["passed"],
+            by_name["cross_warp"]["failed"]) == ("FAILED (exit 1)", 3, 1)
+    assert by_name["carried_walk"]["status"] == "KILLED (signal 9)"
+    assert by_name["carried_walk"]["passed"] is None
 
 
 def test_several_gpus_add_the_multi_gpu_checks(tmp_path):
