@@ -122,7 +122,7 @@ run() {
   export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
     NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
   local i ran=0 bad=0 limit log start seconds rc status summary entries=""
-  local counts passed failed began=$SECONDS
+  local passed failed began=$SECONDS
   for i in "${!names[@]}"; do
     name=${names[$i]}
     limit=${limits[$i]}

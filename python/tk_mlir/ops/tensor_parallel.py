@@ -431,11 +431,6 @@ def _group(group):
     return group
 
 
-def _world_size(group):
-    import torch.distributed as dist
-    return dist.get_world_size(group)
-
-
 def group_named(name):
     """The process group whose group_name is `name` (the torch ops take
     groups by name)."""
@@ -446,7 +441,8 @@ def group_named(name):
 def check_fake(a, b, group_name, split):
     """The ops' argument checks on tensors without storage (the fake
     implementations of the torch ops): the shape of the result."""
-    world = _world_size(group_named(group_name))
+    import torch.distributed as dist
+    world = dist.get_world_size(group_named(group_name))
     _check(a, b, world, split, addresses=False)
     if split == "rows":
         return a.shape[0] // world, b.shape[1]
