@@ -10,9 +10,11 @@
 //===----------------------------------------------------------------------===//
 #include "tk/Compiler.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 // C = A · B with one 128x256 tile per block (kernels/gemm/gemm_naive.mlir).
@@ -57,9 +59,19 @@ int main(int argc, char **argv) {
   tk::registerCompilerDialects(registry);
   mlir::MLIRContext context(registry);
 
+  // tk::parseProgram parses as mlir::parseSourceFile does, and first turns
+  // what MLIR 22's parser would crash on into an error.
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> source =
+      argc > 1 ? mlir::openInputFile(argv[1], &error)
+               : llvm::MemoryBuffer::getMemBuffer(kProgram, "<program>");
+  if (!source)
+    return fail(error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(source), llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      argc > 1 ? mlir::parseSourceFile<mlir::ModuleOp>(argv[1], &context)
-               : mlir::parseSourceString<mlir::ModuleOp>(kProgram, &context);
+      tk::parseProgram(sourceMgr, &context);
   if (!module)
     return fail("the program does not parse");
 

@@ -15,6 +15,11 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace llvm {
+class SourceMgr;
+} // namespace llvm
 
 namespace tk {
 
@@ -25,6 +30,19 @@ llvm::StringRef version();
 /// those the pipelines lower to, with their LLVM IR translations and the
 /// NVVM / ROCDL target models that serialization needs.
 void registerCompilerDialects(mlir::DialectRegistry &registry);
+
+/// Reports, as located errors in `context`, what in the main buffer of
+/// `sourceMgr` MLIR 22's parser would crash on instead of rejecting: a dense
+/// array of `index` elements (`array<index: 1>`, also through a type alias).
+/// Fails if it found any; the buffer must not be parsed then.
+mlir::LogicalResult checkSourceParses(const llvm::SourceMgr &sourceMgr,
+                                      mlir::MLIRContext *context);
+
+/// Parses a tile program from the main buffer of `sourceMgr` (checked by
+/// checkSourceParses first); null, with the errors in `context`, if it does
+/// not parse.
+mlir::OwningOpRef<mlir::ModuleOp> parseProgram(const llvm::SourceMgr &sourceMgr,
+                                               mlir::MLIRContext *context);
 
 /// Runs the NVIDIA lowering on `module` (in place) and serializes it; writes
 /// the files too when `options.out` names a folder. Diagnostics go to the

@@ -10,7 +10,6 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -117,7 +116,7 @@ TkCompiled tkCompileSource(MlirStringRef source, MlirStringRef sourceName,
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(unwrap(source), unwrap(sourceName)),
       llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = tk::parseProgram(sourceMgr, &context);
   if (!module)
     return TkCompiled{result};
   return compileInto(result, *module, unwrap(target), unwrap(options));

@@ -95,6 +95,11 @@ def test_errors_are_located():
         error.value.diagnostics
     with pytest.raises(CompileError, match="has no tile.kernel"):
         compile("module {\n}\n")
+    # What MLIR's parser would crash on is an error too (SourceCheck.cpp).
+    with pytest.raises(CompileError) as error:
+        compile('"test.op"() {x = array<index: 1>} : () -> ()\n')
+    assert "<program>:1:24: error: expected integer or float type, got: " \
+        "'index'" in error.value.diagnostics
     with pytest.raises(ValueError, match="target must be one of"):
         compile(GEMM, "sm_80")
     with pytest.raises(FileNotFoundError):
