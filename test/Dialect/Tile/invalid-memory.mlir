@@ -199,6 +199,22 @@ tile.kernel @k(%g: !tile.gl<?x?xf32>, %i: index) {
 
 // -----
 
+tile.kernel @k(%g: !tile.gl<?xf32>, %i: index) {
+  %a = tile.alloc : !tile.st<64x64xf32>
+  // expected-error @+1 {{'tile.store_async' op a rank-2 source needs a global view of at least that rank}}
+  tile.store_async %a -> %g[%i] : !tile.st<64x64xf32>, !tile.gl<?xf32>
+}
+
+// -----
+
+tile.kernel @k(%g: !tile.gl<?x?xbf16>, %i: index) {
+  %a = tile.alloc : !tile.st<64x64xf16>
+  // expected-error @+1 {{'tile.store_async' op element type mismatch: source has 'f16', memory has 'bf16'; use 'tile.cast' to convert}}
+  tile.store_async %a -> %g[%i, %i] : !tile.st<64x64xf16>, !tile.gl<?x?xbf16>
+}
+
+// -----
+
 tile.kernel @k(%g: !tile.gl<?x?xf8E4M3FN>, %i: index) {
   %a = tile.alloc : !tile.st<64x64xf8E4M3FN>
   // expected-error @+1 {{'tile.store_async' op add-reduce needs f32, f16 or bf16 elements, got 'f8E4M3FN'}}

@@ -367,6 +367,15 @@ tile.kernel @k() {
 
 // -----
 
+tile.kernel @k() {
+  // expected-error @+1 {{the producer role needs 'warpgroups = N'}}
+  tile.warp_specialize producer(registers = 40) {
+  } consumer(warpgroups = 1) {
+  }
+}
+
+// -----
+
 // expected-error @+1 {{'tile.warpgroup_id' op must be inside a 'tile.kernel'}}
 %wg = tile.warpgroup_id
 

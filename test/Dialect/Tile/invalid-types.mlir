@@ -20,8 +20,28 @@
 
 // -----
 
+// expected-error @+1 {{register vector dimensions must be positive, got 0}}
+"test.source"() : () -> !tile.rv<0xf32, warp>
+
+// -----
+
+// expected-error @+1 {{shared tile dimensions must be positive, got 0}}
+"test.source"() : () -> !tile.st<64x0xbf16>
+
+// -----
+
+// expected-error @+1 {{shared vector dimensions must be positive, got 0}}
+"test.source"() : () -> !tile.sv<0xf32>
+
+// -----
+
 // expected-error @+1 {{register tile dimensions must be at most 1024, got 1048576}}
 "test.source"() : () -> !tile.rt<1048576x16xf32, warp>
+
+// -----
+
+// expected-error @+1 {{register vector dimensions must be at most 1024, got 2048}}
+"test.source"() : () -> !tile.rv<2048xf32, warp>
 
 // -----
 
@@ -42,6 +62,11 @@
 
 // expected-error @+1 {{register tile layout must be a tile layout attribute (#tile.row, #tile.col, #tile.mma_acc, #tile.mfma, #tile.vec), got #tile.swizzle<128>}}
 "test.source"() : () -> !tile.rt<16x16xf32, warp, #tile.swizzle<128>>
+
+// -----
+
+// expected-error @+1 {{register vector layout must be a tile layout attribute (#tile.row, #tile.col, #tile.mma_acc, #tile.mfma, #tile.vec), got #tile.swizzle<128>}}
+"test.source"() : () -> !tile.rv<16xf32, warp, #tile.swizzle<128>>
 
 // -----
 
@@ -178,6 +203,11 @@ module attributes {tile.target = 90} {}
 
 // expected-error @+1 {{unknown tile dialect attribute 'tile.arch'}}
 module attributes {tile.arch = "sm_90a"} {}
+
+// -----
+
+// expected-error @+1 {{'tile.abi' must be a dictionary of kernel ABIs}}
+module attributes {tile.abi = "k"} {}
 
 // -----
 
