@@ -136,6 +136,23 @@
 
 // -----
 
+// Sides whose 32-bit product would wrap to 0.
+// expected-error @+1 {{MFMA wave grid 65536x65536 has more than 16 waves (1024 threads)}}
+"test.source"() : () -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 65536x65536>>
+
+// -----
+
+// A side that would wrap to a valid 32 if read into 32 bits.
+// expected-error @+1 {{MFMA shape or wave grid value 4294967328 does not fit in 32 bits}}
+"test.source"() : () -> !tile.rt<32x32xf32, warp, #tile.mfma<4294967328x32x8, acc>>
+
+// -----
+
+// expected-error @+1 {{MFMA shape or wave grid value 4294967298 does not fit in 32 bits}}
+"test.source"() : () -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 4294967298x1>>
+
+// -----
+
 // expected-error @+1 {{layout #tile.mfma<32x32x8, acc, waves = 2x2> does not fit this block-scope register tile: a 32x64 tile does not split into 2x2 wave parts of whole 32x32 atoms for #tile.mfma<32x32x8, acc, waves = 2x2>}}
 "test.source"() : () -> !tile.rt<32x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
 
@@ -258,6 +275,12 @@ tile.kernel @copy_tag_on_for(%n: index) {
 
 // expected-error @+1 {{#tile.chunks warps must be 1 to 16, got 0}}
 "test.source"() : () -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 0, run = 8>>
+
+// -----
+
+// 67108864 warps of 64 lanes: 2^32 threads, 0 in a 32-bit product.
+// expected-error @+1 {{#tile.chunks warps must be 1 to 16, got 67108864}}
+"test.source"() : () -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 67108864, run = 8>>
 
 // -----
 

@@ -10,7 +10,11 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cstdint>
+#include <limits>
 
 using namespace mlir;
 using namespace tk::tile;
@@ -215,7 +219,8 @@ MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned m,
   if ((waveRows == 0) != (waveCols == 0))
     return emitError() << "MFMA wave grid " << waveRows << "x" << waveCols
                        << " must have both sides positive";
-  if (waveRows * waveCols > 16)
+  // In 64 bits: a 32-bit product of two large sides could wrap below 16.
+  if (uint64_t(waveRows) * waveCols > 16)
     return emitError() << "MFMA wave grid " << waveRows << "x" << waveCols
                        << " has more than 16 waves (1024 threads)";
   bool known = (m == 32 && n == 32 && (k == 8 || k == 16)) ||
@@ -253,6 +258,15 @@ Attribute MfmaLayoutAttr::parse(AsmParser &parser, Type) {
   if (dims.size() != 3) {
     parser.emitError(loc, "expected an MxNxK instruction shape");
     return {};
+  }
+  // The attribute holds 32-bit sides; a larger number must not wrap into a
+  // valid one (4294967328 would read as 32).
+  for (int64_t value : llvm::concat<int64_t>(dims, grid)) {
+    if (value > std::numeric_limits<uint32_t>::max()) {
+      parser.emitError(loc, "MFMA shape or wave grid value ")
+          << value << " does not fit in 32 bits";
+      return {};
+    }
   }
   std::optional<MfmaOperand> kind = symbolizeMfmaOperand(operand);
   if (!kind) {
@@ -331,7 +345,7 @@ ChunksLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          unsigned lanes, unsigned warps, unsigned run) {
   if (lanes != 32 && lanes != 64)
     return emitError() << "#tile.chunks lanes must be 32 or 64, got " << lanes;
-  if (warps == 0 || warps * lanes > 1024)
+  if (warps == 0 || uint64_t(warps) * lanes > 1024)
     return emitError() << "#tile.chunks warps must be 1 to " << 1024 / lanes
                        << ", got " << warps;
   if (run == 0 || run > 16 || (run & (run - 1)))
