@@ -181,6 +181,8 @@ def main():
     args = parser.parse_args()
     dist.init_process_group("nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
+    if rank == 0:   # before the timing: a folder that cannot be made stops it
+        os.makedirs(args.out, exist_ok=True)
     torch.cuda.set_device(rank)
     group = dist.group.WORLD
     rows = []

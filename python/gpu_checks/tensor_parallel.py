@@ -43,7 +43,6 @@ process per GPU:
 usage: torchrun --nproc-per-node N tensor_parallel.py [--out DIR]
 """
 import argparse
-import json
 import os
 import sys
 
@@ -52,7 +51,7 @@ import tk_mlir.multi_device  # noqa: E402,F401  (multicast off first)
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 from report import (  # noqa: E402
-    compiles_once, gathered, relative_error, scattered)
+    compiles_once, finish, gathered, relative_error, scattered)
 from tk_mlir import tracing  # noqa: E402
 from tk_mlir.ops import tensor_parallel  # noqa: E402
 from tk_mlir.ops.tensor_parallel import (  # noqa: E402
@@ -585,15 +584,12 @@ def main():
             row(f"ArgumentError: {case}", False, "no error")
         except ArgumentError as error:
             row(f"ArgumentError: {case}", message in str(error), error)
-    failed = [r for r in rows if not r["ok"]]
+    status = 1 if any(not r["ok"] for r in rows) else 0
     if rank == 0:
-        with open(os.path.join(args.out, f"tensor-parallel-check-{world}.json"),
-                  "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(), "world": world,
-                       "check": rows}, f, indent=2)
-        print(f"{len(rows) - len(failed)} passed, {len(failed)} failed")
+        status = finish(args.out, f"tensor-parallel-check-{world}.json",
+                        {"world": world, "check": rows})
     dist.destroy_process_group()
-    return 1 if failed else 0
+    return status
 
 
 if __name__ == "__main__":
