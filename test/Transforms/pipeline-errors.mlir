@@ -1,10 +1,13 @@
 // tile-pipeline's errors: a stage count that does not fit in shared memory
-// (from the attribute or the option), a negative option.
+// (from the attribute or the option), a negative option, an option past
+// the largest ring (whose byte count would overflow).
 // RUN: tk-opt %s -split-input-file -tile-pipeline -verify-diagnostics
 // RUN: not tk-opt %s -split-input-file -tile-pipeline=stages=-1 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not tk-opt %s -split-input-file -tile-pipeline=stages=5 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not tk-opt %s -split-input-file -tile-pipeline=stages=2305843009213693952 2>&1 | FileCheck %s --check-prefix=BIG
 
 // NEG: error: the 'stages' option must be 0 (automatic) or positive, got -1
+// BIG: error: the 'stages' option must be at most 16384 (the largest ring), got 2305843009213693952
 // OPT: error: 5 stages (from the 'stages' option) need 755792 bytes of shared memory; sm_90a allows 231424, which does not fit even one stage
 
 !view = !tile.gl<?x?xbf16>

@@ -194,6 +194,14 @@ tile.kernel @k(%n: index) {
 // -----
 
 tile.kernel @k(%n: index) {
+  // expected-error @+1 {{'tile.foreach_tile' op group must be at most 65536 tile rows, got 4611686018427387904}}
+  tile.foreach_tile (%a, %b) in (%n, %n) group 4611686018427387904 {
+  }
+}
+
+// -----
+
+tile.kernel @k(%n: index) {
   // expected-error @+1 {{'tile.foreach_tile' op group ordering needs a 2-d tile space, got 1 dimensions}}
   tile.foreach_tile (%a) in (%n) group 8 {
   }
@@ -264,6 +272,16 @@ tile.kernel @k() {
   // expected-error @+1 {{'tile.warp_specialize' op consumer register budget must be a multiple of 8 in [24, 256], got 264}}
   tile.warp_specialize producer(warpgroups = 1) {
   } consumer(warpgroups = 2, registers = 264) {
+  }
+}
+
+// -----
+
+// Reported as written, not as the 4294967288 of its 32 bits read unsigned.
+tile.kernel @k() {
+  // expected-error @+1 {{'tile.warp_specialize' op producer register budget must be a multiple of 8 in [24, 256], got -8}}
+  tile.warp_specialize producer(warpgroups = 1, registers = -8) {
+  } consumer(warpgroups = 2) {
   }
 }
 
@@ -451,6 +469,13 @@ tile.kernel @k() attributes {tile.stagger = -5} {
 
 // expected-error @+1 {{'tile.stagger' must be an integer in [0, 100000] (cycles) on a 'tile.kernel'}}
 tile.kernel @k() attributes {tile.stagger = 200000} {
+}
+
+// -----
+
+// An i128 is compared as written: 2^64 + 100 must not read as 100.
+// expected-error @+1 {{'tile.stagger' must be an integer in [0, 100000] (cycles) on a 'tile.kernel'}}
+tile.kernel @k() attributes {tile.stagger = 18446744073709551716 : i128} {
 }
 
 // -----
@@ -721,6 +746,13 @@ tile.kernel @unknown_param_attr(%causal: i1 {tile.fixed = true}) {
 
 // expected-error @+1 {{'tile.kernel' op blocks_per_sm must be in [1, 32], got 0}}
 tile.kernel @k() launch(warpgroups = 1, blocks_per_sm = 0) {
+}
+
+// -----
+
+// Reported as written, not as the 4294967295 of its 32 bits read unsigned.
+// expected-error @+1 {{'tile.kernel' op blocks_per_sm must be in [1, 32], got -1}}
+tile.kernel @k() launch(warpgroups = 1, blocks_per_sm = -1) {
 }
 
 // -----

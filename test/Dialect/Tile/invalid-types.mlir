@@ -188,6 +188,13 @@
 
 // -----
 
+// A negative number is reported as written, not taken modulo 2^32.
+// expected-error @+2 {{swizzle bytes must be a non-negative integer that fits in 32 bits, got -128}}
+// expected-error @+1 {{failed to parse Tile_SwizzleAttr parameter 'bytes'}}
+"test.source"() : () -> !tile.st<64x64xbf16, #tile.swizzle<-128>>
+
+// -----
+
 // expected-error @+1 {{shared vector must have rank 1 to 2, got rank 3}}
 "test.source"() : () -> !tile.sv<2x2x64xf32>
 
@@ -205,6 +212,17 @@
 
 // expected-error @+1 {{semaphore array must hold at least one semaphore}}
 "test.source"() : () -> !tile.sem<0>
+
+// -----
+
+// -1 must not read as 4294967295 semaphores.
+// expected-error @+1 {{semaphore array size must be a non-negative integer that fits in 32 bits, got -1}}
+"test.source"() : () -> !tile.sem<-1>
+
+// -----
+
+// expected-error @+1 {{semaphore array size must be a non-negative integer that fits in 32 bits, got 4294967297}}
+"test.source"() : () -> !tile.sem<4294967297>
 
 // -----
 
@@ -240,6 +258,46 @@ tile.kernel @pipelined_on_if(%c: i1) {
   // expected-error @+1 {{'tile.pipelined' must be a positive integer on an 'scf.for'}}
   scf.if %c {
   } {tile.pipelined = 2}
+}
+
+// -----
+
+// A ring holds at most 16384 stages (its type's leading dimension).
+tile.kernel @stages_too_many(%n: index) {
+  // expected-error @+1 {{'tile.stages' must be a signless integer of at most 16384 stages (the largest ring), got 16385 : i64}}
+  scf.for %i = %n to %n step %n {
+  } {tile.stages = 16385}
+}
+
+// -----
+
+// An i128 is compared as written: 2^64 + 2 must not read as 2.
+tile.kernel @stages_wide(%n: index) {
+  // expected-error @+1 {{'tile.stages' must be a signless integer of at most 16384 stages (the largest ring), got 18446744073709551618 : i128}}
+  scf.for %i = %n to %n step %n {
+  } {tile.stages = 18446744073709551618 : i128}
+}
+
+// -----
+
+// The passes read the count signless: 200 : ui8 would read as -56.
+tile.kernel @stages_unsigned(%n: index) {
+  // expected-error @+1 {{'tile.pipelined' must be a signless integer of at most 16384 stages (the largest ring), got 200 : ui8}}
+  scf.for %i = %n to %n step %n {
+  } {tile.pipelined = 200 : ui8}
+}
+
+// -----
+
+// A per-tile copy's buffers are a ring too.
+tile.kernel @copy_stages_too_many(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<128x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.foreach_tile (%t) in (%c1) {
+    // expected-error @+1 {{'tile.stages' must be a signless integer of at most 16384 stages (the largest ring), got 140737488355329 : i64}}
+    tile.copy %A[%t, %c0] -> %a {tile.stages = 140737488355329} : !tile.gl<?x?xbf16>, !tile.st<128x256xbf16>
+  }
 }
 
 // -----
@@ -281,6 +339,24 @@ tile.kernel @copy_tag_on_for(%n: index) {
 // 67108864 warps of 64 lanes: 2^32 threads, 0 in a 32-bit product.
 // expected-error @+1 {{#tile.chunks warps must be 1 to 16, got 67108864}}
 "test.source"() : () -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 67108864, run = 8>>
+
+// -----
+
+// expected-error @+2 {{#tile.chunks warps must be a non-negative integer that fits in 32 bits, got -1}}
+// expected-error @+1 {{failed to parse Tile_ChunksLayoutAttr parameter 'warps'}}
+"test.source"() : () -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = -1, run = 8>>
+
+// -----
+
+// expected-error @+2 {{#tile.chunks lanes must be a non-negative integer that fits in 32 bits, got 4294967360}}
+// expected-error @+1 {{failed to parse Tile_ChunksLayoutAttr parameter 'warpSize'}}
+"test.source"() : () -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 4294967360, warps = 4, run = 8>>
+
+// -----
+
+// expected-error @+2 {{#tile.chunks run must be a non-negative integer that fits in 32 bits, got -8}}
+// expected-error @+1 {{failed to parse Tile_ChunksLayoutAttr parameter 'run'}}
+"test.source"() : () -> !tile.rt<64x64xbf16, block, #tile.chunks<lanes = 64, warps = 4, run = -8>>
 
 // -----
 

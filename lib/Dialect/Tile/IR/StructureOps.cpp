@@ -339,14 +339,16 @@ LogicalResult KernelOp::verify() {
                                      : std::to_string(blocks))
              << " blocks exceeds the 16 that " << target.name << " allows";
   }
-  if (auto blocks = getBlocksPerSm()) {
-    if (*blocks < 1 || *blocks > 32)
-      return emitOpError("blocks_per_sm must be in [1, 32], got ") << *blocks;
+  // Read signed: the I32Attr getter's uint32_t would turn -1 into 4294967295.
+  if (IntegerAttr attr = getBlocksPerSmAttr()) {
+    int64_t blocks = attr.getInt();
+    if (blocks < 1 || blocks > 32)
+      return emitOpError("blocks_per_sm must be in [1, 32], got ") << blocks;
     int64_t threads =
         4 * int64_t(target.warpSize) * getWarpgroups().value_or(0);
-    if (target.vendor == Vendor::nvidia && threads * *blocks > 2048)
+    if (target.vendor == Vendor::nvidia && threads * blocks > 2048)
       return emitOpError("runs ")
-             << *blocks << " blocks of " << threads
+             << blocks << " blocks of " << threads
              << " threads per multiprocessor; " << target.name
              << " holds at most 2048 threads on one";
   }
@@ -571,6 +573,12 @@ LogicalResult ForeachTileOp::verify() {
   if (auto group = getGroup()) {
     if (*group < 1)
       return emitOpError("group must be positive, got ") << *group;
+    // The walk multiplies the group by the tile columns in 64 bits; a bound
+    // far above any useful group keeps that product from wrapping (to 0, a
+    // division by zero on the GPU) for any real tile count.
+    if (*group > kMaxTileGroup)
+      return emitOpError("group must be at most ")
+             << kMaxTileGroup << " tile rows, got " << *group;
     if (rank != 2)
       return emitOpError("group ordering needs a 2-d tile space, got ")
              << rank << " dimensions";
@@ -819,8 +827,12 @@ LogicalResult WarpSpecializeOp::verify() {
       return emitOpError("roles use ")
              << producers + consumers << " warpgroups but the kernel launches "
              << *launched;
-  auto producerRegs = getProducerRegisters();
-  auto consumerRegs = getConsumerRegisters();
+  // Read signed: the I32Attr getters' uint32_t would turn -8 into 4294967288.
+  auto budget = [](IntegerAttr attr) {
+    return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
+  };
+  std::optional<int64_t> producerRegs = budget(getProducerRegistersAttr());
+  std::optional<int64_t> consumerRegs = budget(getConsumerRegistersAttr());
   if ((producerRegs || consumerRegs) && !target.hasRegisterBudgets)
     return emitOpError("register budgets need a target with setmaxnreg; ")
            << target.name << " has none";

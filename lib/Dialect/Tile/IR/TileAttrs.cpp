@@ -20,6 +20,22 @@ using namespace mlir;
 using namespace tk::tile;
 using Index = FragmentMap::Index;
 
+FailureOr<unsigned> tk::tile::parseUnsignedParameter(AsmParser &parser,
+                                                     StringRef what) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t value;
+  if (parser.parseInteger(value))
+    return failure();
+  // Read as 64 bits: parseInteger<unsigned> would take -1 as 4294967295.
+  if (value < 0 || value > std::numeric_limits<uint32_t>::max()) {
+    parser.emitError(loc)
+        << what << " must be a non-negative integer that fits in 32 bits, got "
+        << value;
+    return failure();
+  }
+  return unsigned(value);
+}
+
 unsigned tk::tile::getScopeWarps(Scope scope) {
   switch (scope) {
   case Scope::warp:

@@ -33,10 +33,19 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     auto stages = dyn_cast<IntegerAttr>(attr.getValue());
     // tile.stages also sets how many buffers a per-tile copy takes in turn.
     bool copy = name == kStagesAttr && isa<CopyOp>(op);
-    if ((!isa<scf::ForOp>(op) && !copy) || !stages || stages.getInt() < 1)
+    // The count is compared as written (an i128 must not be truncated to 64
+    // bits first); the passes read it as a signless 64-bit integer and build
+    // rings and semaphore arrays of that many.
+    bool signless = stages && stages.getType().isSignlessIntOrIndex();
+    if ((!isa<scf::ForOp>(op) && !copy) || !stages ||
+        (signless && stages.getValue().slt(1)))
       return op->emitError()
              << "'" << name << "' must be a positive integer on an 'scf.for'"
              << (name == kStagesAttr ? " or a 'tile.copy'" : "");
+    if (!signless || stages.getValue().sgt(kMaxStages))
+      return op->emitError()
+             << "'" << name << "' must be a signless integer of at most "
+             << kMaxStages << " stages (the largest ring), got " << stages;
     if (copy && !isa<ForeachTileOp>(op->getParentOp()))
       return op->emitError()
              << "'" << name << "' on a 'tile.copy' sets the buffers of a "
@@ -61,9 +70,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kStaggerAttr) {
     auto cycles = dyn_cast<IntegerAttr>(attr.getValue());
+    // Compared as written: an i128 must not be truncated to 64 bits first.
     if (!isa<KernelOp>(op) || !cycles ||
-        !cycles.getType().isSignlessInteger() || cycles.getInt() < 0 ||
-        cycles.getInt() > kMaxStaggerCycles)
+        !cycles.getType().isSignlessInteger() || cycles.getValue().slt(0) ||
+        cycles.getValue().sgt(kMaxStaggerCycles))
       return op->emitError()
              << "'" << name << "' must be an integer in [0, "
              << kMaxStaggerCycles << "] (cycles) on a 'tile.kernel'";

@@ -27,12 +27,6 @@ verifyElementType(function_ref<InFlightDiagnostic()> emitError, Type type) {
   return success();
 }
 
-/// Register values beyond this size cannot fit any register file; shared
-/// buffers beyond it cannot fit any shared memory. The caps also keep size
-/// arithmetic far from overflow.
-static constexpr int64_t kMaxRegisterDim = 1024;
-static constexpr int64_t kMaxSharedDim = 16384;
-
 static LogicalResult verifyShape(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef what, ArrayRef<int64_t> shape,
                                  size_t minRank, size_t maxRank,
@@ -352,9 +346,13 @@ LogicalResult GlobalType::verify(function_ref<InFlightDiagnostic()> emitError,
 Type SemType::parse(AsmParser &parser) {
   unsigned count = 1;
   SMLoc loc = parser.getCurrentLocation();
-  if (succeeded(parser.parseOptionalLess()) &&
-      (parser.parseInteger(count) || parser.parseGreater()))
-    return {};
+  if (succeeded(parser.parseOptionalLess())) {
+    FailureOr<unsigned> parsed =
+        parseUnsignedParameter(parser, "semaphore array size");
+    if (failed(parsed) || parser.parseGreater())
+      return {};
+    count = *parsed;
+  }
   return getChecked([&] { return parser.emitError(loc); }, parser.getContext(),
                     count);
 }

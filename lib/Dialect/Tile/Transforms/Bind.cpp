@@ -36,15 +36,21 @@ TypedAttr parseValue(Type type, StringRef text) {
       return {};
     return FloatAttr::get(type, value);
   }
+  auto intType = dyn_cast<IntegerType>(type);
+  if (intType && intType.isUnsigned()) {
+    // Read unsigned: a negative number must not wrap into a large one.
+    uint64_t value;
+    if (text.getAsInteger(10, value) ||
+        !llvm::isUIntN(intType.getWidth(), value))
+      return {};
+    return IntegerAttr::get(type, APInt(intType.getWidth(), value));
+  }
   int64_t value;
   if (text.getAsInteger(10, value))
     return {};
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    unsigned width = intType.getWidth();
-    if (width < 64 && !llvm::isIntN(width, value) &&
-        !(intType.isUnsigned() && llvm::isUIntN(width, value)))
-      return {};
-  }
+  if (intType && intType.getWidth() < 64 &&
+      !llvm::isIntN(intType.getWidth(), value))
+    return {};
   return IntegerAttr::get(type, value);
 }
 

@@ -616,6 +616,13 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
           << requested;
       return std::nullopt;
     }
+    // Checked before any ring of that many stages is sized: its type could
+    // not hold them, and the byte count could overflow.
+    if (requested > kMaxStages) {
+      plan.loop.emitError("the 'stages' option must be at most ")
+          << kMaxStages << " (the largest ring), got " << requested;
+      return std::nullopt;
+    }
     if (requested == 0) {
       if (most == 0) {
         plan.loop.emitError("cannot pipeline: even one stage needs ")

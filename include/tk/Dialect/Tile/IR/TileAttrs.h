@@ -9,6 +9,14 @@
 
 #include "tk/Dialect/Tile/IR/TileEnums.h.inc"
 
+namespace tk::tile {
+/// Parses an integer for an `unsigned` parameter of a tile attribute or
+/// type: fails with a located error naming it `what` when the number is
+/// negative or does not fit in 32 bits (instead of wrapping it).
+mlir::FailureOr<unsigned> parseUnsignedParameter(mlir::AsmParser &parser,
+                                                 llvm::StringRef what);
+} // namespace tk::tile
+
 #include "tk/Dialect/Tile/IR/TileAttrInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES

@@ -13,6 +13,14 @@ class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
   let mnemonic = attrMnemonic;
 }
 
+// An `unsigned` parameter read as a 64-bit integer and range-checked by
+// parseUnsignedParameter, which names it `what` in its message: the default
+// parser takes a small negative number modulo 2^32 (-1 as 4294967295).
+class Tile_UnsignedParameter<string what> : AttrParameter<"unsigned", ""> {
+  let parser = "::tk::tile::parseUnsignedParameter($_parser, \"" # what #
+               "\")";
+}
+
 class Tile_LayoutAttr<string name, string attrMnemonic>
     : Tile_Attr<name, attrMnemonic, [DeclareAttrInterfaceMethods<
           Tile_LayoutAttrInterface, ["getLanes", "buildFragmentMap"]>]>;
@@ -104,8 +112,9 @@ def Tile_ChunksLayoutAttr : Tile_LayoutAttr<"ChunksLayout", "chunks"> {
     !tile.rt<128x64xbf16, block, #tile.chunks<lanes = 64, warps = 8, run = 8>>
     ```
   }];
-  let parameters = (ins "unsigned":$warpSize, "unsigned":$warps,
-                        "unsigned":$run);
+  let parameters = (ins Tile_UnsignedParameter<"#tile.chunks lanes">:$warpSize,
+                        Tile_UnsignedParameter<"#tile.chunks warps">:$warps,
+                        Tile_UnsignedParameter<"#tile.chunks run">:$run);
   let assemblyFormat = [{
     `<` `lanes` `=` $warpSize `,` `warps` `=` $warps `,` `run` `=` $run `>`
   }];
@@ -140,7 +149,7 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     MFMA fragment reads of 16 consecutive rows (one LDS phase) hit 32
     distinct banks; 16-byte accesses swap their halves accordingly.
   }];
-  let parameters = (ins "unsigned":$bytes);
+  let parameters = (ins Tile_UnsignedParameter<"swizzle bytes">:$bytes);
   let assemblyFormat = "`<` $bytes `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

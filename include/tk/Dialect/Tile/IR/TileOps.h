@@ -23,6 +23,15 @@ namespace tile {
 /// Loop annotations of the pipelining passes (verified by the dialect).
 /// On a user's scf.for: the ring stages tile-pipeline should use.
 constexpr llvm::StringLiteral kStagesAttr = "tile.stages";
+/// The most stages a ring may have (`tile.stages`, `tile.pipelined`,
+/// tile-pipeline's `stages` option): they are the leading dimension of the
+/// ring's shared tile or vector type.
+constexpr int64_t kMaxStages = kMaxSharedDim;
+/// The tallest `group` of a tile.foreach_tile walk, in tile rows: far
+/// above any useful group (a group as tall as the tile space walks it
+/// column by column), and small enough that the walk's product of the group
+/// and the tile columns cannot wrap in 64 bits.
+constexpr int64_t kMaxTileGroup = 65536;
 /// On a tile.mma / tile.mma_async of block scope: how tile-warp-specialize
 /// splits it over the consumer warpgroups ("columns" or "contraction"),
 /// overriding the pass's mma-split option for this product.

@@ -14,6 +14,12 @@
 #include "tk/Dialect/Tile/IR/TileTypes.h.inc"
 
 namespace tk::tile {
+/// Register values beyond this size cannot fit any register file; shared
+/// buffers beyond it cannot fit any shared memory. The caps also keep size
+/// arithmetic far from overflow.
+constexpr int64_t kMaxRegisterDim = 1024;
+constexpr int64_t kMaxSharedDim = 16384;
+
 /// Whether `type` may be the element type of a tile, vector or view:
 /// bf16, f16, f32, f8E4M3FN, f8E5M2.
 bool isTileElementType(mlir::Type type);
