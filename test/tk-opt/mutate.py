@@ -15,8 +15,12 @@ import subprocess
 import sys
 import tempfile
 
+# Besides plain sizes: numbers that wrap when read at 32 bits (2^32 + 1,
+# 2^32 + 32) or 64 bits (2^64 + 2), and a negative one that wraps to a
+# large unsigned.
 NUMBERS = ["0", "1", "3", "7", "65", "255", "256", "4096", "100000", "-1",
-           "99999999999"]
+           "99999999999", "4294967297", "4294967328", "18446744073709551618",
+           "-8"]
 WORDS = ["warp", "block", "AtB", "col", "f8E4M3FN", "i32", "index",
          "#tile.row", "#tile.mma_acc", "!tile.sem", "!tile.rt"]
 TOKEN = re.compile(r"#tile\.\w+|!tile\.\w+|\b(warp|warpgroup|block|AB|ABt|"
