@@ -10,6 +10,13 @@
 // buffer (gfx950), the loop becomes HipKittens' 8-wave ping-pong instead.
 // RUN: tk-opt %s -split-input-file -tile-pipeline -verify-diagnostics | FileCheck %s
 // RUN: tk-opt %s -split-input-file -tile-pipeline=stages=1 2>/dev/null | FileCheck %s --check-prefix=ONE
+// Other positive counts pipeline as the default does (the AMD forms fix
+// their own LDS stages); counts the option does not allow are errors.
+// RUN: tk-opt %s -split-input-file -tile-pipeline=stages=3 2>/dev/null | FileCheck %s
+// RUN: not tk-opt %s -split-input-file -tile-pipeline=stages=-1 2>&1 | FileCheck %s --check-prefix=NEG
+// RUN: not tk-opt %s -split-input-file -tile-pipeline=stages=16385 2>&1 | FileCheck %s --check-prefix=BIG
+// NEG: error: the 'stages' option must be 0 (automatic) or positive, got -1
+// BIG: error: the 'stages' option must be at most 16384 (the largest ring), got 16385
 
 // CHECK-LABEL: tile.kernel @gemm_steps
 // CHECK:       tile.foreach_tile (%[[M:.*]], %[[N:.*]]) in

@@ -327,6 +327,10 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     });
     for (scf::ForOp loop : loops) {
       auto attr = stagesAttr(loop);
+      // The AMD forms fix their own LDS stages: any count but 1 pipelines,
+      // but a value the option does not allow is an error as on NVIDIA.
+      if (!attr && failed(checkStageCount(loop, stages)))
+        return signalPassFailure();
       if ((attr && attr.getInt() == 1) || (!attr && stages == 1))
         continue;
       LoopPlan plan;
@@ -593,6 +597,21 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     return loop->getAttrOfType<IntegerAttr>(kStagesAttr);
   }
 
+  /// Checks the `stages` option's value (a loop's tile.stages is verified
+  /// by the dialect), reporting at `loop`: 0 (automatic) or a positive count
+  /// of at most kMaxStages, checked before any ring of that many stages is
+  /// sized (its type could not hold them, its byte count could overflow).
+  static LogicalResult checkStageCount(scf::ForOp loop, int64_t requested) {
+    if (requested < 0)
+      return loop.emitError("the 'stages' option must be 0 (automatic) or "
+                            "positive, got ")
+             << requested;
+    if (requested > kMaxStages)
+      return loop.emitError("the 'stages' option must be at most ")
+             << kMaxStages << " (the largest ring), got " << requested;
+    return success();
+  }
+
   /// The stage count for `plan`, or nullopt after a diagnostic.
   std::optional<int64_t> chooseStages(KernelOp kernel, LoopPlan &plan) {
     const tk::TargetInfo &target = getTargetInfo(kernel);
@@ -610,19 +629,8 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
       requested = attr.getInt();
       from = "'tile.stages'";
     }
-    if (requested < 0) {
-      plan.loop.emitError("the 'stages' option must be 0 (automatic) or "
-                          "positive, got ")
-          << requested;
+    if (failed(checkStageCount(plan.loop, requested)))
       return std::nullopt;
-    }
-    // Checked before any ring of that many stages is sized: its type could
-    // not hold them, and the byte count could overflow.
-    if (requested > kMaxStages) {
-      plan.loop.emitError("the 'stages' option must be at most ")
-          << kMaxStages << " (the largest ring), got " << requested;
-      return std::nullopt;
-    }
     if (requested == 0) {
       if (most == 0) {
         plan.loop.emitError("cannot pipeline: even one stage needs ")
