@@ -13,7 +13,9 @@
 // identifiers are told apart from `!`/`#`/`%`/`@`/`^`-prefixed names (so
 // `!foo.array<index>` is a dialect type, not a dense array), and type
 // aliases that name `index` (`!i = index`, also through other aliases) are
-// followed, because `array<!i: 1>` crashes the same way.
+// followed, because `array<!i: 1>` crashes the same way. It reads the text
+// once, holding three tokens and the aliases, so it costs little next to
+// the parse.
 //
 //===----------------------------------------------------------------------===//
 #include "tk/Compiler.h"
@@ -29,9 +31,13 @@ using namespace mlir;
 namespace {
 
 struct Token {
-  enum Kind { Bare, TypeName, Other, Punct };
-  Kind kind;
+  enum Kind { None, Bare, TypeName, Other, Punct };
+  Kind kind = None;
   llvm::StringRef text;
+
+  bool is(Kind k, llvm::StringRef t = {}) const {
+    return kind == k && (t.empty() || text == t);
+  }
 };
 
 bool isBareStart(char c) { return llvm::isAlpha(c) || c == '_'; }
@@ -40,66 +46,70 @@ bool isBareBody(char c) {
 }
 bool isSuffixBody(char c) { return isBareBody(c) || c == '-'; }
 
-/// The index just past the string literal starting at `pos` (a quote).
-size_t skipString(llvm::StringRef text, size_t pos) {
-  for (++pos; pos < text.size(); ++pos) {
-    if (text[pos] == '\\')
-      ++pos;
-    else if (text[pos] == '"')
-      return pos + 1;
-  }
-  return text.size();
-}
+/// Reads the text token by token, holding nothing but its position: a
+/// program of any size is scanned in constant memory.
+class Lexer {
+public:
+  explicit Lexer(llvm::StringRef text) : text(text) {}
 
-std::vector<Token> tokenize(llvm::StringRef text) {
-  std::vector<Token> tokens;
+  /// The next token; kind None at the end.
+  Token next() {
+    while (pos < text.size()) {
+      char c = text[pos];
+      size_t start = pos;
+      if (llvm::isSpace(c)) {
+        ++pos;
+        continue;
+      }
+      if (text.substr(pos).starts_with("//")) {
+        pos = std::min(text.find('\n', pos), text.size());
+        continue;
+      }
+      Token::Kind kind = Token::Other;
+      if (c == '"') {
+        skipString();
+      } else if (isBareStart(c)) {
+        skipWhile(isBareBody);
+        kind = Token::Bare;
+      } else if (llvm::StringRef("!#%@^").contains(c)) {
+        ++pos;
+        if (pos < text.size() && text[pos] == '"')
+          skipString();
+        else
+          skipWhile(isSuffixBody);
+        if (c == '!')
+          kind = Token::TypeName;
+      } else if (llvm::isDigit(c)) {
+        skipWhile(isBareBody);
+      } else {
+        ++pos;
+        kind = Token::Punct;
+      }
+      return {kind, text.slice(start, pos)};
+    }
+    return {};
+  }
+
+private:
+  void skipWhile(bool (*body)(char)) {
+    while (pos < text.size() && body(text[pos]))
+      ++pos;
+  }
+  /// Moves past the string literal at `pos` (a quote).
+  void skipString() {
+    for (++pos; pos < text.size(); ++pos) {
+      if (text[pos] == '\\') {
+        ++pos;
+      } else if (text[pos] == '"') {
+        ++pos;
+        return;
+      }
+    }
+  }
+
+  llvm::StringRef text;
   size_t pos = 0;
-  while (pos < text.size()) {
-    char c = text[pos];
-    size_t start = pos;
-    if (llvm::isSpace(c)) {
-      ++pos;
-      continue;
-    }
-    if (text.substr(pos).starts_with("//")) {
-      pos = text.find('\n', pos);
-      if (pos == llvm::StringRef::npos)
-        pos = text.size();
-      continue;
-    }
-    Token::Kind kind = Token::Other;
-    if (c == '"') {
-      pos = skipString(text, pos);
-    } else if (isBareStart(c)) {
-      while (pos < text.size() && isBareBody(text[pos]))
-        ++pos;
-      kind = Token::Bare;
-    } else if (llvm::StringRef("!#%@^").contains(c)) {
-      ++pos;
-      if (pos < text.size() && text[pos] == '"')
-        pos = skipString(text, pos);
-      else
-        while (pos < text.size() && isSuffixBody(text[pos]))
-          ++pos;
-      if (c == '!')
-        kind = Token::TypeName;
-    } else if (llvm::isDigit(c)) {
-      while (pos < text.size() && isBareBody(text[pos]))
-        ++pos;
-    } else {
-      ++pos;
-      kind = Token::Punct;
-    }
-    tokens.push_back({kind, text.slice(start, pos)});
-  }
-  return tokens;
-}
-
-bool is(const std::vector<Token> &tokens, size_t i, Token::Kind kind,
-        llvm::StringRef text = {}) {
-  return i < tokens.size() && tokens[i].kind == kind &&
-         (text.empty() || tokens[i].text == text);
-}
+};
 
 /// Whether the type alias `name` (with its `!`) stands for `index`.
 bool aliasIsIndex(const llvm::StringMap<llvm::StringRef> &aliases,
@@ -127,37 +137,37 @@ LogicalResult tk::checkSourceParses(const llvm::SourceMgr &sourceMgr,
   if (text.starts_with("ML\xefR"))
     return success();
 
-  std::vector<Token> tokens = tokenize(text);
+  // A window of three tokens: `!a = index` (or `!a = !b`) defines an alias
+  // (before its uses, as MLIR requires); `array < index` (or `array < !a`)
+  // is a dense array of index elements.
   llvm::StringMap<llvm::StringRef> aliases;
-  for (size_t i = 0; i + 2 < tokens.size(); ++i)
-    if (is(tokens, i, Token::TypeName) &&
-        is(tokens, i + 1, Token::Punct, "=") &&
-        (is(tokens, i + 2, Token::Bare, "index") ||
-         is(tokens, i + 2, Token::TypeName)))
-      aliases[tokens[i].text] = tokens[i + 2].text;
-
+  Lexer lexer(text);
+  Token first, second, third = lexer.next();
   bool found = false;
-  for (size_t i = 0; i + 2 < tokens.size(); ++i) {
-    if (!is(tokens, i, Token::Bare, "array") ||
-        !is(tokens, i + 1, Token::Punct, "<"))
-      continue;
-    const Token &element = tokens[i + 2];
-    bool index = (element.kind == Token::Bare && element.text == "index") ||
-                 (element.kind == Token::TypeName &&
-                  aliasIsIndex(aliases, element.text));
-    if (!index)
-      continue;
-    auto [line, column] = sourceMgr.getLineAndColumn(
-        llvm::SMLoc::getFromPointer(element.text.data()));
-    Location loc = FileLineColLoc::get(context, buffer->getBufferIdentifier(),
-                                       line, column);
-    InFlightDiagnostic diag = emitError(loc)
-                              << "expected integer or float type, got: '"
-                              << element.text << "'";
-    if (element.kind == Token::TypeName)
-      diag << ", an alias of 'index'";
-    diag << " (dense arrays hold integers or floats)";
-    found = true;
+  while (third.kind != Token::None) {
+    if (first.is(Token::TypeName) && second.is(Token::Punct, "=") &&
+        (third.is(Token::Bare, "index") || third.is(Token::TypeName)))
+      aliases[first.text] = third.text;
+    bool index =
+        third.is(Token::Bare, "index") ||
+        (third.is(Token::TypeName) && aliasIsIndex(aliases, third.text));
+    if (first.is(Token::Bare, "array") && second.is(Token::Punct, "<") &&
+        index) {
+      auto [line, column] = sourceMgr.getLineAndColumn(
+          llvm::SMLoc::getFromPointer(third.text.data()));
+      Location loc = FileLineColLoc::get(context, buffer->getBufferIdentifier(),
+                                         line, column);
+      InFlightDiagnostic diag = emitError(loc)
+                                << "expected integer or float type, got: '"
+                                << third.text << "'";
+      if (third.kind == Token::TypeName)
+        diag << ", an alias of 'index'";
+      diag << " (dense arrays hold integers or floats)";
+      found = true;
+    }
+    first = second;
+    second = third;
+    third = lexer.next();
   }
   return failure(found);
 }
