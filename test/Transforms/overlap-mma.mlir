@@ -947,3 +947,257 @@ tile.kernel @hand_scheduled(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups 
     tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
   }
 }
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!b = !tile.rt<64x64xf32, block>
+
+// Block-scope MMAs (not split over warpgroups yet): left alone.
+// CHECK-LABEL: tile.kernel @block_scope
+// CHECK-NOT:   tile.mma_async
+tile.kernel @block_scope(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 1) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !st
+  %v = tile.alloc : !st
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = tile.fill 0.0 : !b
+  // expected-remark @+1 {{MMAs not overlapped: the MMAs are not warpgroup-scope (run tile-warp-specialize first)}}
+  %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!b) {
+    %s = tile.mma ABt %q, %k : !st, !st -> !b
+    %next = tile.mma AB %q, %v, %acc : !st, !st -> !b
+    scf.yield %next : !b
+  } {tile.pipelined = 2 : i64}
+  tile.store %o, %O[%c0, %c0] : !b, !tile.gl<?x?xf32>
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+
+// The first MMA reads the carried accumulator: it cannot run an iteration
+// ahead of the second.
+// CHECK-LABEL: tile.kernel @first_reads_carried
+// CHECK-NOT:   tile.mma_async
+tile.kernel @first_reads_carried(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %zero = tile.fill 0.0 : !s
+    // expected-remark @+1 {{MMAs not overlapped: the first MMA depends on the loop-carried accumulator}}
+    %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!s) {
+      %stage = arith.remui %j, %c2 : index
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %a16 = tile.cast %acc : !s to !p
+      %s = tile.mma AB %a16, %k_s : !p, !st -> !s
+      %p16 = tile.cast %s : !s to !p
+      %next = tile.mma AB %p16, %v_s, %acc : !p, !st -> !s
+      scf.yield %next : !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+
+// An op with a region after the second MMA: it could not move to the next
+// iteration as a plain side effect.
+// CHECK-LABEL: tile.kernel @region_after
+// CHECK-NOT:   tile.mma_async
+tile.kernel @region_after(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %zero = tile.fill 0.0 : !s
+    // expected-remark @+1 {{MMAs not overlapped: 'scf.if' after the second MMA is not a plain side effect}}
+    %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!s) {
+      %stage = arith.remui %j, %c2 : index
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %p16 = tile.cast %s : !s to !p
+      %next = tile.mma AB %p16, %v_s, %acc : !p, !st -> !s
+      %first = arith.cmpi eq, %j, %c0 : index
+      scf.if %first {
+      }
+      scf.yield %next : !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// A side effect after the second MMA that reads this iteration's row
+// maximum: moved to the next iteration, it would read the next one's.
+// CHECK-LABEL: tile.kernel @late_reads_iteration
+// CHECK-NOT:   tile.mma_async
+tile.kernel @late_reads_iteration(%O: !tile.gl<?x?xf32>, %M: !tile.gl<?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+    // expected-remark @+1 {{MMAs not overlapped: 'tile.store' after the second MMA depends on this iteration's results}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %p16 = tile.cast %s : !s to !p
+      %next = tile.mma AB %p16, %v_s, %acc : !p, !st -> !s
+      tile.store %m_new, %M[%j] : !row, !tile.gl<?xf32>
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!view = !tile.gl<?x?xbf16>
+
+// V has its own semaphores, but the consumer's wait for V picks its slot
+// from a loop-carried index: run late, it would wait on the next
+// iteration's slot.
+// CHECK-LABEL: tile.kernel @wait_reads_carried
+// CHECK-NOT:   tile.mma_async
+tile.kernel @wait_reads_carried(%K: !view, %V: !view, %O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_full = tile.alloc : !tile.sem<2>
+  tile.sem_init %full, 1 : !tile.sem<2>
+  tile.sem_init %v_full, 1 : !tile.sem<2>
+  tile.fence sem_init
+  tile.barrier block
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    scf.for %j = %c0 to %n step %c1 {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      %vf = tile.slot %v_full[%stage] : !tile.sem<2>
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      tile.sem_expect %f, %k_s : !st
+      tile.load_async %K[%j, %c0] -> %k_s, %f : !view, !st
+      tile.sem_expect %vf, %v_s : !st
+      tile.load_async %V[%j, %c0] -> %v_s, %vf : !view, !st
+    }
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    // expected-remark @+1 {{MMAs not overlapped: the wait for the second MMA's buffer depends on this iteration's results}}
+    %o, %t = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero, %t_j = %c0) -> (!s, index) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %p16 = tile.cast %s : !s to !p
+      %vf = tile.slot %v_full[%t_j] : !tile.sem<2>
+      tile.sem_wait %vf, %c0_i32
+      %t_next = arith.remui %j, %c2 : index
+      %next = tile.mma AB %p16, %v_s, %acc : !p, !st -> !s
+      scf.yield %next, %t_next : !s, index
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!view = !tile.gl<?x?xbf16>
+
+// K and V share one semaphore, but the loop releases nothing after the
+// second MMA: there is no release to split, so V cannot get its own pair.
+// CHECK-LABEL: tile.kernel @shared_without_release
+// CHECK-NOT:   tile.mma_async
+tile.kernel @shared_without_release(%K: !view, %V: !view, %O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  tile.sem_init %full, 1 : !tile.sem<2>
+  tile.fence sem_init
+  tile.barrier block
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    scf.for %j = %c0 to %n step %c1 {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      tile.sem_expect %f, %k_s, %v_s : !st, !st
+      tile.load_async %K[%j, %c0] -> %k_s, %f : !view, !st
+      tile.load_async %V[%j, %c0] -> %v_s, %f : !view, !st
+    }
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    // expected-remark @+1 {{MMAs not overlapped: the second MMA's buffer is signalled by the same semaphore as the first's}}
+    %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %p16 = tile.cast %s : !s to !p
+      %next = tile.mma AB %p16, %v_s, %acc : !p, !st -> !s
+      scf.yield %next : !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}

@@ -523,7 +523,7 @@ tile.kernel @two_loops(%A: !view) launch(warpgroups = 1) {
 
 // CHECK-LABEL: tile.kernel @no_tile_loop
 // CHECK-NOT: tile.warp_specialize
-// expected-remark @+1 {{not warp-specialized: the pipelined loop is not directly in a 'tile.foreach_tile' of the kernel body}}
+// expected-remark @+1 {{not warp-specialized: the pipelined loop is not directly in a 'tile.foreach_tile' of the kernel body (or of a 'tile.block_roles' compute region)}}
 tile.kernel @no_tile_loop(%A: !view) launch(warpgroups = 1) {
   %a = tile.alloc : !tile.st<64x64xbf16>
   %c0 = arith.constant 0 : index

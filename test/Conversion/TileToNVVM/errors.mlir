@@ -1,4 +1,4 @@
-// RUN: tk-opt %s -split-input-file -convert-tile-to-nvvm -verify-diagnostics
+// RUN: tk-opt %s -split-input-file -allow-unregistered-dialect -convert-tile-to-nvvm -verify-diagnostics
 
 // expected-error @+1 {{'tile.kernel' op needs launch(warpgroups = N) to be lowered; set it or run tile-warp-specialize}}
 tile.kernel @k() {
@@ -166,4 +166,60 @@ tile.kernel @peer_vector_store(%g: !tile.gl<?xf32, devices = 2>, %i: index) laun
   %v = tile.fill 1.0 : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
   // expected-error @+1 {{'tile.store' op to another device's copy is lowered for register tiles only}}
   tile.store %v, %g[%i] device %i : !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>, !tile.gl<?xf32, devices = 2>
+}
+
+// -----
+
+// An f8 A operand in registers: the lowering takes register A in bf16 or f16.
+tile.kernel @k() launch(warpgroups = 1) {
+  %a = tile.fill 0.0 : !tile.rt<64x32xf8E4M3FN, warpgroup, #tile.row>
+  %b = tile.alloc : !tile.st<64x32xf8E4M3FN, #tile.swizzle<32>>
+  // expected-error @+1 {{'tile.mma' op with a register A operand is lowered for bf16/f16 warpgroup tiles in #tile.row layout only}}
+  %d = tile.mma ABt %a, %b : !tile.rt<64x32xf8E4M3FN, warpgroup, #tile.row>, !tile.st<64x32xf8E4M3FN, #tile.swizzle<32>> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+}
+
+// -----
+
+tile.kernel @k() launch(warpgroups = 1) {
+  %x = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup, #tile.row>
+  // expected-error @+1 {{'tile.transpose' op is not lowered to NVVM yet}}
+  %t = tile.transpose %x : !tile.rt<64x64xf32, warpgroup, #tile.row> to !tile.rt<64x64xf32, warpgroup, #tile.row>
+}
+
+// -----
+
+// Twelve warps of #tile.chunks: a thread's rows run 48 apart, which the
+// fragment order (64-row slabs) does not offset by a constant per register.
+tile.kernel @k() launch(warpgroups = 3) {
+  %x = tile.fill 1.0 : !tile.rt<192x64xf32, block, #tile.chunks<lanes = 32, warps = 12, run = 8>>
+  %v = tile.alloc : !tile.sv<12288xf32>
+  // expected-error @+2 {{'tile.store' op cannot write this register layout in fragment order: its offsets are not the thread's origin plus a constant}}
+  // expected-error @+1 {{failed to legalize operation 'tile.store' that was explicitly marked illegal}}
+  tile.store %x, %v : !tile.rt<192x64xf32, block, #tile.chunks<lanes = 32, warps = 12, run = 8>>, !tile.sv<12288xf32>
+}
+
+// -----
+
+// The lowering checks a reduction's operand itself: every op's results are
+// checked before their users, so only a block argument that no op produces
+// (here of an unregistered op's region) reaches the check.
+tile.kernel @k() launch(warpgroups = 1) {
+  "test.region"() ({
+  ^bb0(%x: !tile.rt<64x64xf32, warpgroup>):
+    // expected-error @+1 {{'tile.row_max' op has a tile without a fragment map}}
+    %m = tile.row_max %x : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup, #tile.vec<row, #tile.mma_acc>>
+    "test.end"() : () -> ()
+  }) : () -> ()
+}
+
+// -----
+
+// Likewise a scan's: a block-scope vector in #tile.row has no fragment map.
+tile.kernel @k() launch(warpgroups = 2) {
+  "test.region"() ({
+  ^bb0(%x: !tile.rv<128xf32, block, #tile.vec<row, #tile.row>>):
+    // expected-error @+1 {{'tile.cumsum' op has a value without a fragment map}}
+    %s = tile.cumsum %x : !tile.rv<128xf32, block, #tile.vec<row, #tile.row>>
+    "test.end"() : () -> ()
+  }) : () -> ()
 }

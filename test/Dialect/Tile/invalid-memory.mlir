@@ -407,6 +407,15 @@ tile.kernel @stage_rows() {
 
 // -----
 
+tile.kernel @stage_bf16() {
+  %x = tile.fill 1.0 : !tile.rt<64x64xbf16, warpgroup>
+  %v = tile.alloc : !tile.sv<4096xbf16>
+  // expected-error @+1 {{'tile.store' op a register tile stored to a shared vector is written in fragment order, which needs f32 elements; got '!tile.rt<64x64xbf16, warpgroup>'}}
+  tile.store %x, %v : !tile.rt<64x64xbf16, warpgroup>, !tile.sv<4096xbf16>
+}
+
+// -----
+
 tile.kernel @stage_ring() {
   %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup>
   %v = tile.alloc : !tile.sv<2x4096xf32>
