@@ -129,6 +129,27 @@ tile.kernel @k() {
 
 // -----
 
+// #tile.chunks spreads its lanes over a tile's columns first: over 256
+// columns a warp's 32 lanes (runs of 4) hold parts of one row, over the 64
+// columns of the vector layout's parent they hold two rows, so that vector
+// would not hold the tile's rows as the tile does.
+tile.kernel @k() launch(warpgroups = 2) {
+  %x = "test.source"() : () -> !tile.rt<128x256xf32, block, #tile.chunks<lanes = 32, warps = 8, run = 4>>
+  // expected-error @+1 {{'tile.row_max' op the tile's rows are not placed as #tile.vec<row, #tile.chunks<lanes = 32, warps = 8, run = 4>> places a vector of them; use another tile layout}}
+  %m = tile.row_max %x : !tile.rt<128x256xf32, block, #tile.chunks<lanes = 32, warps = 8, run = 4>> -> !tile.rv<128xf32, block, #tile.vec<row, #tile.chunks<lanes = 32, warps = 8, run = 4>>>
+}
+
+// -----
+
+// The same layout over 64 columns holds the vector's rows: accepted.
+tile.kernel @k() launch(warpgroups = 1) {
+  %x = "test.source"() : () -> !tile.rt<64x64xf32, block, #tile.chunks<lanes = 32, warps = 4, run = 4>>
+  %m = tile.row_max %x : !tile.rt<64x64xf32, block, #tile.chunks<lanes = 32, warps = 4, run = 4>> -> !tile.rv<64xf32, block, #tile.vec<row, #tile.chunks<lanes = 32, warps = 4, run = 4>>>
+  "test.use"(%m) : (!tile.rv<64xf32, block, #tile.vec<row, #tile.chunks<lanes = 32, warps = 4, run = 4>>>) -> ()
+}
+
+// -----
+
 tile.kernel @k() {
   %x = "test.source"() : () -> !tile.rt<64x64xf32, warpgroup>
   %i = "test.source"() : () -> !tile.rv<64xf32, warp>

@@ -169,6 +169,24 @@ static LogicalResult verifyVectorOfTile(Operation *op, RegTileType tile,
       return op->emitOpError("vector layout must be ")
              << Attribute(expectedLayout) << " to match the tile, got "
              << vec.getLayout();
+    // The lowering reads the vector's registers off the tile's map, so the
+    // vector layout must place its elements as the tile holds its rows
+    // (columns). A parent whose placement depends on the tile's other
+    // dimension (#tile.chunks spreads its lanes over the columns first)
+    // can place them otherwise.
+    unsigned warps = getScopeWarps(tile.getScope());
+    if (tile.getScope() == Scope::block)
+      if (auto kernel = op->getParentOfType<KernelOp>())
+        warps = kernel.getNumWarps();
+    FragmentMap tileMap, vecMap;
+    std::string why;
+    if (warps && succeeded(getFragmentMap(tile, warps, tileMap, why)) &&
+        succeeded(getFragmentMap(vec, warps, vecMap, why)) &&
+        !tileMap.slice(rows).samePlacement(vecMap))
+      return op->emitOpError("the tile's ")
+             << (rows ? "rows" : "columns") << " are not placed as "
+             << Attribute(expectedLayout)
+             << " places a vector of them; use another tile layout";
   }
   return verifyArithmeticElement(op, tile);
 }
