@@ -23,7 +23,7 @@ using Index = FragmentMap::Index;
 FailureOr<unsigned> tk::tile::parseUnsignedParameter(AsmParser &parser,
                                                      StringRef what) {
   SMLoc loc = parser.getCurrentLocation();
-  int64_t value;
+  int64_t value = 0;
   if (parser.parseInteger(value))
     return failure();
   // Read as 64 bits: parseInteger<unsigned> would take -1 as 4294967295.

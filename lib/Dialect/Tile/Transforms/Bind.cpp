@@ -39,7 +39,7 @@ TypedAttr parseValue(Type type, StringRef text) {
   auto intType = dyn_cast<IntegerType>(type);
   if (intType && intType.isUnsigned()) {
     // Read unsigned: a negative number must not wrap into a large one.
-    uint64_t value;
+    uint64_t value = 0;
     if (text.getAsInteger(10, value) ||
         !llvm::isUIntN(intType.getWidth(), value))
       return {};
