@@ -50,8 +50,9 @@ def compiles_once(fn, *args):
 
 def finish(out, name, result):
     """Writes `result` (a dict with a "check" list of rows, each with "ok";
-    the device is added) to out/name (making the folder `out`), prints the pass/fail line and returns
-    the exit status (1 when any row is not ok)."""
+    the device is added) to out/name, making the folder `out`; prints the
+    pass/fail line and returns the exit status (1 when any row is not
+    ok)."""
     result.setdefault("device", torch.cuda.get_device_name())
     rows = result.get("check", [])
     failed = [r for r in rows if not r["ok"]]
