@@ -359,6 +359,9 @@ bool sameFragments(tile::ConvertLayoutOp op);
 std::string reductionUnsupportedReason(tile::RegTileType tile, bool alongRows);
 /// Why `tile.cumsum` or `tile.vec_reduce` cannot be lowered, or "".
 std::string scanUnsupportedReason(mlir::Operation *op);
+/// Why `tile` cannot be stored to a shared vector in fragment order (its
+/// register offsets differ between threads), or "".
+std::string fragmentStoreUnsupportedReason(tile::RegTileType tile);
 
 /// Work that crosses lanes and warps (Exchange.cpp).
 /// How many warps' partial results a reduction along rows (one result per

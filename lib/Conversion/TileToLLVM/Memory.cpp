@@ -152,6 +152,49 @@ bool tk::lower::fitsStmatrix(const FragmentMap &map, Type element) {
 }
 
 namespace {
+/// Where a register tile's elements go in fragment order: each register's
+/// offset from register 0's, the same in every thread, and whether every
+/// thread's register 0 is 16-byte aligned.
+struct FragmentDeltas {
+  SmallVector<int64_t> delta;
+  bool aligned = true;
+};
+} // namespace
+
+/// The offsets of `map` in fragment order with `cols` columns, or failure
+/// when a register's offset from the thread's origin differs between
+/// threads (twelve warps of #tile.chunks: a thread's rows run 48 apart,
+/// across the 64-row slabs).
+static FailureOr<FragmentDeltas> fragmentDeltas(const FragmentMap &map,
+                                                int64_t cols) {
+  FragmentDeltas result;
+  result.delta.resize(map.numRegs());
+  for (int64_t warp = 0; warp < map.numWarps(); ++warp)
+    for (int64_t lane = 0; lane < map.numLanes(); ++lane) {
+      auto [r0, c0] = map.elementAt({0, lane, warp});
+      int64_t origin = fragmentOffset(r0, c0, cols);
+      result.aligned &= origin % 4 == 0;
+      for (int64_t reg = 0; reg < map.numRegs(); ++reg) {
+        auto [r, c] = map.elementAt({reg, lane, warp});
+        int64_t d = fragmentOffset(r, c, cols) - origin;
+        if (lane == 0 && warp == 0)
+          result.delta[reg] = d;
+        else if (result.delta[reg] != d)
+          return failure();
+      }
+    }
+  return result;
+}
+
+std::string tk::lower::fragmentStoreUnsupportedReason(RegTileType tile) {
+  FailureOr<FragmentMap> map = getScopeFragmentMap(tile);
+  if (failed(map) || succeeded(fragmentDeltas(*map, tile.getShape()[1])))
+    return "";
+  return "cannot write this register layout in fragment order: its offsets "
+         "are not the thread's origin plus a constant";
+}
+
+namespace {
 
 struct AllocLowering : OpConversionPattern<AllocOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -1025,26 +1068,11 @@ struct StoreSharedFragmentsLowering : OpConversionPattern<StoreOp> {
     int64_t cols = tile.getShape()[1], regs = map.numRegs();
     Type element = tile.getElementType();
     int64_t eb = elementBytes(element);
-    // Each register's offset from register 0's, the same in every thread;
-    // and whether every thread's register 0 is 16-byte aligned.
-    SmallVector<int64_t> delta(regs);
-    bool aligned = true;
-    for (int64_t warp = 0; warp < map.numWarps(); ++warp)
-      for (int64_t lane = 0; lane < map.numLanes(); ++lane) {
-        auto [r0, c0] = map.elementAt({0, lane, warp});
-        int64_t origin = fragmentOffset(r0, c0, cols);
-        aligned &= origin % 4 == 0;
-        for (int64_t reg = 0; reg < regs; ++reg) {
-          auto [r, c] = map.elementAt({reg, lane, warp});
-          int64_t d = fragmentOffset(r, c, cols) - origin;
-          if (lane == 0 && warp == 0)
-            delta[reg] = d;
-          else if (delta[reg] != d)
-            return op.emitOpError("cannot write this register layout in "
-                                  "fragment order: its offsets are not the "
-                                  "thread's origin plus a constant");
-        }
-      }
+    FailureOr<FragmentDeltas> deltas = fragmentDeltas(map, cols);
+    if (failed(deltas)) // Refused with a message before conversion.
+      return rewriter.notifyMatchFailure(op, "offsets not per register");
+    ArrayRef<int64_t> delta = deltas->delta;
+    bool aligned = deltas->aligned;
     Value row0 = constIndex(rewriter, loc, 0);
     Value col0 = constIndex(rewriter, loc, 0);
     auto [row, col] = threadOrigin(rewriter, loc, map, row0, col0);

@@ -71,8 +71,9 @@ std::string unsupportedReason(Operation *op) {
     return scanUnsupportedReason(op);
   if (auto store = dyn_cast<StoreOp>(op)) {
     Type value = store.getValue().getType(), dst = store.getDst().getType();
-    if (isa<RegTileType>(value) &&
-        isa<GlobalType, SharedTileType, SharedVecType>(dst))
+    if (isa<RegTileType>(value) && isa<SharedVecType>(dst))
+      return fragmentStoreUnsupportedReason(cast<RegTileType>(value));
+    if (isa<RegTileType>(value) && isa<GlobalType, SharedTileType>(dst))
       return "";
     if (isa<RegVecType>(value) && isa<GlobalType>(dst))
       return store.getDevice() ? "to another device's copy is lowered for "

@@ -131,6 +131,13 @@
 
 // -----
 
+// 0x0 is the stored form of "no grid"; written out it is refused rather
+// than printed back without its waves.
+// expected-error @+1 {{MFMA wave grid 0x0 has no waves; leave out 'waves' to stack the waves in row bands}}
+"test.source"() : () -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 0x0>>
+
+// -----
+
 // expected-error @+1 {{MFMA wave grid 8x4 has more than 16 waves (1024 threads)}}
 "test.source"() : () -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 8x4>>
 

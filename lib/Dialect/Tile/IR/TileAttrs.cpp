@@ -268,6 +268,13 @@ Attribute MfmaLayoutAttr::parse(AsmParser &parser, Type) {
       parser.emitError(gridLoc, "expected a wave grid RxC");
       return {};
     }
+    // 0x0 is how the attribute stores "no grid": written out, it would
+    // print back without one.
+    if (grid[0] == 0 && grid[1] == 0) {
+      parser.emitError(gridLoc, "MFMA wave grid 0x0 has no waves; leave out "
+                                "'waves' to stack the waves in row bands");
+      return {};
+    }
   }
   if (parser.parseGreater())
     return {};

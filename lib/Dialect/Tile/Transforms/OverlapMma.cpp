@@ -318,7 +318,8 @@ std::string match(scf::ForOp loop, Rotation &r) {
   if (shared) {
     r.sharedExpect = expect;
     return "the second MMA's buffer is signalled by the same semaphore as "
-           "the first's";
+           "the first's, and its ring is not set up the way tile-pipeline "
+           "leaves it, so it cannot be given a semaphore pair of its own";
   }
   return "";
 }
