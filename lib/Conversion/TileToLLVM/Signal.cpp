@@ -89,24 +89,22 @@ void poll(OpBuilder &b, Location loc, Value address, Value value,
               "l,r");
     return;
   }
-  Value status = inlinePtx(
-      b, loc, b.getI32Type(),
-      {address, value, constI64(b, loc, limitMs * 1000000)},
-      regs + ".reg .u64 t0, t;\nmov.u32 $0, 0;\n" + attempt("$1", "$2") +
-          "@!p bra TK_SIGNAL_DONE;\n"
-          "mov.u64 t0, %globaltimer;\n"
-          "TK_SIGNAL:\n" +
-          attempt("$1", "$2") +
-          "@!p bra TK_SIGNAL_DONE;\n"
-          "mov.u64 t, %globaltimer;\n"
-          "sub.u64 t, t, t0;\n"
-          "setp.lt.u64 p, t, $3;\n"
-          "@p bra TK_SIGNAL;\n"
-          "mov.u32 $0, 1;\n"
-          "TK_SIGNAL_DONE:\n}",
-      "=r,l,r,l");
-  Value low = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), address);
-  reportTimedOut(b, loc, status, value, low, "counter");
+  inlinePtx(b, loc, {address, value},
+            regs + ".reg .u64 t0, t;\n" + attempt("$0", "$1") +
+                "@!p bra TK_SIGNAL_DONE;\n"
+                "mov.u64 t0, %globaltimer;\n"
+                "TK_SIGNAL:\n" +
+                attempt("$0", "$1") +
+                "@!p bra TK_SIGNAL_DONE;\n"
+                "mov.u64 t, %globaltimer;\n"
+                "sub.u64 t, t, t0;\n"
+                "setp.lt.u64 p, t, " +
+                std::to_string(limitMs * 1000000) +
+                ";\n"
+                "@p bra TK_SIGNAL;\n" +
+                giveUpPtx(b, loc, "$1", "$0", /*address64=*/true, "counter") +
+                "TK_SIGNAL_DONE:\n}",
+            "l,r");
 }
 
 /// NVIDIA: after a counter's acquire. What follows may be TMA (the async

@@ -40,22 +40,19 @@ static int64_t addWaitSite(gpu::GPUModuleOp module, StringRef kernel,
   return sites.size() - 1;
 }
 
-/// The address of the module's report pointer (kWaitReport): a global the
-/// host sets to a buffer it can read after the launch failed (0: none).
-static Value waitReportPointer(OpBuilder &b, Location loc,
-                               gpu::GPUModuleOp module) {
-  Type i64 = b.getI64Type();
-  if (!module.lookupSymbol(kWaitReport)) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(b, loc, i64, /*isConstant=*/false,
-                           LLVM::Linkage::External, kWaitReport,
-                           b.getI64IntegerAttr(0), /*alignment=*/8,
-                           /*addrSpace=*/1);
-  }
-  Value global = LLVM::AddressOfOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), kWaitReport);
-  return LLVM::PtrToIntOp::create(b, loc, i64, global);
+/// Declares the module's report pointer (kWaitReport) when it has none: a
+/// global the host sets to a buffer it can read after the launch failed (0:
+/// none). The timed waits' assembly reads it by name.
+static void declareWaitReport(OpBuilder &b, Location loc,
+                              gpu::GPUModuleOp module) {
+  if (module.lookupSymbol(kWaitReport))
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  LLVM::GlobalOp::create(b, loc, b.getI64Type(), /*isConstant=*/false,
+                         LLVM::Linkage::External, kWaitReport,
+                         b.getI64IntegerAttr(0), /*alignment=*/8,
+                         /*addrSpace=*/1);
 }
 
 /// The kernel module's wait time limit in milliseconds (kWaitTimeout,
@@ -76,94 +73,87 @@ void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
                              Value phase) {
   Value parity = arith::AndIOp::create(b, loc, phase, constI32(b, loc, 1));
   Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), sem);
-  LLVM::LLVMFuncOp func = enclosingKernel(b);
-  auto module =
-      func ? func->getParentOfType<gpu::GPUModuleOp>() : gpu::GPUModuleOp();
-  int64_t limitMs = waitTimeoutMs(module);
+  std::string tryWait =
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n";
+  int64_t limitMs = waitLimitMs(b);
   if (limitMs <= 0) {
     inlinePtx(b, loc, {address, parity},
-              "{\n.reg .pred p;\nTK_WAIT:\n"
-              "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
-              "@!p bra TK_WAIT;\n}",
+              "{\n.reg .pred p;\nTK_WAIT:\n" + tryWait + "@!p bra TK_WAIT;\n}",
               "r,r");
     return;
   }
   // With a time limit: after a first try that fails (a wait that succeeds
   // at once reads no timer), the loop reads %globaltimer (ns) between tries
-  // and gives up after the limit, answering 1 in the first active lane of the
-  // warp and 2 in the others (0: the phase completed).
-  Value status =
-      inlinePtx(b, loc, b.getI32Type(),
-                {address, parity, constI64(b, loc, limitMs * 1000000)},
-                "{\n.reg .pred p;\n.reg .b32 m, lt;\n.reg .u64 t0, t;\n"
-                "mov.u32 $0, 0;\n"
-                "mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n"
-                "@p bra TK_WAIT_DONE;\n"
-                "mov.u64 t0, %globaltimer;\n"
-                "TK_WAIT:\n"
-                "mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n"
-                "@p bra TK_WAIT_DONE;\n"
-                "mov.u64 t, %globaltimer;\n"
-                "sub.u64 t, t, t0;\n"
-                "setp.lt.u64 p, t, $3;\n"
-                "@p bra TK_WAIT;\n"
-                "activemask.b32 m;\n"
-                "mov.u32 lt, %lanemask_lt;\n"
-                "and.b32 m, m, lt;\n"
-                "setp.eq.u32 p, m, 0;\n"
-                "selp.u32 $0, 1, 2, p;\n"
-                "TK_WAIT_DONE:\n}",
-                "=r,r,r,l");
-  reportTimedOut(b, loc, status, parity, address, "semaphore");
+  // and gives up after the limit.
+  inlinePtx(
+      b, loc, {address, parity},
+      "{\n.reg .pred p;\n.reg .u64 t0, t;\n" + tryWait +
+          "@p bra TK_WAIT_DONE;\n"
+          "mov.u64 t0, %globaltimer;\n"
+          "TK_WAIT:\n" +
+          tryWait +
+          "@p bra TK_WAIT_DONE;\n"
+          "mov.u64 t, %globaltimer;\n"
+          "sub.u64 t, t, t0;\n"
+          "setp.lt.u64 p, t, " +
+          std::to_string(limitMs * 1000000) +
+          ";\n"
+          "@p bra TK_WAIT;\n" +
+          giveUpPtx(b, loc, "$1", "$0", /*address64=*/false, "semaphore") +
+          "TK_WAIT_DONE:\n}",
+      "r,r");
 }
 
-void tk::lower::reportTimedOut(OpBuilder &b, Location loc, Value status,
-                               Value what, Value address, StringRef kind) {
+std::string tk::lower::giveUpPtx(OpBuilder &b, Location loc, StringRef what,
+                                 StringRef address, bool address64,
+                                 StringRef kind) {
   LLVM::LLVMFuncOp func = enclosingKernel(b);
   auto module = func->getParentOfType<gpu::GPUModuleOp>();
-  Value gaveUp = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, status,
-                                       constI32(b, loc, 0));
-  auto guard = scf::IfOp::create(b, loc, gaveUp, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard insertion(b);
-  b.setInsertionPoint(guard.thenBlock()->getTerminator());
-  // The first lane records (site, block, thread, what, address) in the
-  // host's buffer when there is one: a u32 count, then 32-byte records from
-  // byte 32, each marked written (its sixth word) last. Plain stores and a
-  // system fence, no call: a vprintf call would make ptxas serialize every
-  // wgmma of the kernel (C7510; the GEMM ran 8-15% slower). Then every lane
-  // that gave up traps: the launch fails instead of hanging.
   int64_t site = addWaitSite(module, func.getSymName(), loc, kind);
-  Type i32 = b.getI32Type();
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, status,
-                                      constI32(b, loc, 1));
-  auto record = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPoint(record.thenBlock()->getTerminator());
-    inlinePtx(b, loc,
-              {constI32(b, loc, site), NVVM::BlockIdXOp::create(b, loc, i32),
-               NVVM::ThreadIdXOp::create(b, loc, i32), what, address,
-               waitReportPointer(b, loc, module)},
-              "{\n.reg .pred p;\n.reg .b32 slot;\n.reg .u64 buffer, at;\n"
-              "ld.volatile.global.u64 buffer, [$5];\n"
-              "setp.eq.u64 p, buffer, 0;\n"
-              "@p bra TK_REPORT_DONE;\n"
-              "atom.global.add.u32 slot, [buffer], 1;\n"
-              "setp.ge.u32 p, slot, " +
-                  std::to_string(kWaitReportRecords) +
-                  ";\n"
-                  "@p bra TK_REPORT_DONE;\n"
-                  "mul.wide.u32 at, slot, 32;\n"
-                  "add.u64 at, at, buffer;\n"
-                  "st.volatile.global.v4.u32 [at+32], {$0, $1, $2, $3};\n"
-                  "st.volatile.global.u32 [at+48], $4;\n"
-                  "membar.sys;\n"
-                  "st.volatile.global.u32 [at+52], 1;\n"
-                  "membar.sys;\n"
-                  "TK_REPORT_DONE:\n}",
-              "r,r,r,r,r,l");
-  }
-  LLVM::Trap::create(b, loc);
+  declareWaitReport(b, loc, module);
+  // The first active lane records (site, block, thread, what, address) in
+  // the host's buffer when there is one: a u32 count, then 32-byte records
+  // from byte 32, each marked written (its sixth word) last. Plain stores
+  // and a system fence, no call: a vprintf call would make ptxas serialize
+  // every wgmma of the kernel (C7510; the GEMM ran 8-15% slower). Then every
+  // lane traps: the launch fails instead of hanging.
+  std::string low = address64 ? "cvt.u32.u64 lo, " + address.str() + ";\n"
+                              : "mov.u32 lo, " + address.str() + ";\n";
+  return "{\n.reg .pred q;\n"
+         ".reg .b32 m, lt, slot, site, blk, thr, lo;\n"
+         ".reg .u64 buffer, at;\n"
+         "activemask.b32 m;\n"
+         "mov.u32 lt, %lanemask_lt;\n"
+         "and.b32 m, m, lt;\n"
+         "setp.ne.u32 q, m, 0;\n"
+         "@q bra TK_GIVE_UP;\n"
+         "ld.volatile.global.u64 buffer, [" +
+         std::string(kWaitReport) +
+         "];\n"
+         "setp.eq.u64 q, buffer, 0;\n"
+         "@q bra TK_GIVE_UP;\n"
+         "atom.global.add.u32 slot, [buffer], 1;\n"
+         "setp.ge.u32 q, slot, " +
+         std::to_string(kWaitReportRecords) +
+         ";\n"
+         "@q bra TK_GIVE_UP;\n"
+         "mul.wide.u32 at, slot, 32;\n"
+         "add.u64 at, at, buffer;\n"
+         "mov.u32 site, " +
+         std::to_string(site) +
+         ";\n"
+         "mov.u32 blk, %ctaid.x;\n"
+         "mov.u32 thr, %tid.x;\n" +
+         low + "st.volatile.global.v4.u32 [at+32], {site, blk, thr, " +
+         what.str() +
+         "};\n"
+         "st.volatile.global.u32 [at+48], lo;\n"
+         "membar.sys;\n"
+         "st.volatile.global.u32 [at+52], 1;\n"
+         "membar.sys;\n"
+         "TK_GIVE_UP:\n"
+         "trap;\n"
+         "}\n";
 }
 
 namespace {
