@@ -264,18 +264,21 @@ void mbarrierWait(mlir::OpBuilder &b, mlir::Location loc, mlir::Value sem,
 /// The kernel module's wait time limit in milliseconds (convert-tile-to-
 /// nvvm's wait-timeout-ms), 0 when waits have none.
 int64_t waitLimitMs(mlir::OpBuilder &b);
-/// The PTX of a timed wait that passed its limit (`kWaitTimeout`), for the
-/// end of the wait's own inline assembly: the warp's first active lane
+/// The body of a wait's inline assembly under the module's limit
+/// (`kWaitTimeout`), inside a block that declares the predicate `p`:
+/// `attempt` tries once and sets a predicate that the guard `done` ("@p",
+/// "@!p") reads as done. Past the limit the warp's first active lane
 /// records (site, block, thread, `what`, the low 32 bits of `address`) in
 /// the host's report buffer under a new wait site of kind `kind`
-/// ("semaphore", "counter"), and every lane that gave up traps. `what` is
-/// a 32-bit PTX operand, `address` a 32-bit one or, `address64`, a 64-bit
+/// ("semaphore", "counter"), and every lane that gave up traps. `what` is a
+/// 32-bit PTX operand, `address` a 32-bit one or, `address64`, a 64-bit
 /// one. The whole slow path stays inside the wait's assembly, which has no
 /// result: code after the wait does not branch on its outcome, so the
 /// waits compile as the unlimited ones do on their fast path.
-std::string giveUpPtx(mlir::OpBuilder &b, mlir::Location loc,
-                      llvm::StringRef what, llvm::StringRef address,
-                      bool address64, llvm::StringRef kind);
+std::string timedWaitPtx(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::StringRef attempt, llvm::StringRef done,
+                         llvm::StringRef what, llvm::StringRef address,
+                         bool address64, llvm::StringRef kind);
 /// Rows of the allocation a shared tile value lies in. A swizzled tile is
 /// stored as column blocks of (allocation rows x swizzle bytes), so a subtile
 /// that splits rows keeps its parent's block stride, not its own.

@@ -90,20 +90,10 @@ void poll(OpBuilder &b, Location loc, Value address, Value value,
     return;
   }
   inlinePtx(b, loc, {address, value},
-            regs + ".reg .u64 t0, t;\n" + attempt("$0", "$1") +
-                "@!p bra TK_SIGNAL_DONE;\n"
-                "mov.u64 t0, %globaltimer;\n"
-                "TK_SIGNAL:\n" +
-                attempt("$0", "$1") +
-                "@!p bra TK_SIGNAL_DONE;\n"
-                "mov.u64 t, %globaltimer;\n"
-                "sub.u64 t, t, t0;\n"
-                "setp.lt.u64 p, t, " +
-                std::to_string(limitMs * 1000000) +
-                ";\n"
-                "@p bra TK_SIGNAL;\n" +
-                giveUpPtx(b, loc, "$1", "$0", /*address64=*/true, "counter") +
-                "TK_SIGNAL_DONE:\n}",
+            regs +
+                timedWaitPtx(b, loc, attempt("$0", "$1"), "@!p", "$1", "$0",
+                             /*address64=*/true, "counter") +
+                "}",
             "l,r");
 }
 

@@ -69,44 +69,10 @@ int64_t tk::lower::waitLimitMs(OpBuilder &b) {
                             : gpu::GPUModuleOp());
 }
 
-void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
-                             Value phase) {
-  Value parity = arith::AndIOp::create(b, loc, phase, constI32(b, loc, 1));
-  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), sem);
-  std::string tryWait =
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n";
-  int64_t limitMs = waitLimitMs(b);
-  if (limitMs <= 0) {
-    inlinePtx(b, loc, {address, parity},
-              "{\n.reg .pred p;\nTK_WAIT:\n" + tryWait + "@!p bra TK_WAIT;\n}",
-              "r,r");
-    return;
-  }
-  // With a time limit: after a first try that fails (a wait that succeeds
-  // at once reads no timer), the loop reads %globaltimer (ns) between tries
-  // and gives up after the limit.
-  inlinePtx(
-      b, loc, {address, parity},
-      "{\n.reg .pred p;\n.reg .u64 t0, t;\n" + tryWait +
-          "@p bra TK_WAIT_DONE;\n"
-          "mov.u64 t0, %globaltimer;\n"
-          "TK_WAIT:\n" +
-          tryWait +
-          "@p bra TK_WAIT_DONE;\n"
-          "mov.u64 t, %globaltimer;\n"
-          "sub.u64 t, t, t0;\n"
-          "setp.lt.u64 p, t, " +
-          std::to_string(limitMs * 1000000) +
-          ";\n"
-          "@p bra TK_WAIT;\n" +
-          giveUpPtx(b, loc, "$1", "$0", /*address64=*/false, "semaphore") +
-          "TK_WAIT_DONE:\n}",
-      "r,r");
-}
-
-std::string tk::lower::giveUpPtx(OpBuilder &b, Location loc, StringRef what,
-                                 StringRef address, bool address64,
-                                 StringRef kind) {
+/// The end of a timed wait's assembly, past its limit: see timedWaitPtx.
+static std::string giveUpPtx(OpBuilder &b, Location loc, StringRef what,
+                             StringRef address, bool address64,
+                             StringRef kind) {
   LLVM::LLVMFuncOp func = enclosingKernel(b);
   auto module = func->getParentOfType<gpu::GPUModuleOp>();
   int64_t site = addWaitSite(module, func.getSymName(), loc, kind);
@@ -154,6 +120,48 @@ std::string tk::lower::giveUpPtx(OpBuilder &b, Location loc, StringRef what,
          "TK_GIVE_UP:\n"
          "trap;\n"
          "}\n";
+}
+
+void tk::lower::mbarrierWait(OpBuilder &b, Location loc, Value sem,
+                             Value phase) {
+  Value parity = arith::AndIOp::create(b, loc, phase, constI32(b, loc, 1));
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), sem);
+  std::string tryWait =
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n";
+  int64_t limitMs = waitLimitMs(b);
+  if (limitMs <= 0) {
+    inlinePtx(b, loc, {address, parity},
+              "{\n.reg .pred p;\nTK_WAIT:\n" + tryWait + "@!p bra TK_WAIT;\n}",
+              "r,r");
+    return;
+  }
+  inlinePtx(b, loc, {address, parity},
+            "{\n.reg .pred p;\n" +
+                timedWaitPtx(b, loc, tryWait, "@p", "$1", "$0",
+                             /*address64=*/false, "semaphore") +
+                "}",
+            "r,r");
+}
+
+std::string tk::lower::timedWaitPtx(OpBuilder &b, Location loc,
+                                    StringRef attempt, StringRef done,
+                                    StringRef what, StringRef address,
+                                    bool address64, StringRef kind) {
+  // After a first try that fails (a wait that succeeds at once reads no
+  // timer), the loop reads %globaltimer (ns) between tries and gives up
+  // after the limit.
+  std::string exit = done.str() + " bra TK_WAIT_DONE;\n";
+  return ".reg .u64 t0, t;\n" + attempt.str() + exit +
+         "mov.u64 t0, %globaltimer;\n"
+         "TK_WAIT:\n" +
+         attempt.str() + exit +
+         "mov.u64 t, %globaltimer;\n"
+         "sub.u64 t, t, t0;\n"
+         "setp.lt.u64 p, t, " +
+         std::to_string(waitLimitMs(b) * 1000000) +
+         ";\n"
+         "@p bra TK_WAIT;\n" +
+         giveUpPtx(b, loc, what, address, address64, kind) + "TK_WAIT_DONE:\n";
 }
 
 namespace {

@@ -86,7 +86,7 @@ tile.kernel @no_waits(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
 // CHECK: barrier = {{{.*}}wait_timeout = {{{.*}}sites = [{kind = "counter", location = "{{.*}}wait-timeout.mlir:[[@LINE+9]]:3", site = {{[0-9]+}} : i64}]}
 // CHECK-LABEL: llvm.func @barrier
 // CHECK: red.release.sys.global.add.s32
-// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0A.reg .b32 v;\0A.reg .s32 d;\0A.reg .u64 t0, t;\0Ald.acquire.sys.global.b32 v, [$0];\0Asub.s32 d, v, $1;{{.*}}mov.u64 t0, %globaltimer;\0ATK_SIGNAL:{{.*}}setp.lt.u64 p, t, 250000000;\0A@p bra TK_SIGNAL;\0A{{.*}}ld.volatile.global.u64 buffer, [__tk_wait_report];{{.*}}cvt.u32.u64 lo, $0;\0Ast.volatile.global.v4.u32 [at+32], {site, blk, thr, $1};\0Ast.volatile.global.u32 [at+48], lo;{{.*}}TK_GIVE_UP:\0Atrap;\0A}\0ATK_SIGNAL_DONE:\0A}", "l,r"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0A.reg .b32 v;\0A.reg .s32 d;\0A.reg .u64 t0, t;\0Ald.acquire.sys.global.b32 v, [$0];\0Asub.s32 d, v, $1;{{.*}}mov.u64 t0, %globaltimer;\0ATK_WAIT:{{.*}}setp.lt.u64 p, t, 250000000;\0A@p bra TK_WAIT;\0A{{.*}}ld.volatile.global.u64 buffer, [__tk_wait_report];{{.*}}cvt.u32.u64 lo, $0;\0Ast.volatile.global.v4.u32 [at+32], {site, blk, thr, $1};\0Ast.volatile.global.u32 [at+48], lo;{{.*}}TK_GIVE_UP:\0Atrap;\0A}\0ATK_WAIT_DONE:\0A}", "l,r"
 // OFF-LABEL: llvm.func @barrier
 // OFF-NOT: globaltimer
 // OFF: ld.acquire.sys.global.b32 v, [$0];
