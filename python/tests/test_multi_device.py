@@ -108,10 +108,11 @@ def test_two_multi_device_arguments_must_agree():
 
 def test_tensor_parallel_variants_are_the_bundled_program():
     from tk_mlir.ops import tensor_parallel
+    limit = "wait-timeout-ms=600000"
     assert tensor_parallel.variants() == {
-        "gemm_reduce_scatter": ("gemm_reduce_scatter", ""),
-        "all_gather_gemm": ("all_gather_gemm", ""),
-        "all_gather_gemm_blocks": ("all_gather_gemm_blocks", "")}
+        "gemm_reduce_scatter": ("gemm_reduce_scatter", limit),
+        "all_gather_gemm": ("all_gather_gemm", limit),
+        "all_gather_gemm_blocks": ("all_gather_gemm_blocks", limit)}
     assert tensor_parallel._int32(2**31) == -2**31
     assert tensor_parallel._int32(2**32 + 5) == 5
     assert ctypes.c_int32(tensor_parallel._int32(2**31 + 7)).value == \

@@ -1,8 +1,9 @@
-"""The tensor-parallel ops' kernels with $TK_MLIR_WAIT_TIMEOUT_MS, on the
-CPU: the variable picks the kernels compiled with wait-timeout-ms (their own
-name, so both forms can be loaded in one process), a bad value raises
-naming the variable, and wait_timeouts() collects what the loaded kernels
-recorded."""
+"""The tensor-parallel ops' kernels and their wait limit, on the CPU: the
+bundled kernels (compiled with the default limit) without
+$TK_MLIR_WAIT_TIMEOUT_MS, kernels compiled with another limit, or none,
+under their own names (so forms can be loaded in one process) with it; a
+bad value raises naming the variable, and wait_timeouts() collects what the
+loaded kernels recorded."""
 import os
 import sys
 import types
@@ -30,18 +31,25 @@ def loads(monkeypatch):
     return calls, reports
 
 
-def test_the_bundled_kernels_without_the_variable(loads):
+DEFAULT = f"wait-timeout-ms={tp.DEFAULT_WAIT_TIMEOUT_MS}"
+
+
+@pytest.mark.parametrize("value", [None, "", "  ", "600000"])
+def test_the_bundled_kernels_without_the_variable_or_at_the_default(
+        loads, monkeypatch, value):
     calls, _ = loads
+    if value is not None:
+        monkeypatch.setenv("TK_MLIR_WAIT_TIMEOUT_MS", value)
     tp._load(tp.PROGRAM, tp._ARG_NAMES)
     tp._load(tp.GATHER_PROGRAM, tp._GATHER_ARG_NAMES)
-    assert calls == [(tp.PROGRAM, tp.PROGRAM, ""),
-                     (tp.GATHER_PROGRAM, tp.GATHER_PROGRAM, "")]
+    assert calls == [(tp.PROGRAM, tp.PROGRAM, DEFAULT),
+                     (tp.GATHER_PROGRAM, tp.GATHER_PROGRAM, DEFAULT)]
     assert tp.wait_timeouts() == []
 
 
 @pytest.mark.parametrize("value", ["5000", " 5000 "])
-def test_the_variable_picks_kernels_with_a_wait_limit(loads, monkeypatch,
-                                                      value):
+def test_the_variable_picks_kernels_with_another_limit(loads, monkeypatch,
+                                                       value):
     calls, _ = loads
     monkeypatch.setenv("TK_MLIR_WAIT_TIMEOUT_MS", value)
     tp._load(tp.PROGRAM, tp._ARG_NAMES)
@@ -52,12 +60,11 @@ def test_the_variable_picks_kernels_with_a_wait_limit(loads, monkeypatch,
          "wait-timeout-ms=5000")]
 
 
-@pytest.mark.parametrize("value", ["0", ""])
-def test_zero_or_empty_means_no_limit(loads, monkeypatch, value):
+def test_zero_means_no_limit(loads, monkeypatch):
     calls, _ = loads
-    monkeypatch.setenv("TK_MLIR_WAIT_TIMEOUT_MS", value)
+    monkeypatch.setenv("TK_MLIR_WAIT_TIMEOUT_MS", "0")
     tp._load(tp.PROGRAM, tp._ARG_NAMES)
-    assert calls == [(tp.PROGRAM, tp.PROGRAM, "")]
+    assert calls == [("gemm_reduce_scatter_nowait", tp.PROGRAM, "")]
 
 
 @pytest.mark.parametrize("value", ["abc", "-3", "1.5"])

@@ -23,9 +23,11 @@ a caller may capture either op in a CUDA graph (torch.cuda.graph) once a
 call of that shape has made its state outside the capture
 (docs/multi_gpu.md); the communicating-blocks form cannot be captured.
 
-Debugging a hang (a peer that died or called another shape): with
-$TK_MLIR_WAIT_TIMEOUT_MS = N set, the ops use kernels whose waits give up
-after N ms and trap, and wait_timeouts() says which waits gave up.
+A peer that dies or calls another shape: the kernels' waits give up after
+DEFAULT_WAIT_TIMEOUT_MS (10 minutes, torch.distributed's default for NCCL)
+and trap, so the launch fails instead of hanging, and wait_timeouts() says
+which waits gave up. $TK_MLIR_WAIT_TIMEOUT_MS = N picks kernels whose
+waits give up after N ms (0: kernels without a limit).
 """
 import collections
 import os
@@ -53,18 +55,33 @@ _BLOCKS_ARG_NAMES = ["G", "B", "C", "arrived", "sync", "epoch", "started",
                      "finished"]
 
 
+# The kernels' wait limit unless $TK_MLIR_WAIT_TIMEOUT_MS says otherwise:
+# torch.distributed's default timeout for NCCL, so that a launch whose peer
+# died fails about when a collective would. The limit costs the kernels'
+# fast path nothing: a timed wait's give-up path is inside its assembly
+# (docs/nvidia.md, "Finding a deadlock").
+DEFAULT_WAIT_TIMEOUT_MS = 600_000
+
+
+def _options(ms):
+    return f"wait-timeout-ms={ms}" if ms else ""
+
+
 def variants():
     """name -> (program, tk-opt -tile-to-nvidia options), as
-    scripts/setup.sh builds them."""
-    return {PROGRAM: (PROGRAM, ""), GATHER_PROGRAM: (GATHER_PROGRAM, ""),
-            BLOCKS_PROGRAM: (BLOCKS_PROGRAM, "")}
+    scripts/setup.sh builds them: each program with the default wait
+    limit under its own name."""
+    default = _options(DEFAULT_WAIT_TIMEOUT_MS)
+    return {program: (program, default)
+            for program in (PROGRAM, GATHER_PROGRAM, BLOCKS_PROGRAM)}
 
 
 def _wait_timeout_ms():
-    """$TK_MLIR_WAIT_TIMEOUT_MS as a number of milliseconds (0: unset)."""
+    """$TK_MLIR_WAIT_TIMEOUT_MS as a number of milliseconds (0: no limit),
+    DEFAULT_WAIT_TIMEOUT_MS when it is unset or empty."""
     text = os.environ.get("TK_MLIR_WAIT_TIMEOUT_MS", "").strip()
     if not text:
-        return 0
+        return DEFAULT_WAIT_TIMEOUT_MS
     try:
         ms = int(text)
     except ValueError:
@@ -80,17 +97,17 @@ _kernels = {}
 
 
 def _load(program, names):
-    """The ops' kernel `program`: as bundled, or, with
-    $TK_MLIR_WAIT_TIMEOUT_MS = N > 0, compiled with wait-timeout-ms=N (on
-    first use, then cached), so that a launch whose peers never signal
-    fails after N ms instead of hanging (wait_timeouts says where)."""
+    """The ops' kernel `program`: as bundled (waits limited to
+    DEFAULT_WAIT_TIMEOUT_MS) or, with $TK_MLIR_WAIT_TIMEOUT_MS = N, compiled
+    with wait-timeout-ms=N under its own name (on first use, then cached;
+    N = 0: no limit), so that a launch whose peers never signal fails after
+    the limit instead of hanging (wait_timeouts says where)."""
     ms = _wait_timeout_ms()
-    if ms:
-        name = f"{program}_wait{ms}"
-        kernel = load_compiled(name, program, f"wait-timeout-ms={ms}", names)
-    else:
+    if ms == DEFAULT_WAIT_TIMEOUT_MS:
         name = program
-        kernel = load_compiled(program, program, "", names)
+    else:
+        name = f"{program}_wait{ms}" if ms else f"{program}_nowait"
+    kernel = load_compiled(name, program, _options(ms), names)
     _kernels[name] = kernel
     return kernel
 
@@ -98,8 +115,8 @@ def _load(program, names):
 def wait_timeouts():
     """The waits of the ops' kernels that gave up, one message each (the
     kernel, block, thread, the wait's source line and the value it waited
-    for): kernels compiled with $TK_MLIR_WAIT_TIMEOUT_MS only, [] when none
-    gave up. Read from host memory, so it works once a launch has trapped
+    for), [] when none gave up (and always with
+    $TK_MLIR_WAIT_TIMEOUT_MS = 0). Read from host memory, so it works once a launch has trapped
     and the CUDA context is no longer usable."""
     messages = []
     for kernel in _kernels.values():
