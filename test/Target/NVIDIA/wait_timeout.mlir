@@ -16,6 +16,17 @@
 // RUN: sed '/begin inline asm/,/end inline asm/d; /__tk_wait_report;$/d' %t.gemm-on/gemm.ptx > %t.gemm-on.rest
 // RUN: sed '/begin inline asm/,/end inline asm/d' %t.gemm-off/gemm.ptx > %t.gemm-off.rest
 // RUN: diff %t.gemm-off.rest %t.gemm-on.rest
+// The same for the reduce-scatter's kernel with the limit the tensor-parallel
+// ops ship with (its counter polls timed too).
+// RUN: rm -rf %t.rs-on %t.rs-off
+// RUN: tk-opt %kernels/multi_gpu/gemm_reduce_scatter.mlir -tile-to-nvidia="out=%t.rs-on cubin=false wait-timeout-ms=600000" -o /dev/null
+// RUN: tk-opt %kernels/multi_gpu/gemm_reduce_scatter.mlir -tile-to-nvidia="out=%t.rs-off cubin=false" -o /dev/null
+// RUN: FileCheck %s --check-prefix=RS < %t.rs-on/gemm_reduce_scatter.ptx
+// RUN: sed '/begin inline asm/,/end inline asm/d; /__tk_wait_report;$/d' %t.rs-on/gemm_reduce_scatter.ptx > %t.rs-on.rest
+// RUN: sed '/begin inline asm/,/end inline asm/d' %t.rs-off/gemm_reduce_scatter.ptx > %t.rs-off.rest
+// RUN: diff %t.rs-off.rest %t.rs-on.rest
+// RS: ld.acquire.sys.global.b32 v
+// RS: setp.lt.u64 p, t, 600000000000;
 // GEMM: .visible .global .align 8 .u64 __tk_wait_report;
 // GEMM-COUNT-2: setp.lt.u64 p, t, 1000000000;
 // RUN: rm -rf %t && tk-opt %tk_src_root/python/gpu_checks/wait_timeout.mlir -tile-to-nvidia="out=%t cubin=false wait-timeout-ms=200" -o /dev/null
