@@ -36,7 +36,7 @@ compile() {
   set -e
   local tk=build/bin/tk-opt
   rm -rf "$C"
-  for name in tile_paths tile_walk cross_warp carried_walk; do
+  for name in tile_paths tile_walk cross_warp carried_walk fma; do
     "$tk" "$G/$name.mlir" -tile-to-nvidia="out=$C/$name" -o /dev/null
   done
   # The ring with and without tile-warp-specialize (gemm_pipelined.py).
@@ -70,6 +70,7 @@ add() {
 checks() {
   add tile_paths 120 python3 $G/tile_paths.py \
     --manifest $C/tile_paths/tile_paths.json
+  add fma 120 python3 $G/fma.py --manifest $C/fma/fma.json
   add cross_warp 120 python3 $G/cross_warp.py \
     --manifest $C/cross_warp/cross_warp.json
   add carried_walk 120 python3 $G/carried_walk.py \

@@ -58,7 +58,7 @@ def run(tmp_path, gpus, *args, cwd=ROOT):
 def test_one_gpu_runs_the_single_gpu_checks(tmp_path):
     done, calls = run(tmp_path, 1)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert len(calls) == 11
+    assert len(calls) == 12
     assert all(f"--out {tmp_path / 'out'}" in call for call in calls)
     assert not any("torchrun" in call or "devices.py" in call
                    for call in calls)
@@ -69,7 +69,7 @@ def test_one_gpu_runs_the_single_gpu_checks(tmp_path):
     killed = [line for line in done.stdout.splitlines()
               if line.startswith("carried_walk")]
     assert "KILLED (signal 9)" in killed[0] and "no result line" in killed[0]
-    assert "11 checks, 2 not ok (1 GPUs" in done.stdout
+    assert "12 checks, 2 not ok (1 GPUs" in done.stdout
     assert (tmp_path / "out" / "logs" / "cross_warp.log").read_text() == \
         "3 passed, 1 failed\n"
 
@@ -93,7 +93,7 @@ def test_summary_json_records_every_check(tmp_path):
 
 def test_several_gpus_add_the_multi_gpu_checks(tmp_path):
     done, calls = run(tmp_path, 4)
-    assert len(calls) == 15
+    assert len(calls) == 16
     torchrun = [call for call in calls if "torchrun" in call.split()[0]]
     assert len(torchrun) == 3
     assert all("--nproc-per-node 4" in call for call in torchrun)

@@ -36,13 +36,16 @@ def ConvertTileToNVVM : Pass<"convert-tile-to-nvvm", "::mlir::ModuleOp"> {
            "moves a wait_group to the top of its block; measured on H100, "
            "docs/performance.md)">,
     Option<"waitTimeoutMs", "wait-timeout-ms", "unsigned", "0",
-           "Debugging deadlocks: a thread that waits on a semaphore (or the "
-           "tile queue) longer than this many milliseconds records its "
-           "block, thread, the wait's site, parity and semaphore address in "
-           "the buffer the host put in __tk_wait_report (the manifest's "
-           "wait_timeout lists the sites' source locations), then traps, so "
-           "the launch fails instead of hanging (0: waits have no limit; "
-           "docs/nvidia.md, \"Finding a deadlock\")">,
+           "A thread that waits on a semaphore (or the tile queue) or polls "
+           "a counter (tile.signal_wait, tile.device_barrier) longer than "
+           "this many milliseconds records its block, thread, the wait's "
+           "site, the parity or value it waited for and the semaphore or "
+           "counter address in the buffer the host put in __tk_wait_report "
+           "(the manifest's wait_timeout lists the sites' source "
+           "locations), then traps, so the launch fails instead of hanging: "
+           "for finding deadlocks, and for kernels whose peers may die (the "
+           "tensor-parallel ops' kernels are built with a limit). 0: waits "
+           "have no limit (docs/nvidia.md, \"Finding a deadlock\")">,
   ];
   let dependentDialects = [
     "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",

@@ -170,6 +170,13 @@ llvm::SmallVector<mlir::Value>
 pairwise(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> x,
          llvm::ArrayRef<mlir::Value> y,
          llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> op);
+/// The same for any number of operands: `op` of the i-th field of each list
+/// in `operands` (lists of equal length, fields of one type), 16-bit floats
+/// two at a time (fma.rn.bf16x2 for a fused multiply-add on NVIDIA).
+llvm::SmallVector<mlir::Value>
+pairwise(mlir::OpBuilder &b, mlir::Location loc,
+         llvm::ArrayRef<llvm::SmallVector<mlir::Value>> operands,
+         llvm::function_ref<mlir::Value(mlir::ValueRange)> op);
 /// Converts one float to another float type (bf16 <-> f16 through f32).
 mlir::Value convertFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          mlir::Type to);

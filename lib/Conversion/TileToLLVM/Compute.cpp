@@ -107,6 +107,32 @@ struct BinaryLowering : OpConversionPattern<TileOp> {
   }
 };
 
+/// tile.fma: a·b + c rounded once, field by field (`llvm.intr.fma`; bf16 and
+/// f16 fields in pairs, fma.rn.bf16x2 on NVIDIA).
+struct FmaLowering : OpConversionPattern<FmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type structType = getTypeConverter()->convertType(op.getType());
+    int64_t count = cast<LLVM::LLVMStructType>(structType).getBody().size();
+    SmallVector<SmallVector<Value>> operands;
+    for (Value v : {adaptor.getA(), adaptor.getB(), adaptor.getC()}) {
+      SmallVector<Value> &fields = operands.emplace_back();
+      for (int64_t i = 0; i < count; ++i)
+        fields.push_back(extract(rewriter, loc, v, i));
+    }
+    SmallVector<Value> fused =
+        pairwise(rewriter, loc, operands, [&](ValueRange v) {
+          return LLVM::FMAOp::create(rewriter, loc, v[0], v[1], v[2])
+              .getResult();
+        });
+    rewriter.replaceOp(op, packStruct(rewriter, loc, structType, fused));
+    return success();
+  }
+};
+
 /// tile.mul ... skip_ones: the product field by field inside an scf.if that
 /// only threads with an rhs element other than 1.0 enter. A broadcast rhs
 /// is tested on its vector's few registers, anything else field by field.
@@ -615,7 +641,7 @@ void tk::lower::populateComputePatterns(TypeConverter &converter,
       ScalarExpLogLowering<math::Exp2Op, Transcendental::exp2>,
       ScalarExpLogLowering<math::LogOp, Transcendental::log>,
       MaskLowering<CausalMaskOp>, MaskLowering<BoundMaskOp>,
-      ConvertLayoutLowering, MulSkipOnesLowering>(converter, ctx);
+      ConvertLayoutLowering, MulSkipOnesLowering, FmaLowering>(converter, ctx);
   if (nvidia) {
     patterns.add<MmaLowering<MmaOp, true>, MmaLowering<MmaAsyncOp, false>>(
         converter, ctx);

@@ -213,31 +213,50 @@ SmallVector<Value>
 tk::lower::pairwise(OpBuilder &b, Location loc, ArrayRef<Value> x,
                     ArrayRef<Value> y,
                     llvm::function_ref<Value(Value, Value)> op) {
-  assert(x.size() == y.size() && "pairwise: operand lists differ in length");
-  SmallVector<Value> result;
+  SmallVector<SmallVector<Value>> operands = {llvm::to_vector(x),
+                                              llvm::to_vector(y)};
+  return pairwise(b, loc, operands,
+                  [&](ValueRange v) { return op(v[0], v[1]); });
+}
+SmallVector<Value>
+tk::lower::pairwise(OpBuilder &b, Location loc,
+                    ArrayRef<SmallVector<Value>> operands,
+                    llvm::function_ref<Value(ValueRange)> op) {
+  size_t count = operands.front().size();
+  assert(llvm::all_of(operands,
+                      [&](const SmallVector<Value> &fields) {
+                        return fields.size() == count;
+                      }) &&
+         "pairwise: operand lists differ in length");
+  SmallVector<Value> result, args;
   size_t i = 0;
-  if (!x.empty() && isa<BFloat16Type, Float16Type>(x.front().getType())) {
-    auto pair = VectorType::get({2}, x.front().getType());
+  if (count && isa<BFloat16Type, Float16Type>(operands.front()[0].getType())) {
+    Type element = operands.front()[0].getType();
+    auto pair = VectorType::get({2}, element);
     auto join = [&](Value lo, Value hi) {
+      assert(lo.getType() == element && hi.getType() == element &&
+             "pairwise: fields of different types");
       Value v = LLVM::UndefOp::create(b, loc, pair);
       v = LLVM::InsertElementOp::create(b, loc, v, lo, constI32(b, loc, 0));
       return LLVM::InsertElementOp::create(b, loc, v, hi, constI32(b, loc, 1))
           .getResult();
     };
-    for (; i + 1 < x.size(); i += 2) {
-      assert(y[i].getType() == x[i].getType() &&
-             y[i + 1].getType() == x[i].getType() &&
-             "pairwise: fields of different types");
-      Value lhs = join(x[i], x[i + 1]);
-      Value rhs = join(y[i], y[i + 1]);
-      Value both = op(lhs, rhs);
+    for (; i + 1 < count; i += 2) {
+      args.clear();
+      for (const SmallVector<Value> &fields : operands)
+        args.push_back(join(fields[i], fields[i + 1]));
+      Value both = op(args);
       for (int64_t half = 0; half < 2; ++half)
         result.push_back(LLVM::ExtractElementOp::create(
             b, loc, both, constI32(b, loc, half)));
     }
   }
-  for (; i < x.size(); ++i)
-    result.push_back(op(x[i], y[i]));
+  for (; i < count; ++i) {
+    args.clear();
+    for (const SmallVector<Value> &fields : operands)
+      args.push_back(fields[i]);
+    result.push_back(op(args));
+  }
   return result;
 }
 Value tk::lower::packFields(OpBuilder &b, Location loc, Value record,

@@ -88,7 +88,7 @@ std::string unsupportedReason(Operation *op) {
           SubtileOp, LoadOp, LoadAsyncOp, StoreAsyncOp, StoreAsyncWaitOp,
           SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp, BarrierOp, MmaTurnOp,
           FenceOp, FillOp, CastOp, ConvertLayoutOp, OuterOp, AddOp, SubOp,
-          MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
+          MulOp, DivOp, FmaOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
           BroadcastOp, MmaWaitOp, CausalMaskOp, BoundMaskOp, SignalAddOp,
           SignalWaitOp, DeviceBarrierOp, DeviceIdOp, DeviceCountOp>(op))
     return "";

@@ -163,9 +163,9 @@ std::string amdUnsupportedReason(Operation *op) {
            "passes no tile table)";
   if (isa<KernelOp, ReturnOp, YieldOp, ForeachTileOp, BlockRolesOp,
           WarpgroupIdOp, BlockIdOp, DimOp, PrefixSumOp, PartRowsOp, AllocOp,
-          SlotOp, SubtileOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, MaxOp,
-          MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp, CausalMaskOp,
-          BoundMaskOp, ConvertLayoutOp, OuterOp>(op))
+          SlotOp, SubtileOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, FmaOp,
+          MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp,
+          CausalMaskOp, BoundMaskOp, ConvertLayoutOp, OuterOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to ROCDL yet";
