@@ -79,7 +79,7 @@ echo "== linear-attention kernels for tk_mlir.linear_attention() and based(): bu
 echo
 echo "== Mamba2 SSD kernels for tk_mlir.ssd_chunk_scan(): build/artifacts/mamba2_ssd{,_n128}{,_z}{,_d} (state dim 64, 128; with the z gate, the D skip)"
 echo
-echo "== tensor-parallel kernels for tk_mlir.ops.tensor_parallel (multi-GPU): build/artifacts/gemm_reduce_scatter"
+echo "== tensor-parallel kernels for tk_mlir.ops.tensor_parallel (multi-GPU): build/artifacts/{gemm_reduce_scatter,all_gather_gemm,all_gather_gemm_blocks}"
 echo
 echo "== AMD: the same naive programs for gfx942 and gfx950 (build/artifacts/amd/)"
 rm -rf build/artifacts/amd

@@ -127,7 +127,8 @@ def cache_dir():
 class Compiled:
     """A compiled program's files in the cache: `directory`, `name` (the
     first kernel's), `manifest_path`, `manifest` (dict), `assembly` (text),
-    `binary` (bytes or None); `from_cache` says whether this call compiled."""
+    `binary` (bytes or None); `from_cache` is True when this call found the files already compiled
+    (and compiled nothing), False when it compiled them."""
 
     def __init__(self, directory, from_cache):
         self.directory = directory

@@ -1,5 +1,5 @@
 """linear_attention(q, k, v, ...): causal linear attention with the tile
-programs compiled by tk-opt (kernels/linear_attention*.mlir), forward only.
+programs compiled by tk-opt (kernels/linear_attention/*.mlir), forward only.
 
     o_t = Σ_{s<=t} (φ(q_t)·φ(k_s)) v_s [/ Σ_{s<=t} φ(q_t)·φ(k_s)]
 

@@ -1,5 +1,5 @@
 """ssd_chunk_scan(x, dt, A, B, C, ...): Mamba2's SSD forward with the tile
-programs compiled by tk-opt (kernels/mamba2_ssd*.mlir), a drop-in for the
+programs compiled by tk-opt (kernels/ssm/mamba2_ssd*.mlir), a drop-in for the
 forward of mamba_ssm's mamba_chunk_scan_combined:
 
     h_t = exp(dt_t A_h) h_{t-1} + dt_t x_tᵀ B_t     ([P, N] per head)
