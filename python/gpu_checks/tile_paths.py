@@ -4,7 +4,9 @@ that each output equals 2X exactly (U and V: its first 56 and 61 columns;
 F, G and H: f32 in fragment order, read back with from_fragments; T read
 from global memory into registers; E and Q from the first 61 and 56
 columns of X as matrices of their own, their last 3 and 8 columns zero),
-for row counts that are and are not multiples of the 64-row tile.
+for row counts that are and are not multiples of the 64-row tile; the
+program prefetches 128-row boxes of X into L2 (tile i box i, past the
+end for the later tiles), which must change nothing.
 
 usage: tile_paths.py --manifest build/artifacts/tile_paths/tile_paths.json
 """

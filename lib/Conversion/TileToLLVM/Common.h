@@ -220,6 +220,14 @@ mlir::Value deviceCount(mlir::OpBuilder &b, mlir::Location loc,
 /// view operand as converted) for a single-device view.
 mlir::Value viewCopy(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::Operation *op, mlir::Value own, mlir::Value device);
+/// The largest box of a TMA copy along each dimension.
+constexpr int64_t kMaxTmaBox = 256;
+/// The box of the tensor map a tile.prefetch of a rank-`rank` view uses,
+/// outermost first: the op's box clamped to kMaxTmaBox, 1 along the leading
+/// dimensions. The lowering issues one prefetch per chunk of that size.
+llvm::SmallVector<int64_t> prefetchBox(tile::PrefetchOp op);
+/// Why the NVIDIA lowering cannot prefetch `op`'s box, or "".
+std::string prefetchUnsupportedReason(tile::PrefetchOp op);
 /// The tensor map (kTmaParam) of `op`'s TMA copy; of copy `device` (null:
 /// the launch's own) for a multi-device view.
 mlir::Value tensorMap(mlir::OpBuilder &b, mlir::Location loc,

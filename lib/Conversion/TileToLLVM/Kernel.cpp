@@ -408,6 +408,23 @@ Value tk::lower::viewCopy(OpBuilder &b, Location loc, Operation *op, Value own,
                      copies.getInt(), device);
 }
 
+SmallVector<int64_t> tk::lower::prefetchBox(PrefetchOp op) {
+  ArrayRef<int64_t> box = op.getBox();
+  SmallVector<int64_t> result(op.getSrc().getType().getShape().size(), 1);
+  for (auto [i, dim] : llvm::enumerate(box))
+    result[result.size() - box.size() + i] = std::min(dim, kMaxTmaBox);
+  return result;
+}
+std::string tk::lower::prefetchUnsupportedReason(PrefetchOp op) {
+  int64_t columns = op.getBox().back();
+  int64_t bytes =
+      columns * elementBytes(op.getSrc().getType().getElementType());
+  if (bytes % 16)
+    return "box rows of " + std::to_string(columns) + " elements (" +
+           std::to_string(bytes) +
+           " bytes) are not a multiple of 16 bytes, as TMA's boxes must be";
+  return "";
+}
 Value tk::lower::tensorMap(OpBuilder &b, Location loc, Operation *op,
                            Value device) {
   int64_t first = op->getAttrOfType<IntegerAttr>(kTmaParam).getInt();
@@ -834,13 +851,20 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
       // (A view in fragment order takes bulk copies: no tensor map.)
       view = store.getDst();
       buffer = store.getSrc().getType();
+    } else if (auto prefetch = dyn_cast<PrefetchOp>(op);
+               prefetch && target.vendor == tk::Vendor::nvidia) {
+      // (AMD drops prefetches: no tensor map.)
+      view = prefetch.getSrc();
     }
     if (!view)
       return;
     auto arg = cast<BlockArgument>(view);
     unsigned rank = cast<GlobalType>(view.getType()).getShape().size();
     TmaKey key{arg.getArgNumber(), {}, 0};
-    key.box = getTmaBox(buffer, rank, key.swizzle);
+    if (auto prefetch = dyn_cast<PrefetchOp>(op))
+      key.box = prefetchBox(prefetch);
+    else
+      key.box = getTmaBox(buffer, rank, key.swizzle);
     // A multicast load copies 1/C of the rows from each block of the cluster.
     if (auto load = dyn_cast<LoadAsyncOp>(op); load && load.getMulticast())
       key.box[rank - 2] /= clusterBlocks(op);

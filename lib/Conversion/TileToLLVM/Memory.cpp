@@ -296,6 +296,73 @@ SmallVector<Value> tmaCoordinates(OpBuilder &b, Location loc, Type buffer,
   return result;
 }
 
+/// tile.prefetch: one thread of each executing warpgroup asks TMA to bring
+/// the box into L2 (`cp.async.bulk.prefetch.tensor`), one prefetch per
+/// kMaxTmaBox-sized chunk of it. Coordinates count boxes, as a copy's count
+/// tiles; TMA drops what lies past the view.
+struct PrefetchLowering : OpConversionPattern<PrefetchOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PrefetchOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value map = tensorMap(rewriter, loc, op, Value{});
+    ValueRange coords = adaptor.getCoords();
+    ArrayRef<int64_t> box = op.getBox();
+    SmallVector<int64_t> chunk = prefetchBox(op);
+    int64_t rank = coords.size(), lead = rank - box.size();
+    // Chunks along each box dimension, and their product.
+    SmallVector<int64_t> counts;
+    int64_t total = 1;
+    for (auto [i, dim] : llvm::enumerate(box)) {
+      counts.push_back(llvm::divideCeil(dim, chunk[lead + i]));
+      total *= counts.back();
+    }
+    emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
+      // Element coordinates of the box's origin, outermost first.
+      SmallVector<Value> origin;
+      for (int64_t d = 0; d < rank; ++d)
+        origin.push_back(
+            d < lead ? coords[d]
+                     : arith::MulIOp::create(b, loc, coords[d],
+                                             constIndex(b, loc, box[d - lead]))
+                           .getResult());
+      for (int64_t n = 0; n < total; ++n) {
+        SmallVector<int64_t> at(rank, 0);
+        for (int64_t i = box.size() - 1, rest = n; i >= 0; --i) {
+          at[lead + i] = (rest % counts[i]) * chunk[lead + i];
+          rest /= counts[i];
+        }
+        // TMA takes the innermost coordinate first.
+        SmallVector<Value> tma;
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          Value c = origin[d];
+          if (at[d])
+            c = arith::AddIOp::create(b, loc, c, constIndex(b, loc, at[d]));
+          tma.push_back(toI32(b, loc, c));
+        }
+        NVVM::CpAsyncBulkTensorPrefetchOp::create(
+            b, loc, map, tma, /*im2colOffsets=*/ValueRange{},
+            NVVM::TMALoadMode::TILE, /*l2CacheHint=*/Value{});
+      }
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// AMD: tile.prefetch is a hint CDNA has no instruction for (no prefetch
+/// of a box into L2); dropped.
+struct DropPrefetch : OpConversionPattern<PrefetchOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PrefetchOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// One thread of the warpgroup issues a TMA copy per swizzle-width column
 /// block of the destination.
 struct LoadAsyncLowering : OpConversionPattern<LoadAsyncOp> {
@@ -1281,8 +1348,9 @@ void tk::lower::populateMemoryPatterns(TypeConverter &converter,
            LoadGlobalLowering, StoreSharedLowering, LoadSharedVectorLowering>(
           converter, patterns.getContext());
   if (nvidia)
-    patterns
-        .add<LoadAsyncLowering, StoreSharedFragmentsLowering,
-             LoadSharedLowering, StoreAsyncLowering, StoreAsyncWaitLowering>(
-            converter, patterns.getContext());
+    patterns.add<LoadAsyncLowering, StoreSharedFragmentsLowering,
+                 LoadSharedLowering, StoreAsyncLowering, StoreAsyncWaitLowering,
+                 PrefetchLowering>(converter, patterns.getContext());
+  else
+    patterns.add<DropPrefetch>(converter, patterns.getContext());
 }

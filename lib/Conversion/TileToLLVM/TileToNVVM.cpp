@@ -69,6 +69,8 @@ std::string unsupportedReason(Operation *op) {
            "for a plain synchronous copy) before lowering";
   if (isa<CumsumOp, VecReduceOp>(op))
     return scanUnsupportedReason(op);
+  if (auto prefetch = dyn_cast<PrefetchOp>(op))
+    return prefetchUnsupportedReason(prefetch);
   if (auto store = dyn_cast<StoreOp>(op)) {
     Type value = store.getValue().getType(), dst = store.getDst().getType();
     if (isa<RegTileType>(value) && isa<SharedVecType>(dst))

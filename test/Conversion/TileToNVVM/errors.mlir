@@ -222,3 +222,12 @@ tile.kernel @k() launch(warpgroups = 2) {
     "test.end"() : () -> ()
   }) : () -> ()
 }
+
+// -----
+
+// A prefetch box TMA cannot describe: rows under 16 bytes.
+tile.kernel @k(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.prefetch' op box rows of 4 elements (8 bytes) are not a multiple of 16 bytes, as TMA's boxes must be}}
+  tile.prefetch %A[%c0, %c0] box [128, 4] : !tile.gl<?x?xbf16>
+}

@@ -251,6 +251,18 @@ def Tile_PrefetchOp : Tile_Op<"prefetch"> {
     ```mlir
     tile.prefetch %A[%m, %k] box [128, 64] : !tile.gl<?x?xbf16>
     ```
+
+    A hint that the executing threads will soon read the box of the view
+    whose origin is `coords` times `box` along the box's dimensions (the
+    last one or two of the view; coordinates count boxes, as a copy's count
+    tiles), and the plain coordinate along the others. It has no other
+    effect: parts of the box past the view are ignored.
+
+    NVIDIA: one thread of each executing warpgroup issues TMA prefetches
+    (`cp.async.bulk.prefetch.tensor`), one per 256 x 256 chunk of the box
+    (TMA's largest box; the last chunk along a dimension may reach past the
+    box), through a tensor map of that chunk; the box's rows must be a
+    multiple of 16 bytes. AMD: dropped (CDNA has no L2 prefetch of a box).
   }];
   let arguments = (ins Tile_GlobalType:$src, Variadic<Index>:$coords,
                        DenseI64ArrayAttr:$box);
