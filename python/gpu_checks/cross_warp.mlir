@@ -18,6 +18,12 @@
 //   R         [n, 256]  the row-wise outer product of A ([n, 16]) held in
 //                       #tile.mma_acc and in #tile.col (`tile.outer`: both
 //                       operands gathered with in-warp shuffles)
+//   XT        [n, 64]   the tile transposed (`tile.transpose`: across the
+//                       warps, through the scratch)
+//   WT, WC    [n, 16]   each 16 x 16 block of X's first 16 columns
+//                       transposed by a warp (every warp of the warpgroup
+//                       alike): #tile.row to #tile.row (in-warp shuffles)
+//                       and to #tile.col (the same registers)
 // With integer-valued X every result is exact in f32.
 !x = !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
 !xc = !tile.rt<64x64xf32, warpgroup, #tile.col>
@@ -29,10 +35,14 @@
 tile.kernel @cross_warp(%X: !view, %CS: !vecs, %CM: !vecs, %RC: !view,
                         %RR: !view, %VS: !vecs, %VE: !vecs, %TS: !vecs,
                         %TM: !vecs, %D: !view, %P: !view,
-                        %A: !tile.gl<?x16xf32>, %R: !tile.gl<?x256xf32>)
+                        %A: !tile.gl<?x16xf32>, %R: !tile.gl<?x256xf32>,
+                        %XT: !view, %WT: !tile.gl<?x16xf32>,
+                        %WC: !tile.gl<?x16xf32>)
     launch(warpgroups = 2) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
   %n = tile.dim %X[0] : !view
@@ -78,6 +88,17 @@ tile.kernel @cross_warp(%X: !view, %CS: !vecs, %CM: !vecs, %RC: !view,
       %ac = tile.load %A[%t, %c0] : !tile.gl<?x16xf32> -> !tile.rt<64x16xf32, warpgroup, #tile.col>
       %r = tile.outer %a, %ac : !tile.rt<64x16xf32, warpgroup, #tile.mma_acc>, !tile.rt<64x16xf32, warpgroup, #tile.col> -> !tile.rt<64x256xf32, warpgroup, #tile.row>
       tile.store %r, %R[%t, %c0] : !tile.rt<64x256xf32, warpgroup, #tile.row>, !tile.gl<?x256xf32>
+      %xt = tile.transpose %x : !x to !x
+      tile.store %xt, %XT[%t, %c0] : !x, !view
+      %first = arith.muli %t, %c4 : index
+      scf.for %q = %c0 to %c4 step %c1 {
+        %blk = arith.addi %first, %q : index
+        %w = tile.load %X[%blk, %c0] : !view -> !tile.rt<16x16xf32, warp, #tile.row>
+        %wt = tile.transpose %w : !tile.rt<16x16xf32, warp, #tile.row> to !tile.rt<16x16xf32, warp, #tile.row>
+        tile.store %wt, %WT[%blk, %c0] : !tile.rt<16x16xf32, warp, #tile.row>, !tile.gl<?x16xf32>
+        %wc = tile.transpose %w : !tile.rt<16x16xf32, warp, #tile.row> to !tile.rt<16x16xf32, warp, #tile.col>
+        tile.store %wc, %WC[%blk, %c0] : !tile.rt<16x16xf32, warp, #tile.col>, !tile.gl<?x16xf32>
+      }
     }
   }
 }

@@ -5,6 +5,8 @@ integer-valued X (|x| <= 8) each must match exactly; with normal X within
 1e-5 relative to the largest reference magnitude. Row counts that are and
 are not multiples of the 64-row tile (rows past the end read as 0, so the
 last tile's reductions see zeros there, as the reference pads them).
+Transposes: each 64 x 64 tile (XT) and each 16 x 16 block of the first 16
+columns (WT, WC), exact with either kind of X.
 
 usage: cross_warp.py --manifest build/artifacts/cross_warp/cross_warp.json
 """
@@ -19,8 +21,10 @@ from report import finish  # noqa: E402
 from tk_mlir import Kernel  # noqa: E402
 
 NAMES = ["X", "CS", "CM", "RC", "RR", "VS", "VE", "TS", "TM", "D", "P", "A",
-         "R"]
-TILE_OUTPUTS = {"RC", "RR", "D", "P"}
+         "R", "XT", "WT", "WC"]
+TILE_OUTPUTS = {"RC", "RR", "D", "P", "XT"}
+# [n, 16]: each 16 x 16 block of X's first 16 columns, transposed.
+BLOCK_OUTPUTS = {"WT", "WC"}
 INPUTS = {"X", "A"}
 
 
@@ -44,11 +48,15 @@ def reference(x, a):
         "TM": t.amax((1, 2)).unsqueeze(1).expand(tiles, 64),
         "D": s.unsqueeze(1) - s.unsqueeze(2),
         "P": t,
+        "XT": t.transpose(1, 2),
     }
     want = {k: (v.reshape(tiles * 64, 64)[:n] if k in TILE_OUTPUTS
                 else v.reshape(-1)) for k, v in want.items()}
     a = a.double()
     want["R"] = (a[:, :, None] * a[:, None, :]).reshape(n, 256)
+    blocks = xp[:, :16].reshape(tiles * 4, 16, 16).transpose(1, 2)
+    for name in BLOCK_OUTPUTS:
+        want[name] = blocks.reshape(tiles * 64, 16)[:n]
     return want
 
 
@@ -72,9 +80,11 @@ def main():
             shapes = {k: ((n, 64) if k in TILE_OUTPUTS else (tiles * 64,))
                       for k in NAMES if k not in INPUTS}
             shapes["R"] = (n, 256)
+            shapes.update({k: (n, 16) for k in BLOCK_OUTPUTS})
             outs = {k: torch.full(shape, float("nan"), device="cuda")
                     for k, shape in shapes.items()}
-            kernel(x, *[outs[k] for k in NAMES[1:11]], a, outs["R"])
+            kernel(x, *[outs[k] for k in NAMES[1:11]], a,
+                   *[outs[k] for k in NAMES[12:]])
             torch.cuda.synchronize()
             for name, got in outs.items():
                 ref = want[name]

@@ -94,11 +94,15 @@ struct LaneLinear {
 
 /// Which source element a gathered element takes: the one in the same row,
 /// at the column `col` itself (a layout conversion), `col / divisor` or
-/// `col % modulus` (the two operands of `tile.outer`).
+/// `col % modulus` (the two operands of `tile.outer`); with `transpose`,
+/// the one at (col, row) (`tile.transpose`).
 struct Source {
   int64_t divisor = 1, modulus = 0;
+  bool transpose = false;
   std::pair<int64_t, int64_t> of(std::pair<int64_t, int64_t> element) const {
     auto [row, col] = element;
+    if (transpose)
+      return {col, row};
     return {row, modulus ? col % modulus : col / divisor};
   }
   Value column(OpBuilder &b, Location loc, Value col) const {
@@ -246,9 +250,10 @@ SmallVector<Value> gatherThroughScratch(OpBuilder &b, Location loc,
   SmallVector<Value> result;
   for (int64_t reg = 0; reg < dst.numRegs(); ++reg) {
     auto [dr, dc] = dst.elementAt({reg, 0, 0});
-    Value col = source.column(b, loc, plus(dstCol, dc));
-    result.push_back(
-        LLVM::LoadOp::create(b, loc, element, at(plus(dstRow, dr), col)));
+    Value row = plus(dstRow, dr), col = plus(dstCol, dc);
+    Value from =
+        source.transpose ? at(col, row) : at(row, source.column(b, loc, col));
+    result.push_back(LLVM::LoadOp::create(b, loc, element, from));
   }
   return result;
 }
@@ -298,6 +303,32 @@ struct ConvertLayoutMove : OpConversionPattern<ConvertLayoutOp> {
     SmallVector<Value> fields =
         gather(rewriter, op.getLoc(), op, *src, adaptor.getX(), *dst, {},
                type.getElementType(), type.getScope(), 0);
+    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
+                                      getTypeConverter()->convertType(type),
+                                      fields));
+    return success();
+  }
+};
+
+/// `tile.transpose`: a gather of each element from (col, row) of the
+/// source, by shuffles where the source's warp holds it and the movement is
+/// lane-linear, else through the scratch (written by the source's rows,
+/// read by the result's columns).
+struct TransposeLowering : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<FragmentMap> src = mapOf(op.getX().getType());
+    std::optional<FragmentMap> dst = mapOf(op.getType());
+    if (!src || !dst)
+      return rewriter.notifyMatchFailure(op, "no fragment map");
+    RegTileType type = op.getType();
+    Source transposed;
+    transposed.transpose = true;
+    SmallVector<Value> fields =
+        gather(rewriter, op.getLoc(), op, *src, adaptor.getX(), *dst,
+               transposed, type.getElementType(), type.getScope(), 0);
     rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
                                       getTypeConverter()->convertType(type),
                                       fields));
@@ -377,6 +408,16 @@ int64_t scratchBytes(Operation *op) {
       return 0;
     return gatherBytes(*src, *dst, {},
                        cast<RegisterType>(convert.getType()).getElementType());
+  }
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    std::optional<FragmentMap> src = mapOf(transpose.getX().getType());
+    std::optional<FragmentMap> dst = mapOf(transpose.getType());
+    if (!src || !dst)
+      return 0;
+    Source transposed;
+    transposed.transpose = true;
+    return gatherBytes(*src, *dst, transposed,
+                       transpose.getType().getElementType());
   }
   if (auto outer = dyn_cast<OuterOp>(op)) {
     std::optional<FragmentMap> lhs = mapOf(outer.getLhs().getType());
@@ -489,6 +530,6 @@ void tk::lower::scopeBarrier(OpBuilder &b, Location loc, Operation *op,
 
 void tk::lower::populateExchangePatterns(TypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<ConvertLayoutMove, OuterLowering>(converter,
-                                                 patterns.getContext());
+  patterns.add<ConvertLayoutMove, OuterLowering, TransposeLowering>(
+      converter, patterns.getContext());
 }

@@ -89,9 +89,9 @@ std::string unsupportedReason(Operation *op) {
           ClusterSyncOp, DimOp, AllocOp, SlotOp, PrefixSumOp, PartRowsOp,
           SubtileOp, LoadOp, LoadAsyncOp, StoreAsyncOp, StoreAsyncWaitOp,
           SemInitOp, SemArriveOp, SemExpectOp, SemWaitOp, BarrierOp, MmaTurnOp,
-          FenceOp, FillOp, CastOp, ConvertLayoutOp, OuterOp, AddOp, SubOp,
-          MulOp, DivOp, FmaOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp,
-          BroadcastOp, MmaWaitOp, CausalMaskOp, BoundMaskOp, SignalAddOp,
+          FenceOp, FillOp, CastOp, ConvertLayoutOp, TransposeOp, OuterOp, AddOp,
+          SubOp, MulOp, DivOp, FmaOp, MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp,
+          LogOp, BroadcastOp, MmaWaitOp, CausalMaskOp, BoundMaskOp, SignalAddOp,
           SignalWaitOp, DeviceBarrierOp, DeviceIdOp, DeviceCountOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))

@@ -165,7 +165,8 @@ std::string amdUnsupportedReason(Operation *op) {
           WarpgroupIdOp, BlockIdOp, DimOp, PrefixSumOp, PartRowsOp, AllocOp,
           SlotOp, SubtileOp, FillOp, CastOp, AddOp, SubOp, MulOp, DivOp, FmaOp,
           MaxOp, MinOp, NegOp, AbsOp, Exp2Op, ExpOp, LogOp, BroadcastOp,
-          CausalMaskOp, BoundMaskOp, ConvertLayoutOp, OuterOp, PrefetchOp>(op))
+          CausalMaskOp, BoundMaskOp, ConvertLayoutOp, TransposeOp, OuterOp,
+          PrefetchOp>(op))
     return "";
   if (isa_and_nonnull<TileDialect>(op->getDialect()))
     return "is not lowered to ROCDL yet";

@@ -178,13 +178,6 @@ tile.kernel @k() launch(warpgroups = 1) {
   %d = tile.mma ABt %a, %b : !tile.rt<64x32xf8E4M3FN, warpgroup, #tile.row>, !tile.st<64x32xf8E4M3FN, #tile.swizzle<32>> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
 }
 
-// -----
-
-tile.kernel @k() launch(warpgroups = 1) {
-  %x = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup, #tile.row>
-  // expected-error @+1 {{'tile.transpose' op is not lowered to NVVM yet}}
-  %t = tile.transpose %x : !tile.rt<64x64xf32, warpgroup, #tile.row> to !tile.rt<64x64xf32, warpgroup, #tile.row>
-}
 
 // -----
 
