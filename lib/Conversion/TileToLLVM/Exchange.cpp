@@ -288,50 +288,32 @@ SmallVector<Value> gather(OpBuilder &b, Location loc, Operation *op,
                               element);
 }
 
-/// A layout conversion that moves data: a gather of every element from
-/// where the source layout holds it.
-struct ConvertLayoutMove : OpConversionPattern<ConvertLayoutOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// A register value gathered from `x`: a layout conversion that moves data
+/// (each element from where the source layout holds it) or `tile.transpose`
+/// (each from (col, row) of the source): by shuffles where the source's
+/// warp holds it and the movement is lane-linear, else through the scratch
+/// (written at the source's (row, col), read at the result's).
+template <typename OpTy> struct GatherLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     std::optional<FragmentMap> src = mapOf(op.getX().getType());
     std::optional<FragmentMap> dst = mapOf(op.getType());
-    if (!src || !dst || sameFragments(op))
-      return rewriter.notifyMatchFailure(op, "nothing to move");
-    auto type = cast<RegisterType>(op.getType());
-    SmallVector<Value> fields =
-        gather(rewriter, op.getLoc(), op, *src, adaptor.getX(), *dst, {},
-               type.getElementType(), type.getScope(), 0);
-    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
-                                      getTypeConverter()->convertType(type),
-                                      fields));
-    return success();
-  }
-};
-
-/// `tile.transpose`: a gather of each element from (col, row) of the
-/// source, by shuffles where the source's warp holds it and the movement is
-/// lane-linear, else through the scratch (written by the source's rows,
-/// read by the result's columns).
-struct TransposeLowering : OpConversionPattern<TransposeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<FragmentMap> src = mapOf(op.getX().getType());
-    std::optional<FragmentMap> dst = mapOf(op.getType());
+    Source source;
+    source.transpose = std::is_same_v<OpTy, TransposeOp>;
+    if constexpr (std::is_same_v<OpTy, ConvertLayoutOp>)
+      if (src && dst && sameFragments(op))
+        return rewriter.notifyMatchFailure(op, "nothing to move");
     if (!src || !dst)
       return rewriter.notifyMatchFailure(op, "no fragment map");
-    RegTileType type = op.getType();
-    Source transposed;
-    transposed.transpose = true;
+    auto type = cast<RegisterType>(op.getType());
     SmallVector<Value> fields =
-        gather(rewriter, op.getLoc(), op, *src, adaptor.getX(), *dst,
-               transposed, type.getElementType(), type.getScope(), 0);
-    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
-                                      getTypeConverter()->convertType(type),
-                                      fields));
+        gather(rewriter, op.getLoc(), op, *src, adaptor.getX(), *dst, source,
+               type.getElementType(), type.getScope(), 0);
+    rewriter.replaceOp(
+        op, packStruct(rewriter, op.getLoc(),
+                       this->getTypeConverter()->convertType(type), fields));
     return success();
   }
 };
@@ -530,6 +512,6 @@ void tk::lower::scopeBarrier(OpBuilder &b, Location loc, Operation *op,
 
 void tk::lower::populateExchangePatterns(TypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<ConvertLayoutMove, OuterLowering, TransposeLowering>(
-      converter, patterns.getContext());
+  patterns.add<GatherLowering<ConvertLayoutOp>, GatherLowering<TransposeOp>,
+               OuterLowering>(converter, patterns.getContext());
 }
