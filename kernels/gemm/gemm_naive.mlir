@@ -3,7 +3,8 @@
 // and a 64x256 tile of B into shared memory and multiplies. No rings, no
 // semaphores, no warp roles, no layouts: tile-pipeline, tile-warp-specialize
 // and tile-assign-layouts (the -tile-to-nvidia pipeline) turn it into the
-// kernel of gemm.mlir.
+// kernel of gemm.mlir; `group 16` asks for gemm.mlir's tile walk (the
+// pipeline's default groups 8 rows).
 !view = !tile.gl<?x?xbf16>
 !acc = !tile.rt<128x256xf32, block>
 
@@ -21,7 +22,7 @@ tile.kernel @gemm_naive(%A: !view, %B: !view, %C: !view) launch(warpgroups = 2) 
   %tiles_m = arith.ceildivui %M, %c128 : index
   %tiles_n = arith.ceildivui %N, %c256 : index
   %tiles_k = arith.ceildivui %K, %c64 : index
-  tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) {
+  tile.foreach_tile (%m, %n) in (%tiles_m, %tiles_n) group 16 {
     %zero = tile.fill 0.0 : !acc
     %acc = scf.for %k = %c0 to %tiles_k step %c1 iter_args(%x = %zero) -> (!acc) {
       tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>

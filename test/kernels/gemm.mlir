@@ -11,7 +11,7 @@
 // CHECK-DAG: tile.alloc : !tile.st<3x64x256xbf16, #tile.swizzle<128>>
 // CHECK-DAG: tile.alloc : !tile.st<128x256xbf16, #tile.swizzle<128>>
 // CHECK: tile.warp_specialize producer(warpgroups = 1, registers = 40)
-// CHECK: tile.foreach_tile ({{.*}}) in ({{.*}}) group 8 iteration
+// CHECK: tile.foreach_tile ({{.*}}) in ({{.*}}) group 16 iteration
 // CHECK: tile.sem_wait
 // CHECK: tile.sem_expect
 // CHECK: tile.load_async
