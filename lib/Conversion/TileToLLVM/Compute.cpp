@@ -73,21 +73,28 @@ Value binaryRhs(OpBuilder &b, Location loc, Value rhs, Type element) {
   return convertFloat(b, loc, rhs, element);
 }
 
+/// A struct of `structType` whose field i is `op` of field i of each of
+/// `operands` (structs of the same fields, or scalars that every field
+/// takes), 16-bit fields two at a time (pairwise).
+Value elementwise(OpBuilder &b, Location loc, Type structType,
+                  ValueRange operands,
+                  llvm::function_ref<Value(ValueRange)> op) {
+  int64_t count = cast<LLVM::LLVMStructType>(structType).getBody().size();
+  SmallVector<SmallVector<Value>> fields(operands.size());
+  for (int64_t i = 0; i < count; ++i)
+    for (auto [v, list] : llvm::zip(operands, fields))
+      list.push_back(
+          isa<LLVM::LLVMStructType>(v.getType()) ? extract(b, loc, v, i) : v);
+  return packStruct(b, loc, structType, pairwise(b, loc, fields, op));
+}
+
 /// Field i of `lhs` op `rhs` (a struct of the same fields, or a scalar).
 template <typename LLVMOp>
 Value binaryFields(OpBuilder &b, Location loc, Type structType, Value lhs,
                    Value rhs) {
-  bool scalar = !isa<LLVM::LLVMStructType>(rhs.getType());
-  int64_t count = cast<LLVM::LLVMStructType>(structType).getBody().size();
-  SmallVector<Value> x, y;
-  for (int64_t i = 0; i < count; ++i) {
-    x.push_back(extract(b, loc, lhs, i));
-    y.push_back(scalar ? rhs : extract(b, loc, rhs, i));
-  }
-  return packStruct(b, loc, structType,
-                    pairwise(b, loc, x, y, [&](Value u, Value v) {
-                      return LLVMOp::create(b, loc, u, v).getResult();
-                    }));
+  return elementwise(b, loc, structType, {lhs, rhs}, [&](ValueRange v) {
+    return LLVMOp::create(b, loc, v[0], v[1]).getResult();
+  });
 }
 
 /// Elementwise binary op: field by field, or with a broadcast f32 scalar.
@@ -116,19 +123,13 @@ struct FmaLowering : OpConversionPattern<FmaOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type structType = getTypeConverter()->convertType(op.getType());
-    int64_t count = cast<LLVM::LLVMStructType>(structType).getBody().size();
-    SmallVector<SmallVector<Value>> operands;
-    for (Value v : {adaptor.getA(), adaptor.getB(), adaptor.getC()}) {
-      SmallVector<Value> &fields = operands.emplace_back();
-      for (int64_t i = 0; i < count; ++i)
-        fields.push_back(extract(rewriter, loc, v, i));
-    }
-    SmallVector<Value> fused =
-        pairwise(rewriter, loc, operands, [&](ValueRange v) {
-          return LLVM::FMAOp::create(rewriter, loc, v[0], v[1], v[2])
-              .getResult();
-        });
-    rewriter.replaceOp(op, packStruct(rewriter, loc, structType, fused));
+    rewriter.replaceOp(op,
+                       elementwise(rewriter, loc, structType,
+                                   adaptor.getOperands(), [&](ValueRange v) {
+                                     return LLVM::FMAOp::create(
+                                                rewriter, loc, v[0], v[1], v[2])
+                                         .getResult();
+                                   }));
     return success();
   }
 };

@@ -274,26 +274,36 @@ struct SubtileLowering : OpConversionPattern<SubtileOp> {
   }
 };
 
-/// TMA coordinates (innermost first, in elements) of the box at tile
-/// coordinates `coords` moving `buffer`, shifted `colShift` elements right.
+/// TMA coordinates (innermost first, in elements) of the box at
+/// `coords`, which count boxes of `extent` elements along each dimension,
+/// shifted by `shift` elements (both outermost first).
+SmallVector<Value> tmaCoordinates(OpBuilder &b, Location loc,
+                                  ArrayRef<int64_t> extent, ValueRange coords,
+                                  ArrayRef<int64_t> shift) {
+  SmallVector<Value> result;
+  for (int64_t i = coords.size() - 1; i >= 0; --i) {
+    Value c =
+        arith::MulIOp::create(b, loc, coords[i], constIndex(b, loc, extent[i]));
+    if (shift[i])
+      c = arith::AddIOp::create(b, loc, c, constIndex(b, loc, shift[i]));
+    result.push_back(toI32(b, loc, c));
+  }
+  return result;
+}
+
+/// The same for the box at tile coordinates `coords` moving `buffer`,
+/// shifted `colShift` elements right.
 SmallVector<Value> tmaCoordinates(OpBuilder &b, Location loc, Type buffer,
                                   ValueRange coords, int64_t colShift) {
-  SmallVector<int64_t> extent(coords.size(), 1);
+  SmallVector<int64_t> extent(coords.size(), 1), shift(coords.size(), 0);
   if (auto tile = dyn_cast<SharedTileType>(buffer)) {
     extent[coords.size() - 2] = tile.getRows();
     extent[coords.size() - 1] = tile.getCols();
   } else {
     extent.back() = cast<SharedVecType>(buffer).getLength();
   }
-  SmallVector<Value> result;
-  for (int64_t i = coords.size() - 1; i >= 0; --i) {
-    Value c =
-        arith::MulIOp::create(b, loc, coords[i], constIndex(b, loc, extent[i]));
-    if (i + 1 == int64_t(coords.size()) && colShift)
-      c = arith::AddIOp::create(b, loc, c, constIndex(b, loc, colShift));
-    result.push_back(toI32(b, loc, c));
-  }
-  return result;
+  shift.back() = colShift;
+  return tmaCoordinates(b, loc, extent, coords, shift);
 }
 
 /// tile.prefetch: one thread of each executing warpgroup asks TMA to bring
@@ -318,29 +328,19 @@ struct PrefetchLowering : OpConversionPattern<PrefetchOp> {
       counts.push_back(llvm::divideCeil(dim, chunk[lead + i]));
       total *= counts.back();
     }
+    // Coordinates count boxes along the box's dimensions, elements along
+    // the leading ones.
+    SmallVector<int64_t> extent(rank, 1);
+    llvm::copy(box, extent.begin() + lead);
     emitOncePerWarpgroup(rewriter, loc, [&](OpBuilder &b) {
-      // Element coordinates of the box's origin, outermost first.
-      SmallVector<Value> origin;
-      for (int64_t d = 0; d < rank; ++d)
-        origin.push_back(
-            d < lead ? coords[d]
-                     : arith::MulIOp::create(b, loc, coords[d],
-                                             constIndex(b, loc, box[d - lead]))
-                           .getResult());
       for (int64_t n = 0; n < total; ++n) {
+        // The chunk's offset in the box.
         SmallVector<int64_t> at(rank, 0);
         for (int64_t i = box.size() - 1, rest = n; i >= 0; --i) {
           at[lead + i] = (rest % counts[i]) * chunk[lead + i];
           rest /= counts[i];
         }
-        // TMA takes the innermost coordinate first.
-        SmallVector<Value> tma;
-        for (int64_t d = rank - 1; d >= 0; --d) {
-          Value c = origin[d];
-          if (at[d])
-            c = arith::AddIOp::create(b, loc, c, constIndex(b, loc, at[d]));
-          tma.push_back(toI32(b, loc, c));
-        }
+        SmallVector<Value> tma = tmaCoordinates(b, loc, extent, coords, at);
         NVVM::CpAsyncBulkTensorPrefetchOp::create(
             b, loc, map, tma, /*im2colOffsets=*/ValueRange{},
             NVVM::TMALoadMode::TILE, /*l2CacheHint=*/Value{});
