@@ -8,8 +8,10 @@
 # build/artifacts/checks/ and the tensor-parallel kernels with a 3000 ms
 # wait limit into build/artifacts/<program>_wait3000. `run`, from the
 # checkout root of a machine with python3 (torch, cuda-bindings) and
-# build/artifacts, runs every check that machine can run (the multi-GPU
-# ones under torchrun over all its GPUs when it has two or more), or only
+# build/artifacts, runs every check that machine can run (the
+# tensor-parallel ones under torchrun over all its GPUs: with one GPU only
+# tensor_parallel, in a group of one; with two or more also the devices and
+# wait-limit checks), or only
 # the CHECKs named (an unknown name, or one this machine cannot run, stops
 # it before any check runs). Each check runs under its own time limit; its
 # JSON goes to DIR (default build/gpu-checks in the checkout) and its
@@ -86,10 +88,14 @@ checks() {
   add ssd 300 python3 $G/ssd.py
   add linear_attention 300 python3 $G/linear_attention.py
   add torch_ops 400 python3 $G/torch_ops.py
-  if [ "$gpus" -ge 2 ]; then
-    local tp="torchrun --nproc-per-node $gpus"
-    add devices 120 python3 $G/devices.py
+  # The tensor-parallel ops over every GPU of the machine; with one, a
+  # group of one process (what needs two processes is left out).
+  local tp="torchrun --nproc-per-node $gpus"
+  if [ "$gpus" -ge 1 ]; then
     add tensor_parallel 400 $tp $G/tensor_parallel.py
+  fi
+  if [ "$gpus" -ge 2 ]; then
+    add devices 120 python3 $G/devices.py
     add tensor_parallel_timeout_rs 180 $tp $G/tensor_parallel_timeout.py \
       --op gemm_reduce_scatter
     add tensor_parallel_timeout_ag 180 $tp $G/tensor_parallel_timeout.py \

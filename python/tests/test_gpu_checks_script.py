@@ -58,10 +58,15 @@ def run(tmp_path, gpus, *args, cwd=ROOT):
 def test_one_gpu_runs_the_single_gpu_checks(tmp_path):
     done, calls = run(tmp_path, 1)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert len(calls) == 12
+    assert len(calls) == 13
     assert all(f"--out {tmp_path / 'out'}" in call for call in calls)
-    assert not any("torchrun" in call or "devices.py" in call
-                   for call in calls)
+    assert not any("devices.py" in call or
+                   "tensor_parallel_timeout" in call for call in calls)
+    # The tensor-parallel ops in a group of one process.
+    torchrun = [call for call in calls if "torchrun" in call.split()[0]]
+    assert len(torchrun) == 1
+    assert "--nproc-per-node 1" in torchrun[0]
+    assert "tensor_parallel.py" in torchrun[0]
     failed = [line for line in done.stdout.splitlines()
               if line.startswith("cross_warp")]
     assert len(failed) == 1
@@ -69,7 +74,7 @@ def test_one_gpu_runs_the_single_gpu_checks(tmp_path):
     killed = [line for line in done.stdout.splitlines()
               if line.startswith("carried_walk")]
     assert "KILLED (signal 9)" in killed[0] and "no result line" in killed[0]
-    assert "12 checks, 2 not ok (1 GPUs" in done.stdout
+    assert "13 checks, 2 not ok (1 GPUs" in done.stdout
     assert (tmp_path / "out" / "logs" / "cross_warp.log").read_text() == \
         "3 passed, 1 failed\n"
 
@@ -94,6 +99,7 @@ def test_summary_json_records_every_check(tmp_path):
 def test_several_gpus_add_the_multi_gpu_checks(tmp_path):
     done, calls = run(tmp_path, 4)
     assert len(calls) == 16
+    assert sum("devices.py" in call for call in calls) == 1
     torchrun = [call for call in calls if "torchrun" in call.split()[0]]
     assert len(torchrun) == 3
     assert all("--nproc-per-node 4" in call for call in torchrun)
@@ -110,10 +116,10 @@ def test_named_checks_only(tmp_path):
 
 
 def test_unknown_or_unavailable_check_stops_before_any_runs(tmp_path):
-    done, calls = run(tmp_path, 1, "tile_walk", "tensor_parallel")
+    done, calls = run(tmp_path, 1, "tile_walk", "tensor_parallel_timeout_rs")
     assert done.returncode == 1
-    assert "one this machine cannot run (1 GPUs): tensor_parallel" in \
-        done.stderr
+    assert "one this machine cannot run (1 GPUs): " \
+        "tensor_parallel_timeout_rs" in done.stderr
     assert calls == []
 
 
