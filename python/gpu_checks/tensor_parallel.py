@@ -25,7 +25,8 @@ cases that need another process to disagree with are left out):
   next call is correct everywhere);
 - both ops called on two streams in turn, nothing between the calls (the
   all-gather taking the two orders in turn, and in its communicating-blocks
-  form);
+  form); the all-gather's pushes on streams of their own, none of
+  PyTorch's pooled ones;
 - what may differ between the processes (gemm_reduce_scatter's share of
   the contraction, all_gather_gemm's columns of B), and, on a shape's
   first call, shapes that must agree but do not, or arguments one process
@@ -305,6 +306,15 @@ def main():
         f"{world * FEW} and {world * MANY} in turn), four calls each on two "
         f"streams in turn", worst.item() <= TOLERANCE,
         f"largest relative error {worst.item():.2e}")
+    # The pushes' streams are none of PyTorch's pooled streams (which it
+    # hands out in turn, so one may be a caller's or a graph's capture
+    # stream): each of the 32 per device, taken twice over, differs.
+    pooled = {torch.cuda.Stream().cuda_stream for _ in range(64)}
+    pushes = {g.stream.cuda_stream
+              for g in tensor_parallel._gathers.values()}
+    row(f"all_gather_gemm world={world}: the pushes' {len(pushes)} streams "
+        f"are not among PyTorch's {len(pooled)} pooled ones",
+        pushes and not pushes & pooled)
     # The same for the communicating-blocks form: a call on the other
     # stream overwrites this device's rows of the gathered A only after
     # the last call's kernel (and the peers' pulls) are done with them.

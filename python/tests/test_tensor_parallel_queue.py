@@ -9,7 +9,8 @@ their arguments. gemm_reduce_scatter: the zero, the launch, the copy-out
 and the buffer's last use, the same on every call, a call on another
 stream, a refused launch and a failed copy-out. Under a capture neither
 op waits for or marks its last use on other streams, and the
-communicating-blocks form refuses."""
+communicating-blocks form refuses. Every state of a device shares its last
+use; the all-gather's pushes get a stream of their own."""
 import os
 import sys
 import types
@@ -445,6 +446,9 @@ def test_the_counters_follow_the_output_and_one_memset_spares_the_second(
             self.local, self.addresses = local, tuple(addresses)
     monkeypatch.setattr(tp, "symmetric_empty", symmetric_empty)
     monkeypatch.setattr(tp, "DeviceViews", Views)
+    monkeypatch.setattr(tp, "_cuda", types.SimpleNamespace(
+        current_device=lambda: 0))
+    monkeypatch.setattr(tp, "_last_uses", {})
     torch = types.ModuleType("torch")
     torch.uint8, torch.bfloat16, torch.int32 = "u8", "bf16", "i32"
     torch.cuda = types.SimpleNamespace(synchronize=lambda: None,
@@ -591,3 +595,69 @@ def test_the_blocks_form_refuses_a_capture(blocks):
     with pytest.raises(tp.ArgumentError, match="'blocks' cannot be captured"):
         call(capturing=True)
     assert log == [] and (state.epoch, state.total) == (0, 0)
+
+
+def test_states_share_their_device_last_use_and_pushes_get_their_own_stream(
+        monkeypatch):
+    """Every state of a device (either op, any shape) orders its calls
+    across streams through one _LastUse, so the ops' kernels on a device
+    run in the order of the calls; another device has its own. The
+    all-gather's pushes run on a stream the driver made, not one of
+    PyTorch's pooled streams, which may be the caller's."""
+    device, made_streams = [0], []
+
+    class Local:
+        def __getitem__(self, part):
+            return self
+
+        def view(self, *shape):
+            return self
+
+        def data_ptr(self):
+            return 0x7000_0000
+
+        def fill_(self, value):
+            pass
+
+    def symmetric_empty(shape, dtype, group):
+        return types.SimpleNamespace(local=Local(), addresses=(0x7000_0000,
+                                                               0x9000_0000),
+                                     rank=0)
+
+    class Stream:
+        def __init__(self, handle):
+            self.cuda_stream = handle
+
+    def create_stream(on):
+        made_streams.append(on)
+        return 0xABC0 + on
+    monkeypatch.setattr(tp, "symmetric_empty", symmetric_empty)
+    monkeypatch.setattr(tp, "DeviceViews",
+                        lambda local, addresses, rank: types.SimpleNamespace(
+                            local=local, addresses=tuple(addresses)))
+    monkeypatch.setattr(tp, "_set_everywhere", lambda group, *views,
+                        value=0: None)
+    monkeypatch.setattr(tp, "_last_uses", {})
+    monkeypatch.setattr(tp, "_cuda", types.SimpleNamespace(
+        current_device=lambda: device[0], create_stream=create_stream))
+    torch = types.ModuleType("torch")
+    torch.uint8, torch.bfloat16, torch.int32 = "u8", "bf16", "i32"
+    torch.cuda = types.SimpleNamespace(
+        ExternalStream=Stream,
+        Event=lambda: types.SimpleNamespace(record=lambda: None,
+                                            cuda_event=object()))
+    torch.distributed = types.ModuleType("torch.distributed")
+    torch.distributed.get_world_size = lambda group: 2
+    torch.distributed.get_rank = lambda group: 0
+    monkeypatch.setattr(tp, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setitem(sys.modules, "torch.distributed", torch.distributed)
+    states = [tp._Communicator("group", 2, 200, 1000),
+              tp._Gather("group", 200, 1000), tp._Blocks("group", 200, 1000)]
+    assert states[0].last_use is states[1].last_use is states[2].last_use
+    assert made_streams == [0] and states[1].stream.cuda_stream == 0xABC0
+    device[0] = 1
+    other = tp._Gather("group", 200, 1000)
+    assert other.last_use is not states[0].last_use
+    assert made_streams == [0, 1] and other.stream.cuda_stream == 0xABC1
+

@@ -182,6 +182,17 @@ def current_stream(device):
         return 0
 
 
+def create_stream(device):
+    """A new stream of `device` (ordinal) as a raw handle, not one of
+    PyTorch's pooled streams (which it hands out in turn, so that one may
+    be another caller's), that does not wait for the legacy default
+    stream. Never destroyed: it serves state kept for the process's
+    life."""
+    flags = driver.CUstream_flags.CU_STREAM_NON_BLOCKING
+    with _on(device):
+        return int(_check(driver.cuStreamCreate(flags), "cuStreamCreate"))
+
+
 def launch(device, function, grid, spec, pointers, stream):
     """Launches `function` (loaded on `device`) on `stream`, default
     PyTorch's current stream of that device."""

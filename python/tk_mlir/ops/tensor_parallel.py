@@ -171,9 +171,15 @@ def _not_capturing(op):
 
 
 class _LastUse:
-    """The stream of an op's last call and an event after that call's last
-    use of the buffers its calls share: a call on another stream waits for
-    it first (calls on one stream are ordered already)."""
+    """The stream of the ops' last call on a device and an event after
+    that call's last use of its buffers: a call on another stream waits
+    for it first (calls on one stream are ordered already). One per
+    device, shared by every shape and op (_last_use): the kernels wait for
+    their peers' blocks, so two calls whose kernels could run at once on
+    two streams might start in one order on one device and in the other
+    on a peer, each kernel's blocks then waiting for multiprocessors the
+    other holds. Ordered here, the calls run in the order each process
+    makes them, the same on every device."""
 
     def __init__(self):
         self._events, (self._event,) = _raw_events(1)
@@ -187,6 +193,17 @@ class _LastUse:
         if not capturing:
             queue.record(stream, self._event)
             self._stream = stream
+
+
+_last_uses = {}
+
+
+def _last_use(device):
+    """The _LastUse of `device` (ordinal), made on first use."""
+    use = _last_uses.get(device)
+    if use is None:
+        use = _last_uses[device] = _LastUse()
+    return use
 
 
 class _Cache:
@@ -275,7 +292,7 @@ class _Communicator:
         # fit each device's multiprocessors), once the first is prepared.
         self.blocks = None
         # (Until its copy-out, a call uses the output buffer.)
-        self.last_use = _LastUse()
+        self.last_use = _last_use(_driver().current_device())
 
 
 _communicators = {}
@@ -574,14 +591,21 @@ class _Gather:
                                         torch.bfloat16, group)
         self.arrived = symmetric_empty((world,), torch.int32, group)
         self.done = symmetric_empty((world,), torch.int32, group)
-        self.stream = torch.cuda.Stream()
+        # The pushes' own stream: torch.cuda.Stream() hands out PyTorch's
+        # pooled streams (32 per device) in turn, so it may be the caller's
+        # (a CUDA graph's capture stream is one), and with the kernel
+        # queued before the pushes on one stream each device's kernel would
+        # wait for pushes queued behind a peer's kernel.
+        device = _driver().current_device()
+        self.stream = torch.cuda.ExternalStream(
+            _driver().create_stream(device))
         # The own shard is ready (on the caller's stream); the pushes are
         # done.
         self._events, (self.ready, self.pushed) = _raw_events(2)
         # (Until its kernel and its pushes are done, a call uses this
         # device's rows of the gathered A, which it writes, reads and pushes
         # when `a` is not aligned for TMA.)
-        self.last_use = _LastUse()
+        self.last_use = _last_use(device)
         _set_everywhere(group, self.arrived)
         _set_everywhere(group, self.done, value=1)
         word = 4   # bytes of a flag
@@ -665,7 +689,7 @@ class _Blocks:
         self.total = 0
         # (Until its kernel is done, a call uses this device's rows of the
         # gathered A, which the peers read, and the counters.)
-        self.last_use = _LastUse()
+        self.last_use = _last_use(_driver().current_device())
 
 
 _blocks = {}

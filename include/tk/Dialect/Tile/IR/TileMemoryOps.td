@@ -161,9 +161,10 @@ def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments]> {
     register tile stored to a shared vector of its element count (64 rows,
     f32) is written in fragment order (`!tile.gl<..., fragments>`): the
     staging form tile-warp-specialize uses for views in that order.
-    With `reduce add` (register tiles of f32 to a global view only) each
-    element is added to memory atomically instead: partial sums from many
-    blocks accumulate, as attention's backward does for dQ.
+    With `reduce add` (register tiles of f32, f16 or bf16 to a global view
+    only) each element is added to memory atomically instead: partial sums
+    from many blocks accumulate, as attention's backward does for dQ in
+    f32 and GEMM + reduce-scatter does in bf16 into a peer's view.
     tile-warp-specialize routes such a store through a shared buffer and a
     reducing async (TMA) store; lowered directly, it is one atomic add per
     element.
