@@ -37,8 +37,9 @@ cases that need another process to disagree with are left out):
   outside the graph between the replays; the communicating-blocks form
   refusing a capture;
 - the ops as torch custom ops: torch.compile(fullgraph=True) of a
-  tensor-parallel MLP calling both matches eager, opcheck on each, and a
-  call that wants a gradient raises on backward (forward only);
+  tensor-parallel MLP calling both matches eager, opcheck on each, a call
+  that wants a gradient raises on backward (forward only), and torch.vmap
+  over each runs it per batch element;
 - bad arguments raise ArgumentError naming the argument, also for a
   tensor an earlier call checked, transposed in place since.
 
@@ -172,6 +173,25 @@ def torch_ops(row, world):
         except Exception as error:   # opcheck raises on the first failure
             ok, detail = False, f"{type(error).__name__}: {error}"
         row(f"opcheck {case} world={world}", ok, detail)
+    # torch.vmap: functorch's tensors take the op, which runs once per
+    # batch element (a collective each, on every process alike).
+    stacked = torch.stack([a, torch.randn_like(a)])
+    for case, call, reference in (
+            ("gemm_reduce_scatter",
+             lambda t: gemm_reduce_scatter(t, w2[:128]),
+             lambda t: scattered(t, w2[:128])),
+            ("all_gather_gemm", lambda t: all_gather_gemm(t, w1[:128]),
+             lambda t: gathered(t, w1[:128]))):
+        try:
+            got = torch.vmap(call)(stacked)
+            worst = max(relative_error(got[i], reference(stacked[i]))
+                        for i in range(2))
+            ok, detail = (worst <= TOLERANCE,
+                          f"largest relative error {worst:.2e}")
+        except Exception as error:
+            ok, detail = False, f"{type(error).__name__}: {error}"
+        row(f"torch.vmap of {case} over two inputs world={world}", ok,
+            detail)
     for case, call, direct in (
             ("gemm_reduce_scatter",
              lambda w: gemm_reduce_scatter(a, w[:128]), w2),

@@ -145,6 +145,43 @@ def test_arguments_that_are_not_tensors_reach_the_checks(fake):
         tp.all_gather_gemm(b, b, None, "nvlink")
 
 
+def test_functorch_tensors_met_by_a_direct_call_take_the_torch_ops(
+        fake, monkeypatch):
+    """A direct call whose implementation meets functorch's tensors
+    (torch.vmap's, which have no storage) goes through the op instead,
+    whose dispatch handles them."""
+    a, b = Tensor(4096, 256), Tensor(256, 1024)
+
+    def transformed(*args):
+        fake.calls.append(("impl",))
+        raise tp._Transformed()
+    for name in ("gemm_reduce_scatter_impl", "all_gather_gemm_impl"):
+        monkeypatch.setattr(tp, name, transformed)
+    assert tp.gemm_reduce_scatter(a, b) == "op"
+    assert tp.all_gather_gemm(a, b, None, "blocks") == "op"
+    assert fake.calls == [("impl",), ("op rs", a, b, "world"),
+                          ("impl",), ("op ag", a, b, "world", "blocks")]
+
+
+def test_functorch_tensors_are_found_before_anything_is_made(fake):
+    """Where a call meets tensors it has not checked: before the
+    shape's agreement, its state or its launch."""
+    a, b = Tensor(4096, 256), Tensor(256, 1024)
+    a.wrapped = True
+    sys.modules["torch"]._C = types.SimpleNamespace(
+        _functorch=types.SimpleNamespace(
+            is_functorch_wrapped_tensor=lambda t: getattr(t, "wrapped",
+                                                          False)))
+    with pytest.raises(tp._Transformed):
+        tp._prepare_scatter(a, b, None, 0)
+    with pytest.raises(tp._Transformed):
+        tp._prepare_gather(b, a, None, 0, "copy_engines")
+    # Plain tensors, and arguments that are not tensors (the checks name
+    # them), pass.
+    tp._refuse_transformed(b, b)
+    tp._refuse_transformed([1, 2], None)
+
+
 def test_the_fake_implementations_give_the_result_shape(fake):
     a, b = Tensor(4096, 256), Tensor(256, 1024)
     assert tp.check_fake(a, b, "world", "rows") == (1024, 1024)

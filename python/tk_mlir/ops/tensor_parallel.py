@@ -423,7 +423,10 @@ def gemm_reduce_scatter(a, b, group=None):
     (torch.ops.tk_mlir.gemm_reduce_scatter, the group by name), forward
     only."""
     if _direct(a, b):
-        return gemm_reduce_scatter_impl(a, b, group)
+        try:
+            return gemm_reduce_scatter_impl(a, b, group)
+        except _Transformed:
+            pass   # (functorch's tensors: the op, below)
     return torch.ops.tk_mlir.gemm_reduce_scatter(a, b,
                                                  _group(group).group_name)
 
@@ -443,7 +446,12 @@ def _direct(a, b):
     alone. Against calls that ask nothing, interleaved in the benchmark's
     pattern (4 x H200; M = 8192 and 16384, N = K = 8192, and N = 28672),
     tracing.direct's questions made the calls 0.014-0.037 ms longer, these
-    0.002-0.025 ms."""
+    0.002-0.025 ms. Functorch's tensors (torch.vmap, torch.func) are found
+    where a call meets tensors it has not checked, before it queues
+    anything (_Transformed), and take the op from there; under
+    forward-mode AD the op, like the direct call, returns no tangent
+    (PyTorch runs a custom op whose inputs want no gradient below its
+    autograd)."""
     if torch.compiler.is_compiling():
         return False
     found = probes()
@@ -453,6 +461,24 @@ def _direct(a, b):
     if (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
         return False
     return not found.active()
+
+
+class _Transformed(Exception):
+    """Raised by a direct call that meets functorch's tensors (torch.vmap,
+    torch.func transforms), which have no storage to launch on: the call
+    goes through the op instead, whose dispatch handles them (torch.vmap
+    runs it once per batch element)."""
+
+
+def _refuse_transformed(a, b):
+    """Raises _Transformed when `a` or `b` is a functorch tensor: asked
+    only where a call meets tensors of a signature it has not checked, so
+    that the checked calls' path asks nothing more."""
+    functorch = getattr(getattr(torch, "_C", None), "_functorch", None)
+    wrapped = getattr(functorch, "is_functorch_wrapped_tensor", None)
+    if wrapped is not None and any(isinstance(t, torch.Tensor) and wrapped(t)
+                                   for t in (a, b)):
+        raise _Transformed()
 
 
 def _group(group):
@@ -509,6 +535,7 @@ def _prepare_scatter(a, b, group, device):
     """A gemm_reduce_scatter call's (communicator, prepared launch), after
     its arguments are checked."""
     import torch.distributed as dist
+    _refuse_transformed(a, b)
     group = group or dist.group.WORLD
     world = dist.get_world_size(group)
     refused = _refusal(_check, a, b, world)
@@ -744,7 +771,10 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
                             f"'copy_engines' or 'blocks', got "
                             f"{communicate!r}")
     if _direct(a, b):
-        return all_gather_gemm_impl(a, b, group, communicate)
+        try:
+            return all_gather_gemm_impl(a, b, group, communicate)
+        except _Transformed:
+            pass   # (functorch's tensors: the op, below)
     return torch.ops.tk_mlir.all_gather_gemm(a, b, _group(group).group_name,
                                              communicate)
 
@@ -819,6 +849,7 @@ def _prepare_gather(a, b, group, device, communicate):
     """An all_gather_gemm call's (state of its form, _Gather or _Blocks;
     world size; group), after its arguments are checked."""
     import torch.distributed as dist
+    _refuse_transformed(a, b)
     group = group or dist.group.WORLD
     world = dist.get_world_size(group)
     refused = _refusal(_check, a, b, world, "none")
