@@ -38,8 +38,9 @@ cases that need another process to disagree with are left out):
   refusing a capture;
 - the ops as torch custom ops: torch.compile(fullgraph=True) of a
   tensor-parallel MLP calling both matches eager, opcheck on each, a call
-  that wants a gradient raises on backward (forward only), and torch.vmap
-  over each runs it per batch element;
+  that wants a gradient raises on backward (forward only), one with a
+  forward-mode AD tangent raises, and torch.vmap over each runs it per
+  batch element;
 - bad arguments raise ArgumentError naming the argument, also for a
   tensor an earlier call checked, transposed in place since.
 
@@ -173,6 +174,21 @@ def torch_ops(row, world):
         except Exception as error:   # opcheck raises on the first failure
             ok, detail = False, f"{type(error).__name__}: {error}"
         row(f"opcheck {case} world={world}", ok, detail)
+    # Forward-mode AD: a tangent raises on every process alike, before
+    # anything is queued.
+    import torch.autograd.forward_ad as fwad
+    for case, call in (
+            ("gemm_reduce_scatter", lambda t: gemm_reduce_scatter(t, w2[:128])),
+            ("all_gather_gemm", lambda t: all_gather_gemm(t, w1[:128]))):
+        with fwad.dual_level():
+            try:
+                call(fwad.make_dual(a, torch.randn_like(a)))
+                ok, detail = False, "no error"
+            except NotImplementedError as error:
+                ok = "no forward-mode AD formula" in str(error)
+                detail = str(error)
+        row(f"{case} with a forward-mode tangent raises world={world}", ok,
+            detail)
     # torch.vmap: functorch's tensors take the op, which runs once per
     # batch element (a collective each, on every process alike).
     stacked = torch.stack([a, torch.randn_like(a)])

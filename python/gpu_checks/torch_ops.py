@@ -11,7 +11,11 @@
   traced before any eager call, compiles once for two calls;
 - the forward-only ops' backward raises (eager);
 - an eager call that wants no gradient, which skips the custom op
-  (tracing.direct), gives exactly the op's result.
+  (tracing.direct), gives exactly the op's result;
+- an argument with a forward-mode AD tangent (torch.autograd.forward_ad,
+  torch.func.jvp) raises NotImplementedError, through the public
+  functions and the op; inside a dual level, arguments without tangents
+  run.
 
 usage: torch_ops.py [--out DIR]   (artifacts from scripts/setup.sh, or
   compiled on first use through the C API library)
@@ -159,6 +163,49 @@ def main():
         rows.append({"case": f"{name} without the custom op matches it",
                      "ok": ok})
         print(f"{name} without the custom op matches it: {ok}", flush=True)
+
+    # Forward-mode AD: a tangent on an argument raises (the kernels have no
+    # forward-mode formula; PyTorch would return no tangent, or a zero one
+    # under torch.func.jvp), through the public function, under
+    # torch.func.jvp and through the op itself; inside a dual level
+    # arguments without tangents still run.
+    import torch.autograd.forward_ad as fwad
+    a, b = inputs[0], inputs[1]
+
+    def public(t):
+        return tk_mlir.gemm(t, b)
+    for case, primal, call in (
+            ("gemm", a, public),
+            ("the gemm op", a, lambda t: torch.ops.tk_mlir.gemm(t, b)),
+            ("attention", aq,
+             lambda t: tk_mlir.attention(t, ak, av, causal=True)),
+            ("linear_attention", aq,
+             lambda t: tk_mlir.linear_attention(t, ak, av))):
+        with fwad.dual_level():
+            dual = fwad.make_dual(primal, torch.randn_like(primal))
+            try:
+                call(dual)
+                ok, detail = False, "no error"
+            except NotImplementedError as error:
+                ok = "no forward-mode AD formula" in str(error)
+                detail = str(error)
+        rows.append({"case": f"{case} with a forward-mode tangent raises",
+                     "ok": ok, "detail": detail})
+        print(f"{case} with a forward-mode tangent raises: {ok}", flush=True)
+    try:
+        torch.func.jvp(public, (a,), (torch.randn_like(a),))
+        ok, detail = False, "no error"
+    except NotImplementedError as error:
+        ok, detail = "no forward-mode AD formula" in str(error), str(error)
+    rows.append({"case": "torch.func.jvp of gemm raises", "ok": ok,
+                 "detail": detail})
+    print(f"torch.func.jvp of gemm raises: {ok}", flush=True)
+    with fwad.dual_level():
+        ok = torch.equal(public(a), torch.ops.tk_mlir.gemm(a, b))
+    rows.append({"case": "gemm inside a dual level without tangents runs",
+                 "ok": ok})
+    print(f"gemm inside a dual level without tangents runs: {ok}",
+          flush=True)
     return finish(args.out, "torch_ops.json", {"check": rows})
 
 

@@ -60,7 +60,7 @@ class Group:
 def fake(monkeypatch):
     """`calls` records the implementations and torch ops called."""
     state = types.SimpleNamespace(calls=[], compiling=False, grad=True,
-                                  mode=False)
+                                  mode=False, level=-1)
     torch = types.ModuleType("torch")
     torch.Tensor = Tensor
     torch.nn = types.SimpleNamespace(Parameter=Parameter)
@@ -83,7 +83,8 @@ def fake(monkeypatch):
     monkeypatch.setattr(tp, "torch", torch)
     monkeypatch.setattr(tp, "group_named", lambda name: Group(name))
     monkeypatch.setattr(tp, "probes", lambda: types.SimpleNamespace(
-        plain=(Tensor, Parameter), active=lambda: state.mode))
+        plain=(Tensor, Parameter), active=lambda: state.mode,
+        forward_ad=lambda: state.level))
     for name in ("gemm_reduce_scatter_impl", "all_gather_gemm_impl"):
         monkeypatch.setattr(tp, name, lambda *args, name=name: (
             state.calls.append((name,) + args) or "impl"))
@@ -118,6 +119,16 @@ def test_compiling_goes_through_the_torch_ops_with_the_group_name(fake):
 
 def test_a_torch_mode_or_jit_tracing_goes_through_the_torch_ops(fake):
     fake.mode = True
+    a, b = Tensor(4096, 256), Tensor(256, 1024)
+    assert tp.gemm_reduce_scatter(a, b) == "op"
+    assert tp.all_gather_gemm(a, b) == "op"
+
+
+def test_forward_mode_ad_goes_through_the_torch_ops(fake):
+    """Inside a dual level (torch.autograd.forward_ad, torch.func.jvp) a
+    call takes the op's way, where a tangent is refused
+    (tracing.refuse_tangents)."""
+    fake.level = 0
     a, b = Tensor(4096, 256), Tensor(256, 1024)
     assert tp.gemm_reduce_scatter(a, b) == "op"
     assert tp.all_gather_gemm(a, b) == "op"

@@ -35,7 +35,9 @@ def torch(monkeypatch):
         jit=types.SimpleNamespace(is_tracing=lambda: fake.jit_tracing),
         nn=types.SimpleNamespace(Parameter=Parameter),
         autograd=types.SimpleNamespace(
-            forward_ad=types.SimpleNamespace(_current_level=-1)))
+            forward_ad=types.SimpleNamespace(
+                _current_level=-1, unpack_dual=lambda t: types.SimpleNamespace(
+                    tangent=getattr(t, "tangent", None)))))
     fake._C = types.SimpleNamespace(
         _len_torch_function_stack=lambda: fake.function_modes,
         _len_torch_dispatch_stack=lambda: fake.dispatch_modes,
@@ -154,3 +156,20 @@ def test_public_functions_route_by_direct(monkeypatch, module, public, impl,
     call(getattr(mod, public))
     assert [name for name, _ in seen] == ["impl" if direct else "op"]
     assert seen[0][1] == call(lambda *a: a)[:2]
+
+
+def test_tangents_are_refused_inside_forward_mode_ad(torch):
+    """A kernel function's op path refuses an argument with a tangent
+    (forward-mode AD would silently get none, or zeros under
+    torch.func.jvp); without one, or outside dual levels, nothing."""
+    dual = Tensor()
+    dual.tangent = "tangent"
+    tracing.refuse_tangents("gemm", dual, None)   # no dual level
+    torch.autograd.forward_ad._current_level = 0
+    tracing.refuse_tangents("gemm", Tensor(), None, 3)
+    with pytest.raises(NotImplementedError, match="tk_mlir.gemm has no "
+                       "forward-mode AD formula: an argument carries a "
+                       "tangent"):
+        tracing.refuse_tangents("gemm", Tensor(), dual)
+    torch.tracing = True   # (torch.compile traces: its own rules)
+    tracing.refuse_tangents("gemm", dual)

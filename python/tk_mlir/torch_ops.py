@@ -40,10 +40,15 @@ if REGISTERED:
                                    linear_attention_checks,
                                    linear_attention_impl)
     from .ops.ssd import check_ssd_arguments, ssd_impl
+    from .tracing import refuse_tangents
+
+    # (Each op's implementation refuses tangents too: one called directly
+    # inside a dual level sees them, and PyTorch would drop them.)
 
     @torch.library.custom_op("tk_mlir::gemm", mutates_args=(),
                              device_types="cuda")
     def gemm(a: Tensor, b: Tensor) -> Tensor:
+        refuse_tangents("gemm", a, b)
         return gemm_impl(a, b)
 
     @gemm.register_fake
@@ -56,6 +61,7 @@ if REGISTERED:
                              device_types="cuda")
     def attention_fwd(q: Tensor, k: Tensor, v: Tensor, causal: bool,
                       scale: float) -> Tuple[Tensor, Tensor]:
+        refuse_tangents("attention", q, k, v)
         return attention_forward(q, k, v, causal, scale)
 
     @attention_fwd.register_fake
@@ -95,6 +101,7 @@ if REGISTERED:
                          feature_map: Optional[str], normalize: bool,
                          decay: Optional[Tensor], layout: str,
                          return_state: bool) -> Tuple[Tensor, Tensor]:
+        refuse_tangents("linear_attention", q, k, v, decay)
         o, state = linear_attention_impl(q, k, v, feature_map, normalize,
                                          decay, layout, return_state)
         return o, state if state is not None else o.new_empty(0)
@@ -114,6 +121,7 @@ if REGISTERED:
                              device_types="cuda")
     def based(q: Tensor, k: Tensor, v: Tensor, normalize: bool,
               layout: str) -> Tensor:
+        refuse_tangents("based", q, k, v)
         return based_impl(q, k, v, normalize, layout)
 
     @based.register_fake
@@ -132,6 +140,8 @@ if REGISTERED:
                        initial_states: Optional[Tensor], dt_softplus: bool,
                        dt_low: float, dt_high: float,
                        return_final_states: bool) -> Tuple[Tensor, Tensor]:
+        refuse_tangents("ssd_chunk_scan", x, dt, A, B, C, D, z, dt_bias,
+                        initial_states)
         out, final = ssd_impl(x, dt, A, B, C, chunk_size, D, z, dt_bias,
                               initial_states, dt_softplus, (dt_low, dt_high),
                               return_final_states)

@@ -43,6 +43,26 @@ def direct(*tensors):
     return True
 
 
+def refuse_tangents(name, *tensors):
+    """Raises NotImplementedError when forward-mode AD
+    (torch.autograd.forward_ad, torch.func.jvp) gives any of `tensors` a
+    tangent: the kernels have no forward-mode formula, and PyTorch runs a
+    custom op whose inputs want no gradient without one, so the result
+    would silently have no tangent, or under torch.func.jvp a zero one
+    (torch 2.11, one H200). Outside forward-mode AD it reads one
+    attribute; skipped while torch.compile traces."""
+    if torch is None or compiling() or probes().forward_ad() < 0:
+        return
+    unpack = torch.autograd.forward_ad.unpack_dual
+    for t in tensors:
+        if isinstance(t, torch.Tensor) and unpack(t).tangent is not None:
+            raise NotImplementedError(
+                f"tk_mlir.{name} has no forward-mode AD formula: an "
+                f"argument carries a tangent (torch.autograd.forward_ad or "
+                f"torch.func.jvp); compute forward-mode derivatives with "
+                f"another implementation")
+
+
 class _Probes:
     """What direct() asks of `module` (torch) besides whether it is
     compiling, looked up once: each lookup is a chain of attribute reads,

@@ -712,6 +712,25 @@ struct GlobalTilePlace {
   }
 };
 
+/// NVIDIA: a relaxed add of `value` (f32, f16 or bf16) at `address` at
+/// system scope, for adds into a multi-device view that several devices
+/// make: LLVM's NVPTX backend emits `atomicrmw` without a scope (GPU scope,
+/// whatever its syncscope), which PTX's memory model does not make atomic
+/// against other devices' adds.
+void systemReduceAdd(OpBuilder &b, Location loc, Value address, Value value) {
+  Type type = value.getType();
+  if (type.isF32()) {
+    inlinePtx(b, loc, {address, value},
+              "red.relaxed.sys.global.add.f32 [$0], $1;", "l,f");
+    return;
+  }
+  Value bits = LLVM::BitcastOp::create(b, loc, b.getI16Type(), value);
+  inlinePtx(b, loc, {address, bits},
+            type.isBF16() ? "red.relaxed.sys.global.add.noftz.bf16 [$0], $1;"
+                          : "red.relaxed.sys.global.add.noftz.f16 [$0], $1;",
+            "l,h");
+}
+
 /// Register tile → global view: every thread stores the elements it holds,
 /// skipping those past the view's edges.
 struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
@@ -753,7 +772,9 @@ struct StoreGlobalLowering : OpConversionPattern<StoreOp> {
           fragmentOrder
               ? place.fragmentAddress(rewriter, loc, ptr, element, r, c, view)
               : place.address(rewriter, loc, ptr, element, r, c);
-      if (reduce)
+      if (reduce && view.getDevices() > 0 && !targetsAMD(rewriter))
+        systemReduceAdd(rewriter, loc, address, value);
+      else if (reduce)
         LLVM::AtomicRMWOp::create(rewriter, loc, LLVM::AtomicBinOp::fadd,
                                   address, value,
                                   LLVM::AtomicOrdering::monotonic);

@@ -24,7 +24,7 @@ import math
 import os
 from typing import NamedTuple, Optional
 
-from ..tracing import compiling, direct
+from ..tracing import compiling, direct, refuse_tangents
 from ..runtime import ArgumentError, check_one_device, from_fragments
 
 try:
@@ -416,6 +416,7 @@ def attention(q, k, v, causal=False, scale=None, layout="bhsd",
     if direct(q, k, v):
         o, lse = attention_forward(q, k, v, bool(causal), float(scale))
     else:
+        refuse_tangents("attention", q, k, v)
         o, lse = torch.ops.tk_mlir.attention_fwd(q, k, v, bool(causal),
                                                  float(scale))
     if layout == "bshd":

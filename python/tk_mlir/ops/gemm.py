@@ -2,7 +2,7 @@
 (kernels/gemm/gemm.mlir), and GEMM kernels that need scratch memory besides
 their operands (stream-K)."""
 from .attention import load_compiled
-from ..tracing import compiling, direct
+from ..tracing import compiling, direct, refuse_tangents
 from ..runtime import ArgumentError, Kernel, check_one_device
 
 try:
@@ -18,6 +18,7 @@ def gemm(a, b):
     f32 accumulation, C bf16. A torch custom op (torch.ops.tk_mlir.gemm)."""
     if direct(a, b):
         return gemm_impl(a, b)
+    refuse_tangents("gemm", a, b)
     if not compiling():
         check_gemm_arguments(a, b)
     return torch.ops.tk_mlir.gemm(a, b)

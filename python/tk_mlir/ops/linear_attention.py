@@ -16,7 +16,7 @@ import functools
 import types
 
 from .attention import _dims, bhsd_shape, load_compiled
-from ..tracing import compiling, direct
+from ..tracing import compiling, direct, refuse_tangents
 from ..runtime import ArgumentError, check_one_device
 
 try:
@@ -167,6 +167,7 @@ def linear_attention(q, k, v, feature_map="elu1", normalize=True,
         o, state = linear_attention_impl(q, k, v, feature_map, normalize,
                                          decay, layout, return_state)
         return (o, state) if return_state else o
+    refuse_tangents("linear_attention", q, k, v, decay)
     if not compiling():
         linear_attention_checks(q, k, v, feature_map, normalize, decay,
                                 layout, return_state)
@@ -250,6 +251,7 @@ def based(q, k, v, normalize=True, layout="bhsd"):
     (torch.ops.tk_mlir.based)."""
     if direct(q, k, v):
         return based_impl(q, k, v, normalize, layout)
+    refuse_tangents("based", q, k, v)
     if not compiling():
         check_based_arguments(q, k, v, layout)
     return torch.ops.tk_mlir.based(q, k, v, bool(normalize), layout)

@@ -17,7 +17,7 @@ import types
 import math
 
 from .attention import load_compiled
-from ..tracing import compiling, direct
+from ..tracing import compiling, direct, refuse_tangents
 from ..runtime import ArgumentError
 
 try:
@@ -213,6 +213,8 @@ def ssd_chunk_scan(x, dt, A, B, C, chunk_size=64, D=None, z=None,
                               initial_states, bool(dt_softplus), dt_limit,
                               bool(return_final_states))
         return (out, final) if return_final_states else out
+    refuse_tangents("ssd_chunk_scan", x, dt, A, B, C, D, z, dt_bias,
+                    initial_states)
     if not compiling():
         check_ssd_arguments(x, dt, A, B, C, chunk_size, D, z, dt_bias,
                             initial_states, dt_limit)

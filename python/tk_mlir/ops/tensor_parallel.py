@@ -40,7 +40,7 @@ except ImportError:   # the CPU-side tools and tests run without torch
 from ..runtime import ArgumentError
 from ..multi_device import DeviceViews, symmetric_empty
 from ..torch_ops import REGISTERED, forward_only, keep_nothing
-from ..tracing import probes
+from ..tracing import probes, refuse_tangents
 from .attention import load_compiled
 
 # The devices the kernels' multi-device views are compiled for (`devices =
@@ -427,6 +427,7 @@ def gemm_reduce_scatter(a, b, group=None):
             return gemm_reduce_scatter_impl(a, b, group)
         except _Transformed:
             pass   # (functorch's tensors: the op, below)
+    refuse_tangents("ops.tensor_parallel.gemm_reduce_scatter", a, b)
     return torch.ops.tk_mlir.gemm_reduce_scatter(a, b,
                                                  _group(group).group_name)
 
@@ -440,18 +441,18 @@ def _direct(a, b):
     implementation's checks name it (no check comes before the op: the
     implementation's argument checks are shared with the group on a
     shape's first call, so that a refusal reaches every process).
-    Forward-mode AD and functorch transforms are not asked about, as
-    tracing.direct asks for the other families: every host step before a
-    call's first queued operation is GPU idle time when the call is timed
-    alone. Against calls that ask nothing, interleaved in the benchmark's
-    pattern (4 x H200; M = 8192 and 16384, N = K = 8192, and N = 28672),
-    tracing.direct's questions made the calls 0.014-0.037 ms longer, these
-    0.002-0.025 ms. Functorch's tensors (torch.vmap, torch.func) are found
-    where a call meets tensors it has not checked, before it queues
-    anything (_Transformed), and take the op from there; under
-    forward-mode AD the op, like the direct call, returns no tangent
-    (PyTorch runs a custom op whose inputs want no gradient below its
-    autograd)."""
+    Inside forward-mode AD's dual levels the call takes the op's way,
+    where refuse_tangents raises for a tangent. Functorch's tensors are
+    not asked about per call, as tracing.direct asks for the other
+    families: every host step before a call's first queued operation is
+    GPU idle time when the call is timed alone. Against calls that ask
+    nothing, interleaved in the benchmark's pattern (4 x H200; M = 8192
+    and 16384, N = K = 8192, and N = 28672), tracing.direct's questions
+    made the calls 0.014-0.037 ms longer, these (without the dual-level
+    read) 0.002-0.025 ms. Functorch's tensors (torch.vmap, torch.func)
+    are found instead where a call meets tensors it has not checked,
+    before it queues anything (_Transformed), and take the op from
+    there."""
     if torch.compiler.is_compiling():
         return False
     found = probes()
@@ -460,7 +461,7 @@ def _direct(a, b):
                     isinstance(b, torch.Tensor))
     if (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
         return False
-    return not found.active()
+    return not found.active() and found.forward_ad() < 0
 
 
 class _Transformed(Exception):
@@ -775,6 +776,7 @@ def all_gather_gemm(a, b, group=None, communicate="copy_engines"):
             return all_gather_gemm_impl(a, b, group, communicate)
         except _Transformed:
             pass   # (functorch's tensors: the op, below)
+    refuse_tangents("ops.tensor_parallel.all_gather_gemm", a, b)
     return torch.ops.tk_mlir.all_gather_gemm(a, b, _group(group).group_name,
                                              communicate)
 
@@ -882,6 +884,7 @@ if REGISTERED:
                              device_types="cuda")
     def _gemm_reduce_scatter_op(a: Tensor, b: Tensor,
                                 group_name: str) -> Tensor:
+        refuse_tangents("ops.tensor_parallel.gemm_reduce_scatter", a, b)
         return gemm_reduce_scatter_impl(a, b, group_named(group_name))
 
     @_gemm_reduce_scatter_op.register_fake
@@ -896,6 +899,7 @@ if REGISTERED:
                              device_types="cuda")
     def _all_gather_gemm_op(a: Tensor, b: Tensor, group_name: str,
                             communicate: str) -> Tensor:
+        refuse_tangents("ops.tensor_parallel.all_gather_gemm", a, b)
         return all_gather_gemm_impl(a, b, group_named(group_name),
                                     communicate)
 

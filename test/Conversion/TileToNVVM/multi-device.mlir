@@ -173,8 +173,10 @@ tile.kernel @peer_load(%A: !tile.gl<?x?xbf16, devices = 2>, %i: index) launch(wa
 
 // Register tiles stored into device %d's copy: its pointer picked by a
 // select on %d; an add-reduce store adds each element atomically (relaxed,
-// system scope: the signal that publishes them orders them). A wait on
-// device %d's counter polls that device's copy.
+// at system scope, so that adds from several devices are atomic against
+// each other: inline PTX, since LLVM's atomicrmw comes out at GPU scope;
+// the signal that publishes them orders them). A wait on device %d's
+// counter polls that device's copy.
 // CHECK-LABEL: llvm.func @register_tiles_to_peer
 // CHECK-SAME: (%[[C0:[^:]*]]: !llvm.ptr<1>, %[[C1:[^:]*]]: !llvm.ptr<1>, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %[[F0:[^:]*]]: !llvm.ptr<1>, %[[F1:[^:]*]]: !llvm.ptr<1>, %{{[^:]*}}: i64, %[[DARG:[^:]*]]: i64, %{{[^:]*}}: i64, %[[V:[^:]*]]: i32,
 // CHECK: %[[D:.*]] = arith.index_cast %[[DARG]] : i64 to index
@@ -182,7 +184,7 @@ tile.kernel @peer_load(%A: !tile.gl<?x?xbf16, devices = 2>, %i: index) launch(wa
 // CHECK: %[[IS1:.*]] = arith.cmpi eq, %[[D32]], %{{.*}} : i32
 // CHECK: %[[PEER:.*]] = arith.select %[[IS1]], %[[C1]], %[[C0]] : !llvm.ptr<1>
 // CHECK: %[[AT:.*]] = llvm.getelementptr %[[PEER]]
-// CHECK-NEXT: llvm.atomicrmw fadd %[[AT]], %{{.*}} monotonic : !llvm.ptr<1>, f32
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "red.relaxed.sys.global.add.f32 [$0], $1;", "l,f" %[[AT]], %{{.*}} : (!llvm.ptr<1>, f32) -> ()
 // CHECK: %[[D32B:.*]] = arith.index_cast %[[D]] : index to i32
 // CHECK: %[[IS1B:.*]] = arith.cmpi eq, %[[D32B]], %{{.*}} : i32
 // CHECK: %[[PEERB:.*]] = arith.select %[[IS1B]], %[[C1]], %[[C0]] : !llvm.ptr<1>

@@ -35,6 +35,9 @@
 // RUN: %ptxas -arch=sm_90a %t.at/attention_fwd.ptx -o %t.at/check.cubin 2>&1 | FileCheck %s --check-prefix=NO-INJECTED-FENCE --allow-empty
 // RUN: rm -rf %t.rs && tk-opt %kernels/multi_gpu/gemm_reduce_scatter.mlir -tile-to-nvidia="out=%t.rs cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.rs/gemm_reduce_scatter.ptx -o %t.rs/check.cubin
+// RUN: rm -rf %t.pr && tk-opt %S/Inputs/peer_reduce.mlir -tile-to-nvidia="out=%t.pr cubin=false" -o /dev/null
+// RUN: %ptxas -arch=sm_90a %t.pr/peer_reduce.ptx -o %t.pr/check.cubin
+// RUN: FileCheck %s --check-prefix=PEER-REDUCE < %t.pr/peer_reduce.ptx
 // RUN: rm -rf %t.ag && tk-opt %kernels/multi_gpu/all_gather_gemm.mlir -tile-to-nvidia="out=%t.ag cubin=false" -o /dev/null
 // RUN: %ptxas -arch=sm_90a %t.ag/all_gather_gemm.ptx -o %t.ag/check.cubin
 // RUN: rm -rf %t.agb && tk-opt %kernels/alternatives/all_gather_gemm_blocks.mlir -tile-to-nvidia="out=%t.agb cubin=false" -o /dev/null
@@ -94,3 +97,9 @@
 // keeps its wgmmas pipelined (a vprintf there made it serialize them).
 // NOT-SERIALIZED-NOT: C7510
 // NOT-SERIALIZED: Used {{[0-9]+}} registers
+
+// Register tiles added into a peer's copy: relaxed adds at system scope,
+// f16 and bf16 through 16-bit registers.
+// PEER-REDUCE: red.relaxed.sys.global.add.f32 [%rd{{[0-9]+}}], %r{{[0-9]+}};
+// PEER-REDUCE: red.relaxed.sys.global.add.noftz.f16 [%rd{{[0-9]+}}], %rs{{[0-9]+}};
+// PEER-REDUCE: red.relaxed.sys.global.add.noftz.bf16 [%rd{{[0-9]+}}], %rs{{[0-9]+}};

@@ -181,11 +181,21 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
     store.erase();
     any = true;
   }
+  if (!any)
+    return;
   // Shared memory must outlive the last copies out.
-  if (any) {
-    OpBuilder b(tiles->getBlock(), std::next(tiles->getIterator()));
-    StoreAsyncWaitOp::create(b, tiles.getLoc());
-  }
+  OpBuilder b(tiles->getBlock(), std::next(tiles->getIterator()));
+  StoreAsyncWaitOp::create(b, tiles.getLoc());
+  // A counter signal in the tile loop or after it announced stores that are
+  // now async: it must wait until they are written and publish them (a
+  // multi-device signal always does).
+  auto publish = [](SignalAddOp add) {
+    if (add.getCounters().getType().getDevices() == 0)
+      add.setAfterAsyncStores(true);
+  };
+  tiles.walk(publish);
+  for (Operation *op = tiles->getNextNode(); op; op = op->getNextNode())
+    op->walk(publish);
 }
 
 /// Whether `op` only signals or waits on counters (tile.signal_add /
@@ -575,13 +585,19 @@ struct WarpSpecializePass
     // warpgroup 0 of its role).
     SmallVector<Operation *> roots;
     for (Operation &op : body.getOperations()) {
+      // A counter wait before the tile's k-loop guards what the tile
+      // reads: the producer, which loads it, waits too. One after it
+      // guards the tile's stores, which are the consumers' alone: the
+      // producer does not wait there (its last tile's poll would not be
+      // ordered before anything the consumers do after their stores, such
+      // as taking a count off the counter).
+      if (isa<SignalWaitOp>(op) && !prologueCopy && !loopCopy)
+        roots.push_back(&op);
       if (op.hasAttr(kPrologueAttr))
         prologueCopy = &op;
       if (op.hasAttr(kPipelinedAttr))
         loopCopy = &op;
-      // A counter wait in the tile loop guards what the tile reads: the
-      // producer, which loads it, waits too.
-      if (op.hasAttr(kTileCopyAttr) || isa<SignalWaitOp>(op))
+      if (op.hasAttr(kTileCopyAttr))
         roots.push_back(&op);
     }
     auto pipelinedCopy = cast<scf::ForOp>(loopCopy);

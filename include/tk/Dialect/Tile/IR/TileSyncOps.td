@@ -155,7 +155,8 @@ def Tile_SignalAddOp : Tile_Op<"signal_add"> {
     only read (`tile.store_async_wait` waits for the reads), and makes them
     visible to the release — for a block that announces TMA-stored data.
     Without it no such wait is spent (the stream-K GEMM's flags announce
-    register stores only).
+    register stores only). tile-warp-specialize sets it on the adds after
+    a register store it turns into a TMA store.
 
     ```mlir
     tile.store_async %out -> %P[%slot, %c0] : !tile.st<128x128xf32>, !tile.gl<?x?xf32>
