@@ -50,6 +50,36 @@ def test_device_views_check_their_rank_and_address():
         DeviceViews(v.local, [], 0)
 
 
+def test_views_of_a_symmetric_buffer_must_lie_inside_it():
+    """from_symmetric offsets every device's buffer by the tensor's place in
+    this device's: a tensor outside the buffer would give the peers
+    addresses outside theirs."""
+    import types
+
+    class Local:
+        def __init__(self, ptr, numel):
+            self.ptr, self.count = ptr, numel
+
+        def data_ptr(self):
+            return self.ptr
+
+        def numel(self):
+            return self.count
+
+        def element_size(self):
+            return 2
+    handle = types.SimpleNamespace(buffer_ptrs=[0x10000, 0x90000], rank=0,
+                                   buffer_size=4096)
+    v = DeviceViews.from_symmetric(Local(0x10400, 1536), handle)
+    assert v.addresses == (0x10400, 0x90400)
+    with pytest.raises(ValueError, match="bytes 1024 to 5120 of the "
+                       "allocation\\) is not inside the symmetric buffer of "
+                       "4096 bytes"):
+        DeviceViews.from_symmetric(Local(0x10400, 2048), handle)
+    with pytest.raises(ValueError, match="not inside the symmetric buffer"):
+        DeviceViews.from_symmetric(Local(0x8000, 16), handle)
+
+
 def test_each_copy_gets_its_pointer_and_tensor_map():
     spec = KernelSpec("k", entry())
     x = FakeTensor((64, 64), ptr=0x9000000)

@@ -432,11 +432,14 @@ def test_tensor_map_geometry_rank4():
 
 def test_tensor_map_limits_name_the_argument():
     entry = {"box": [64], "swizzle": 0}
-    tensor_map_geometry(entry, FakeTensor((2**32,)), "bf16")
-    with pytest.raises(ArgumentError, match=r"argument 'x' \(#0\): a TMA "
-                       r"descriptor holds at most 2\*\*32 elements per "
-                       r"dimension; dimension 0 has 4294967312"):
-        tensor_map_geometry(entry, FakeTensor((2**32 + 16,)), "bf16",
+    tensor_map_geometry(entry, FakeTensor((2**31 - 1,)), "bf16")
+    # (cuTensorMapEncodeTiled takes 2**32, but the kernels' coordinates are
+    # signed 32-bit.)
+    with pytest.raises(ArgumentError, match=r"argument 'x' \(#0\): the "
+                       r"kernels' TMA copies address at most 2\*\*31 - 1 "
+                       r"elements per dimension \(32-bit signed "
+                       r"coordinates\); dimension 0 has 2147483648"):
+        tensor_map_geometry(entry, FakeTensor((2**31,)), "bf16",
                             where="argument 'x' (#0)")
     entry = {"box": [1, 1, 64], "swizzle": 0}
     tensor_map_geometry(entry, FakeTensor((2, 2**20, 2**19 - 8)), "bf16")
@@ -453,8 +456,8 @@ def test_tensor_map_limits_name_the_argument():
 def test_packed_tensor_maps_name_the_argument(gemm):
     a, b, c = gemm_args()
     wide = FakeTensor((2**32 + 64, 64), ptr=0x100000)
-    with pytest.raises(ArgumentError, match=r"argument 'A' \(#0\): a TMA "
-                       r"descriptor holds at most"):
+    with pytest.raises(ArgumentError, match=r"argument 'A' \(#0\): the "
+                       r"kernels' TMA copies address at most"):
         pack_parameters(gemm, (wide, b, c), lambda g: b"\0" * 128,
                         names=["A", "B", "C"])
 
@@ -1262,3 +1265,83 @@ def test_scalars_change_without_packing_again(tmp_path, monkeypatch):
     with pytest.raises(ArgumentError, match="argument #1: expected a number, "
                        "got str"):
         kernel(x, "2", 3)
+
+
+def test_a_tile_table_is_checked_for_each_number_of_tiles(tmp_path,
+                                                          monkeypatch):
+    """A table checked for one launch's tiles is checked again for a
+    launch of another number: it would skip tiles, or walk past the tile
+    space."""
+    import types
+
+    class Words:
+        def data_ptr(self):
+            return 0x8000
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(
+        int32="int32", tensor=lambda words, dtype, device: Words()))
+    kernel = _fake_cuda_kernel(tmp_path, monkeypatch, FakeDriver(), False,
+                               table=True)
+    table = TileTable([[0, 1], [2, 3]])
+    kernel(FakeTensor((256, 64)), tile_table=table)   # 4 tiles of 64 rows
+    with pytest.raises(ArgumentError, match="4 tiles listed, the launch "
+                       "has 16"):
+        kernel(FakeTensor((1024, 64)), tile_table=table)
+    with pytest.raises(ArgumentError, match="block 1 has tile 2, but the "
+                       "launch has 2 tiles"):
+        kernel(FakeTensor((128, 64)), tile_table=table)
+
+
+def test_tile_space_bounds_cannot_be_negative_or_overflow_a_counter():
+    entry = gemm_entry()
+    entry["grid_policy"] = "tiles"
+    entry["tiles"] = [{"const": 3}, {"param": 3}]
+    entry["params"].append({"kind": "scalar", "dtype": "index"})
+    spec = KernelSpec("k", entry)
+    check_arguments(spec, (*gemm_args(), 0), names=["A", "B", "C", "heads"])
+    with pytest.raises(ArgumentError, match="argument 'heads' \\(#3\\): "
+                       "bounds the tile space, so it cannot be negative, "
+                       "got -1"):
+        check_arguments(spec, (*gemm_args(), -1),
+                        names=["A", "B", "C", "heads"])
+    # Blocks that take tiles from a 32-bit counter: fewer than 2**32 tiles.
+    spec = KernelSpec("k", dynamic_entry())
+    assert grid_size(spec, gemm_args(), 132) == 132
+    with pytest.raises(ArgumentError, match="kernel 'k': 4294967296 tiles; "
+                       "its blocks take tiles from a 32-bit counter"):
+        grid_size(spec, gemm_args(m=2**24 * 128, n=2**8 * 256), 132)
+
+
+def test_an_unhashable_argument_is_named(tmp_path, monkeypatch):
+    kernel = _fake_cuda_kernel(tmp_path, monkeypatch, FakeDriver(), False)
+    with pytest.raises(ArgumentError, match="expected a tensor, got list"):
+        kernel([[1.0]])
+
+
+def test_a_prepared_launch_refused_its_stream_keeps_its_scalars(
+        tmp_path, monkeypatch):
+    import types
+    current = {"stream": 0x50}
+
+    class Counter:
+        def data_ptr(self):
+            return 0x7000
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(
+        cuda=types.SimpleNamespace(
+            current_stream=lambda device=None: types.SimpleNamespace(
+                cuda_stream=current["stream"])),
+        int32="int32", zeros=lambda *a, **k: Counter()))
+    driver = _Recording()
+    kernel = _fake_cuda_kernel(
+        tmp_path, monkeypatch, driver, False,
+        params=[{"kind": "view", "dtype": "bf16", "shape": [-1, 64]},
+                {"kind": "scalar", "dtype": "f32"}],
+        abi=[{"kind": "view_ptr", "param": 0},
+             {"kind": "scalar", "param": 1, "type": "f32"},
+             {"kind": "tile_counter"}])
+    kernel.spec.dynamic_tiles = True
+    kernel.names = ["x", "scale"]
+    launch = kernel.prepare(FakeTensor((64, 64)), 1.0)
+    with pytest.raises(ArgumentError, match="argument 'stream'"):
+        launch({"scale": 0.5}, stream=0x60)
+    slot, _ = launch._slots["scale"]
+    assert struct.unpack("<f", bytes(launch._values[slot]))[0] == 1.0

@@ -73,6 +73,12 @@ class DeviceViews:
         rendezvous handle (torch.distributed._symmetric_memory.rendezvous)
         is `handle`: the same offset in every device's buffer."""
         offset = tensor.data_ptr() - handle.buffer_ptrs[handle.rank]
+        size = getattr(handle, "buffer_size", None)
+        end = offset + tensor.numel() * tensor.element_size()
+        if offset < 0 or (size is not None and end > size):
+            raise ValueError(f"the tensor (bytes {offset} to {end} of the "
+                             f"allocation) is not inside the symmetric "
+                             f"buffer of {size} bytes")
         return cls(tensor, [p + offset for p in handle.buffer_ptrs],
                    handle.rank)
 

@@ -51,9 +51,11 @@ SCALAR_CTYPES = {
 SCALAR_FORMATS = {"i32": "<i", "i64": "<q", "index": "<q", "f32": "<f",
                   "f64": "<d"}
 
-# cuTensorMapEncodeTiled's limits: at most 2**32 elements per dimension,
-# strides multiples of 16 bytes below 2**40.
-TMA_MAX_DIM = 2**32
+# Dimensions a tensor map takes: cuTensorMapEncodeTiled allows 2**32
+# elements, but the kernels' TMA coordinates are signed 32-bit, so a
+# coordinate of 2**31 or more would wrap and read zeros (write nothing)
+# past it. Strides: multiples of 16 bytes below 2**40.
+TMA_MAX_DIM = 2**31 - 1
 TMA_MAX_STRIDE = 2**40
 
 # Blocks in a grid's x dimension (CUDA's gridDim.x; HIP's as well, which
@@ -290,6 +292,13 @@ def check_arguments(spec, args, names=None):
         _check_view(where, param, arg, needs_tma=i in tma_views)
         views.append((where, arg))
     check_one_device(views)
+    # The kernels divide and compare tile-space bounds unsigned: a negative
+    # one would be about 2**64 tiles (a persistent loop that never ends).
+    for i in sorted(set().union(*(bound_params(b) for b in spec.tiles))):
+        if args[i] < 0:
+            raise ArgumentError(f"{_arg_name(i, names)}: bounds the tile "
+                                f"space, so it cannot be negative, got "
+                                f"{args[i]}")
 
 
 def _check_devices(where, param, arg, spans):
@@ -341,9 +350,10 @@ def check_one_device(tensors):
 
 def _check_scalar(where, dtype, arg):
     """Raises ArgumentError unless `arg` is a value of scalar type `dtype`
-    (a parameter's or an ABI type) that the kernel receives unchanged: a
-    bool for i1, an int in range for the integer types, a finite number in
-    range for the float types."""
+    (a parameter's or an ABI type) that the kernel can receive: a bool for
+    i1, an int in range for the integer types (received unchanged), a
+    finite number in range for the float types (rounded to the type, as C
+    converts a double argument)."""
     if dtype == "i1":
         if not isinstance(arg, bool):
             raise ArgumentError(f"{where}: expected a bool, got "
@@ -561,6 +571,10 @@ def grid_size(spec, args, multiprocessors, one_tile_per_block=False,
     kernels whose blocks take tiles as they go (a `dynamic` tile loop) get
     every multiprocessor anyway."""
     tiles = grid_tiles(spec, args)
+    if spec.dynamic_tiles and tiles >= 2**32:
+        raise ArgumentError(f"kernel '{spec.name}': {tiles} tiles; its blocks "
+                            f"take tiles from a 32-bit counter, so a launch "
+                            f"holds fewer than 2**32")
     cluster = spec.cluster[0] if spec.cluster else 1
     # Grid-level roles: the communicating blocks come first and keep their
     # multiprocessors; the tile loops get the rest.
@@ -651,8 +665,9 @@ def tensor_map_geometry(entry, tensor, dtype, where="tensor"):
     shape = list(tensor.shape)
     for d, extent in enumerate(shape):
         if not 1 <= extent <= TMA_MAX_DIM:
-            raise ArgumentError(f"{where}: a TMA descriptor holds at most "
-                                f"2**32 elements per dimension; dimension {d} "
+            raise ArgumentError(f"{where}: the kernels' TMA copies address "
+                                f"at most 2**31 - 1 elements per dimension "
+                                f"(32-bit signed coordinates); dimension {d} "
                                 f"has {extent}")
     dims = list(reversed(shape))
     strides = []
@@ -998,24 +1013,36 @@ class Kernel:
         device = _cuda_device(args)
         if device is None:  # check_arguments names the wrong argument
             return None
-        key = (str(device), _stream_handle(device, stream))
+        handle = _stream_handle(device, stream)
+        key = (str(device), handle)
         counter = self._tile_counters.get(key)
         if counter is None:
-            counter = torch.zeros(2, dtype=torch.int32, device=device)
+            # Zeroed on the stream that launches with it, which need not
+            # wait for torch's current one.
+            if handle == torch.cuda.current_stream(device).cuda_stream:
+                counter = torch.zeros(2, dtype=torch.int32, device=device)
+            else:
+                with torch.cuda.stream(torch.cuda.ExternalStream(
+                        handle, device=device)):
+                    counter = torch.zeros(2, dtype=torch.int32,
+                                          device=device)
             self._tile_counters[key] = counter
         return counter.data_ptr()
 
     def table_words(self, args, table):
         """`table`'s words (TileTable) as an int32 tensor on the device of
-        `args`' first tensor, checked against the launch's tiles once."""
+        `args`' first tensor, checked against the launch's tiles once per
+        number of tiles (a table of another launch's tiles would skip
+        tiles, or walk past the tile space)."""
         import torch
         device = _cuda_device(args)
         if device is None:  # check_arguments names the wrong argument
             return None
-        key = (id(table), str(device))
+        tiles = grid_tiles(self.spec, args)
+        key = (id(table), str(device), tiles)
         entry = self._tile_tables.get(key)
         if entry is None:
-            table.check(grid_tiles(self.spec, args))
+            table.check(tiles)
             words = torch.tensor(table.words, dtype=torch.int32,
                                  device=device)
             if len(self._tile_tables) >= 64:
@@ -1033,9 +1060,12 @@ class Kernel:
         counter = None
         if self.spec.dynamic_tiles:
             counter = self.tile_counter(args, stream)
-        key = (_cache_key(args, self._patched), bool(one_tile_per_block),
-               counter, id(tile_table))
-        packed = self._packed.get(key)
+        try:
+            key = (_cache_key(args, self._patched), bool(one_tile_per_block),
+                   counter, id(tile_table))
+            packed = self._packed.get(key)
+        except TypeError:   # an unhashable argument: _pack's checks name it
+            key = packed = None
         if packed is not None and self._scalar_slots:
             self._patch_scalars(packed[0][0], args)
         if packed is None:
@@ -1043,7 +1073,8 @@ class Kernel:
                                 tile_table)
             if len(self._packed) >= 64:
                 self._packed.pop(next(iter(self._packed)))
-            self._packed[key] = packed
+            if key is not None:
+                self._packed[key] = packed
         (_, pointers), grid, _, device = packed
         self._launch(device, grid, pointers, stream)
 
@@ -1174,7 +1205,7 @@ class PreparedLaunch:
                 self._slots[kernel.names[index]] = (slot, entry)
 
     def __call__(self, scalars=None, stream=None):
-        self.set(scalars)
+        # (The stream first: a refused launch leaves the scalars alone.)
         if self._stream is not None:
             used = _stream_handle(self.device, stream)
             if used != self._stream:
@@ -1183,6 +1214,7 @@ class PreparedLaunch:
                     f"takes its tiles from a counter of the stream it was "
                     f"prepared for ({self._stream:#x}), not {used:#x}: "
                     f"prepare a launch for that stream")
+        self.set(scalars)
         self._kernel._launch(self.device, self.grid, self._pointers, stream)
 
     def set(self, scalars):
