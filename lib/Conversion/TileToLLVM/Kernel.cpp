@@ -1055,17 +1055,44 @@ tk::lower::lowerKernelSignature(KernelOp kernel, gpu::GPUModuleOp gpuModule) {
       foreach
         = op;
   });
-  if (foreach) {
-    for (Value bound : foreach.getBounds()) {
+  auto describeBounds = [&](ForeachTileOp op,
+                            SmallVector<Attribute> &into) -> LogicalResult {
+    for (Value bound : op.getBounds()) {
       FailureOr<Attribute> desc = describeBound(bound, b);
       if (failed(desc))
-        return foreach.emitOpError(
+        return op.emitOpError(
             "tile-space bound must be a constant, an index parameter, "
             "'tile.device_count', a 'tile.dim' of a kernel parameter, "
             "'arith.ceildivui' of one by a constant, or 'arith.muli' of two "
             "such bounds, so the launcher can size the grid");
-      tiles.push_back(*desc);
+      into.push_back(*desc);
     }
+    return success();
+  };
+  if (foreach && failed(describeBounds(foreach, tiles)))
+    return failure();
+  // One block per tile of the first loop: a later loop over another tile
+  // space would leave tiles past the grid unrun (a persistent loop strides
+  // over its own bounds, whatever the grid).
+  if (foreach && kernel.getGrid() == GridPolicy::tiles) {
+    WalkResult walked = kernel.walk([&](ForeachTileOp other) {
+      if (other == foreach)
+        return WalkResult::advance();
+      SmallVector<Attribute> theirs;
+      if (failed(describeBounds(other, theirs)))
+        return WalkResult::interrupt();
+      if (theirs != tiles) {
+        other.emitOpError(
+            "walks another tile space than the kernel's first tile loop; "
+            "with grid = tiles the launch has one block per tile of the "
+            "first, so give every tile loop the same bounds (or make the "
+            "kernel persistent)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walked.wasInterrupted())
+      return failure();
   }
 
   // The llvm.func kernel.

@@ -52,6 +52,38 @@ tile.kernel @k(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
 
 // -----
 
+// With one block per tile, every tile loop must walk the first one's tile
+// space (tiles past the grid would not run).
+tile.kernel @k(%A: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 1) {
+  %m = tile.dim %A[0] : !tile.gl<?x?xbf16>
+  tile.foreach_tile (%i) in (%m) {
+  }
+  // expected-error @+1 {{'tile.foreach_tile' op walks another tile space than the kernel's first tile loop; with grid = tiles the launch has one block per tile of the first, so give every tile loop the same bounds (or make the kernel persistent)}}
+  tile.foreach_tile (%i) in (%n) {
+  }
+}
+
+// -----
+
+// The same bounds, and a persistent kernel's loops over other bounds, are
+// accepted.
+tile.kernel @same(%A: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 1) {
+  %m = tile.dim %A[0] : !tile.gl<?x?xbf16>
+  tile.foreach_tile (%i) in (%m) {
+  }
+  tile.foreach_tile (%i) in (%m) {
+  }
+}
+tile.kernel @persistent(%A: !tile.gl<?x?xbf16>, %n: index) launch(warpgroups = 1, grid = persistent) {
+  %m = tile.dim %A[0] : !tile.gl<?x?xbf16>
+  tile.foreach_tile (%i) in (%m) {
+  }
+  tile.foreach_tile (%i) in (%n) {
+  }
+}
+
+// -----
+
 tile.kernel @k() launch(warpgroups = 1) {
   %a = tile.fill 0.0 : !tile.rt<16x16xbf16, warp, #tile.row>
   %b = tile.fill 0.0 : !tile.rt<16x16xbf16, warp, #tile.col>
