@@ -56,6 +56,10 @@ private:
     printLocation(diag.getLocation());
     os << ": " << severity << ": " << diag << "\n";
     for (Diagnostic &note : diag.getNotes()) {
+      // (The operation MLIR attaches to a diagnostic, printed whole, is no
+      // line of its own: a lowered module's runs to hundreds of KB.)
+      if (StringRef(note.str()).starts_with("see current operation:"))
+        continue;
       printLocation(note.getLocation());
       os << ": note: " << note << "\n";
     }
@@ -111,6 +115,7 @@ TkCompiled tkCompileSource(MlirStringRef source, MlirStringRef sourceName,
   DialectRegistry registry;
   tk::registerCompilerDialects(registry);
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
   CollectDiagnostics collect(&context, result->diagnostics);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(

@@ -84,6 +84,16 @@ parseOptions(ModuleOp module, llvm::StringRef target, llvm::StringRef text) {
   auto options = std::make_unique<Options>();
   // A bad value's reason comes back here instead of going to stderr.
   tk::OptionErrors values;
+  // (The option parser drops an entry without a name, "=3", silently.)
+  llvm::SmallVector<llvm::StringRef> entries;
+  text.split(entries, ' ', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef entry : entries)
+    if (entry.starts_with("=")) {
+      module.emitError("invalid options for ")
+          << target << ": '" << text << "': '" << entry
+          << "' gives a value without an option name";
+      return nullptr;
+    }
   if (failed(options->parseFromString(text, os))) {
     errors += values.text();
     module.emitError("invalid options for ")

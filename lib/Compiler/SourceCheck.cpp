@@ -57,7 +57,8 @@ public:
     while (pos < text.size()) {
       char c = text[pos];
       size_t start = pos;
-      if (llvm::isSpace(c)) {
+      // (MLIR's lexer skips a NUL inside the buffer as whitespace.)
+      if (llvm::isSpace(c) || c == '\0') {
         ++pos;
         continue;
       }

@@ -100,6 +100,20 @@ def test_errors_are_located():
         compile('"test.op"() {x = array<index: 1>} : () -> ()\n')
     assert "<program>:1:24: error: expected integer or float type, got: " \
         "'index'" in error.value.diagnostics
+    # (A NUL byte in the source: MLIR's lexer skips it as whitespace.)
+    with pytest.raises(CompileError) as error:
+        compile('"test.op"() {x = array<\0index: 1>} : () -> ()\n')
+    assert "<program>:1:25: error: expected integer or float type" in \
+        error.value.diagnostics
+    # One line per diagnostic: not the operation MLIR attaches, whole.
+    with pytest.raises(CompileError) as error:
+        compile(GEMM, stages="many")
+    assert "see current operation" not in error.value.diagnostics
+    assert len(error.value.diagnostics.splitlines()) == 1
+    # An option value without a name is refused, not dropped.
+    with pytest.raises(CompileError, match="'=3' gives a value without an "
+                       "option name"):
+        compile(GEMM, options="=3")
     with pytest.raises(ValueError, match="target must be one of"):
         compile(GEMM, "sm_80")
     with pytest.raises(FileNotFoundError):
