@@ -122,6 +122,21 @@ def test_errors_are_located():
         compile(42)
 
 
+def test_a_failed_link_says_why_in_the_diagnostic(tmp_path, capfd):
+    """ld.lld's own messages come back in the diagnostic; nothing reaches
+    the embedder's standard streams."""
+    lld = tmp_path / "ld.lld"
+    lld.write_text("#!/bin/sh\necho 'ld.lld: error: undefined symbol: foo' "
+                   ">&2\nexit 1\n")
+    lld.chmod(0o755)
+    with pytest.raises(CompileError) as error:
+        compile(GEMM, "gfx942", lld=str(lld), cache=False)
+    assert "ld.lld failed to link the code object: ld.lld: error: " \
+        "undefined symbol: foo" in error.value.diagnostics
+    assert len(error.value.diagnostics.splitlines()) == 1
+    assert capfd.readouterr() == ("", "")
+
+
 def test_missing_library_is_named(monkeypatch):
     monkeypatch.setattr(compiler, "_library", None)
     monkeypatch.setenv("TK_MLIR_LIBRARY", "/nonexistent/libTKCAPI.so")

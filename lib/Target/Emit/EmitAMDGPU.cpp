@@ -67,14 +67,16 @@ std::optional<int64_t> metadataInt(const NamedAttrList &attrs, StringRef key) {
 /// failures on `module`.
 std::optional<SmallVector<char, 0>> link(ModuleOp module, ArrayRef<char> object,
                                          StringRef lldPath) {
-  SmallString<128> objectPath, hsacoPath;
+  SmallString<128> objectPath, hsacoPath, logPath;
   int fd;
   if (llvm::sys::fs::createTemporaryFile("tk-amdgpu", "o", fd, objectPath) ||
-      llvm::sys::fs::createTemporaryFile("tk-amdgpu", "hsaco", hsacoPath)) {
+      llvm::sys::fs::createTemporaryFile("tk-amdgpu", "hsaco", hsacoPath) ||
+      llvm::sys::fs::createTemporaryFile("tk-amdgpu-lld", "txt", logPath)) {
     module.emitError("cannot create temporary files for linking");
     return std::nullopt;
   }
-  llvm::FileRemover removeObject(objectPath), removeHsaco(hsacoPath);
+  llvm::FileRemover removeObject(objectPath), removeHsaco(hsacoPath),
+      removeLog(logPath);
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os.write(object.data(), object.size());
@@ -82,10 +84,17 @@ std::optional<SmallVector<char, 0>> link(ModuleOp module, ArrayRef<char> object,
   std::string message;
   StringRef args[] = {lldPath,    "-flavor", "gnu",    "-shared",
                       objectPath, "-o",      hsacoPath};
-  if (llvm::sys::ExecuteAndWait(lldPath, args, std::nullopt, {}, 0, 0,
+  // (ld.lld's messages go into the diagnostic, not the embedder's
+  // standard streams.)
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
+                                          StringRef(logPath)};
+  if (llvm::sys::ExecuteAndWait(lldPath, args, std::nullopt, redirects, 0, 0,
                                 &message) != 0) {
+    auto log = llvm::MemoryBuffer::getFile(logPath);
+    StringRef said = log ? (*log)->getBuffer().trim() : StringRef();
     module.emitError("ld.lld failed to link the code object")
-        << (message.empty() ? "" : ": ") << message;
+        << (message.empty() ? "" : ": ") << message
+        << (said.empty() ? "" : ": ") << said;
     return std::nullopt;
   }
   auto buffer = llvm::MemoryBuffer::getFile(hsacoPath);
