@@ -1071,9 +1071,9 @@ class Kernel:
         if packed is None:
             packed = self._pack(args, counter, one_tile_per_block,
                                 tile_table)
-            if len(self._packed) >= 64:
-                self._packed.pop(next(iter(self._packed)))
             if key is not None:
+                if len(self._packed) >= 64:
+                    self._packed.pop(next(iter(self._packed)))
                 self._packed[key] = packed
         (_, pointers), grid, _, device = packed
         self._launch(device, grid, pointers, stream)

@@ -40,7 +40,7 @@ except ImportError:   # the CPU-side tools and tests run without torch
 from ..runtime import ArgumentError
 from ..multi_device import DeviceViews, symmetric_empty
 from ..torch_ops import REGISTERED, forward_only, keep_nothing
-from ..tracing import probes, refuse_tangents
+from ..tracing import _lookup, probes, refuse_tangents
 from .attention import load_compiled
 
 # The devices the kernels' multi-device views are compiled for (`devices =
@@ -475,8 +475,7 @@ def _refuse_transformed(a, b):
     """Raises _Transformed when `a` or `b` is a functorch tensor: asked
     only where a call meets tensors of a signature it has not checked, so
     that the checked calls' path asks nothing more."""
-    functorch = getattr(getattr(torch, "_C", None), "_functorch", None)
-    wrapped = getattr(functorch, "is_functorch_wrapped_tensor", None)
+    wrapped = _lookup(torch, "_C._functorch.is_functorch_wrapped_tensor")
     if wrapped is not None and any(isinstance(t, torch.Tensor) and wrapped(t)
                                    for t in (a, b)):
         raise _Transformed()
