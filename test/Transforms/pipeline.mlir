@@ -158,6 +158,75 @@ tile.kernel @read_before_copy(%A: !view) launch(warpgroups = 1) {
 // -----
 
 !view = !tile.gl<?x?xbf16>
+
+// Ring positions are index arithmetic: a loop counting in i32 is left alone.
+// CHECK-LABEL: tile.kernel @i32_induction_variable
+// CHECK: tile.copy
+tile.kernel @i32_induction_variable(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %lb = arith.constant 0 : i32
+  %ub = arith.constant 8 : i32
+  %one = arith.constant 1 : i32
+  // expected-remark @+1 {{not pipelined: the loop's induction variable is not of type 'index'}}
+  scf.for %k = %lb to %ub step %one : i32 {
+    %ki = arith.index_cast %k : i32 to index
+    tile.copy %A[%c0, %ki] -> %a : !view, !tile.st<64x64xbf16>
+    %r = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+
+// Iteration k + 1 reads what iteration k stores: loading it N - 1
+// iterations ahead would read it before the store.
+// CHECK-LABEL: tile.kernel @stores_to_its_source
+// CHECK: tile.copy
+// CHECK-NOT: tile.load_async
+tile.kernel @stores_to_its_source(%A: !view) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.dim %A[1] : !view
+  // expected-remark @+1 {{not pipelined: the loop stores to a view it copies from, so loads issued ahead could read it before those stores}}
+  scf.for %k = %c0 to %n step %c1 {
+    tile.copy %A[%c0, %k] -> %a : !view, !tile.st<64x64xbf16>
+    %x = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+    %k1 = arith.addi %k, %c1 : index
+    tile.store %x, %A[%c0, %k1] : !tile.rt<64x64xbf16, warpgroup>, !view
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+!peers = !tile.gl<?x?xbf16, devices = 2>
+
+// Stores to another view, or to the same view on another device operand
+// (a peer's copy is other memory), do not hold the loads back.
+// CHECK-LABEL: tile.kernel @stores_elsewhere
+// CHECK: tile.pipeline_prologue
+// CHECK: tile.load_async %arg0[%{{.*}}] device %arg2
+// CHECK: tile.store %{{.*}}, %arg1
+// CHECK: tile.store %{{.*}}, %arg0
+tile.kernel @stores_elsewhere(%A: !peers, %B: !view, %p: index) launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tile.dim %A[1] : !peers
+  scf.for %k = %c0 to %n step %c1 {
+    tile.copy %A[%c0, %k] device %p -> %a : !peers, !tile.st<64x64xbf16>
+    %x = tile.load %a : !tile.st<64x64xbf16> -> !tile.rt<64x64xbf16, warpgroup>
+    tile.store %x, %B[%c0, %k] : !tile.rt<64x64xbf16, warpgroup>, !view
+    tile.store %x, %A[%c0, %k] : !tile.rt<64x64xbf16, warpgroup>, !peers
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
 !acc = !tile.rt<64x64xf32, warpgroup>
 
 // CHECK-LABEL: tile.kernel @async_mma
@@ -481,6 +550,28 @@ tile.kernel @persistent_varying_trips(%K: !qkv) launch(warpgroups = 1, grid = pe
   }
 }
 
+// -----
+
+!qkv = !tile.gl<?x?x128xbf16>
+
+// A buffer read through a view of it (tile.subtile) is released after that
+// read, not after the view is made.
+// CHECK-LABEL: tile.kernel @tile_copy_read_through_subtile
+// CHECK: tile.sem_wait
+// CHECK: %[[HALF:.*]] = tile.subtile
+// CHECK: tile.load %[[HALF]]
+// CHECK-NEXT: tile.sem_arrive
+tile.kernel @tile_copy_read_through_subtile(%Q: !qkv, %O: !tile.gl<?x?xbf16>) launch(warpgroups = 2, grid = persistent) {
+  %q = tile.alloc : !tile.st<128x128xbf16>
+  %c0 = arith.constant 0 : index
+  %n = tile.dim %Q[1] : !qkv
+  tile.foreach_tile (%t) in (%n) {
+    tile.copy %Q[%c0, %t, %c0] -> %q : !qkv, !tile.st<128x128xbf16>
+    %h = tile.subtile %q[%c0, %c0] : !tile.st<128x128xbf16> to !tile.st<64x128xbf16>
+    %x = tile.load %h : !tile.st<64x128xbf16> -> !tile.rt<64x128xbf16, warpgroup>
+    tile.store %x, %O[%t, %c0] : !tile.rt<64x128xbf16, warpgroup>, !tile.gl<?x?xbf16>
+  }
+}
 // -----
 
 !qkv = !tile.gl<?x?x128xbf16>

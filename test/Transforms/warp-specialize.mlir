@@ -81,6 +81,81 @@ tile.kernel @gemm(%A: !view, %B: !view, %C: !view) launch(warpgroups = 2) {
 !view = !tile.gl<?x?xbf16>
 !acc = !tile.rt<128x256xf32, block>
 
+// A register value made before the tile loop is made again at the top of
+// each consumer tile, split by rows like the tile's own work; the hoisted
+// original goes.
+// CHECK-LABEL: tile.kernel @gemm_hoisted_zero
+// CHECK-NOT:   tile.fill
+// CHECK:       } consumer(warpgroups = 2, registers = 232) {
+// CHECK:         tile.foreach_tile
+// CHECK-NEXT:      %[[ZERO:.*]] = tile.fill 0.000000e+00 : !tile.rt<64x256xf32, warpgroup>
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (!tile.rt<64x256xf32, warpgroup>)
+tile.kernel @gemm_hoisted_zero(%A: !view, %B: !view, %C: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %M = tile.dim %A[0] : !view
+  %K = tile.dim %A[1] : !view
+  %N = tile.dim %B[1] : !view
+  %zero = tile.fill 0.0 : !acc
+  tile.foreach_tile (%m, %n) in (%M, %N) {
+    %acc = scf.for %k = %c0 to %K step %c1 iter_args(%x = %zero) -> (!acc) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %B[%k, %n] -> %b : !view, !tile.st<64x256xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x256xbf16> -> !acc
+      scf.yield %y : !acc
+    }
+    %out = tile.cast %acc : !acc to !tile.rt<128x256xbf16, block>
+    tile.store %out, %C[%m, %n] : !tile.rt<128x256xbf16, block>, !view
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+!acc = !tile.rt<128x256xf32, block>
+!out = !tile.rt<128x256xbf16, block>
+
+// The tile reads C back after storing it: that store stays synchronous (an
+// async copy out is not ordered with the read); the store to D, which
+// nothing reads, goes through shared memory.
+// CHECK-LABEL: tile.kernel @gemm_store_read_back
+// CHECK:       } consumer(warpgroups = 2, registers = 232) {
+// CHECK:         } {tile.pipelined = 3 : i64}
+// CHECK:         tile.store %{{.*}}, %arg2[
+// CHECK:         %[[BACK:.*]] = tile.load %arg2[
+// CHECK:         tile.store_async_wait
+// CHECK-NEXT:    tile.store %[[BACK]], %[[SLICE:.*]] :
+// CHECK-NEXT:    tile.store_async %[[SLICE]] -> %arg3[
+tile.kernel @gemm_store_read_back(%A: !view, %B: !view, %C: !view, %D: !view) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %M = tile.dim %A[0] : !view
+  %K = tile.dim %A[1] : !view
+  %N = tile.dim %B[1] : !view
+  tile.foreach_tile (%m, %n) in (%M, %N) {
+    %zero = tile.fill 0.0 : !acc
+    %acc = scf.for %k = %c0 to %K step %c1 iter_args(%x = %zero) -> (!acc) {
+      tile.copy %A[%m, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %B[%k, %n] -> %b : !view, !tile.st<64x256xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x256xbf16> -> !acc
+      scf.yield %y : !acc
+    }
+    %o = tile.cast %acc : !acc to !out
+    tile.store %o, %C[%m, %n] : !out, !view
+    %back = tile.load %C[%m, %n] : !view -> !out
+    tile.store %back, %D[%m, %n] : !out, !view
+  }
+}
+
+// -----
+
+!view = !tile.gl<?x?xbf16>
+!acc = !tile.rt<128x256xf32, block>
+
 // Four stages leave no room for the epilogue buffer: the consumers store
 // their rows of C directly. Block-scope loads from shared memory read the
 // warpgroup's rows.

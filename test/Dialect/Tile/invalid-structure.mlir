@@ -19,6 +19,26 @@ tile.kernel @k(%a: !tile.gl<?xf32>, %s: !tile.sem) {
 
 // -----
 
+// A view chosen at run time has no pointer, shape or tensor map of its own.
+tile.kernel @k(%a: !tile.gl<?xf32>, %b: !tile.gl<?xf32>, %c: i1) {
+  // expected-error @+1 {{'arith.select' op makes a global view; views are only the kernel's parameters (branch around their uses to choose one)}}
+  %v = arith.select %c, %a, %b : !tile.gl<?xf32>
+}
+
+// -----
+
+// Nor does one a loop carries.
+tile.kernel @k(%a: !tile.gl<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'scf.for' op makes a global view; views are only the kernel's parameters (branch around their uses to choose one)}}
+  scf.for %i = %c0 to %n step %c1 iter_args(%v = %a) -> (!tile.gl<?xf32>) {
+    scf.yield %v : !tile.gl<?xf32>
+  }
+}
+
+// -----
+
 // expected-error @+1 {{'tile.kernel' op launches 9 warpgroups; sm_90a allows 1 to 8}}
 tile.kernel @k() launch(warpgroups = 9) {
 }

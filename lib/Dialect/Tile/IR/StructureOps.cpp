@@ -414,6 +414,17 @@ LogicalResult KernelOp::verifyRegions() {
     for (Value result : op->getResults())
       if (failed(verifyRegisterValue(op, result, *this, target)))
         return WalkResult::interrupt();
+    // The lowering gives each view parameter its pointer, shape and tensor
+    // maps; a view chosen, carried or yielded at run time has none.
+    auto isView = [](Value v) { return isa<GlobalType>(v.getType()); };
+    bool viewArg = llvm::any_of(op->getRegions(), [&](Region &region) {
+      return llvm::any_of(region.getArguments(), isView);
+    });
+    if (llvm::any_of(op->getResults(), isView) || viewArg) {
+      op->emitOpError("makes a global view; views are only the kernel's "
+                      "parameters (branch around their uses to choose one)");
+      return WalkResult::interrupt();
+    }
     return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());

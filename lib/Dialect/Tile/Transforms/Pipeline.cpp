@@ -80,6 +80,24 @@ std::string collectSlice(scf::ForOp loop, Value value,
   return "";
 }
 
+/// Whether `region` stores (tile.store, tile.store_async) to what `copy`
+/// reads: a load issued ahead of those stores would read stale data. Views
+/// are kernel parameters, and distinct ones, or one view on distinct device
+/// operands, are taken not to overlap.
+bool storesTo(Region &region, CopyOp copy) {
+  WalkResult found = region.walk([&](Operation *op) {
+    Value dst, device;
+    if (auto store = dyn_cast<StoreOp>(op))
+      dst = store.getDst(), device = store.getDevice();
+    else if (auto store = dyn_cast<StoreAsyncOp>(op))
+      dst = store.getDst(), device = store.getDevice();
+    return dst == copy.getSrc() && device == copy.getDevice()
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
 /// Why `loop` cannot be pipelined, or "" with `plan` filled in.
 std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan,
                      bool usesBeforeLoop = false) {
@@ -89,28 +107,37 @@ std::string planLoop(KernelOp kernel, scf::ForOp loop, LoopPlan &plan,
   if (!kernel.getWarpgroups())
     return "the kernel has no launch(warpgroups = N), so it is unknown how "
            "many warpgroups release each stage";
+  if (!loop.getInductionVar().getType().isIndex())
+    return "the loop's induction variable is not of type 'index'";
   Block *body = loop.getBody();
   llvm::SetVector<Operation *> needed;
   for (auto copy : body->getOps<CopyOp>()) {
     auto alloc = copy.getDst().getDefiningOp<AllocOp>();
     if (!alloc)
       return "a copy's destination is not a 'tile.alloc'";
-    for (OpOperand &use : alloc->getUses()) {
+    std::string why;
+    forEachBufferUse(alloc, [&](OpOperand &use) {
       Operation *user = use.getOwner();
       Operation *inBody = body->findAncestorOpInBlock(*user);
-      if (!inBody && usesBeforeLoop && user->getBlock() == loop->getBlock() &&
-          user->isBeforeInBlock(loop))
-        continue;
+      if (!why.empty() ||
+          (!inBody && usesBeforeLoop && user->getBlock() == loop->getBlock() &&
+           user->isBeforeInBlock(loop)))
+        return;
       if (!inBody)
-        return "a copied buffer is used outside the loop";
-      if (inBody != copy && inBody->isBeforeInBlock(copy))
-        return "a copied buffer is used before its copy in the iteration";
-      if (isa<MmaAsyncOp>(user) && !waitedInItsBlock(user))
-        return "a copied buffer is read by 'tile.mma_async', which may still "
-               "read it when the iteration ends";
-      if (isa<CopyOp>(user) && user != copy.getOperation())
-        return "a copied buffer is copied into twice";
-    }
+        why = "a copied buffer is used outside the loop";
+      else if (inBody != copy && inBody->isBeforeInBlock(copy))
+        why = "a copied buffer is used before its copy in the iteration";
+      else if (isa<MmaAsyncOp>(user) && !waitedInItsBlock(user))
+        why = "a copied buffer is read by 'tile.mma_async', which may still "
+              "read it when the iteration ends";
+      else if (isa<CopyOp>(user) && user != copy.getOperation())
+        why = "a copied buffer is copied into twice";
+    });
+    if (!why.empty())
+      return why;
+    if (storesTo(loop.getRegion(), copy))
+      return "the loop stores to a view it copies from, so loads issued "
+             "ahead could read it before those stores";
     SmallVector<Value> operands(copy.getCoords());
     if (Value device = copy.getDevice())
       operands.push_back(device);
@@ -221,24 +248,28 @@ std::string planTileCopy(KernelOp kernel, CopyOp copy, Operation *&firstUse,
     return "the copy's destination is not a 'tile.alloc'";
   Block *body = copy->getBlock();
   firstUse = lastUse = nullptr;
-  for (OpOperand &use : alloc->getUses()) {
+  std::string why;
+  forEachBufferUse(alloc, [&](OpOperand &use) {
     Operation *user = use.getOwner();
-    if (user == copy.getOperation())
-      continue;
+    if (!why.empty() || user == copy.getOperation())
+      return;
     Operation *inBody = body->findAncestorOpInBlock(*user);
     if (!inBody)
-      return "the copied buffer is used outside the tile loop";
-    if (inBody->isBeforeInBlock(copy))
-      return "the copied buffer is used before its copy in the tile";
-    if ((isa<MmaAsyncOp>(user) && !waitedInItsBlock(user)) || isa<CopyOp>(user))
-      return "the copied buffer is also read by 'tile.mma_async' or copied "
-             "into again";
+      why = "the copied buffer is used outside the tile loop";
+    else if (inBody->isBeforeInBlock(copy))
+      why = "the copied buffer is used before its copy in the tile";
+    else if ((isa<MmaAsyncOp>(user) && !waitedInItsBlock(user)) ||
+             isa<CopyOp>(user))
+      why = "the copied buffer is also read by 'tile.mma_async' or copied "
+            "into again";
+    if (!why.empty())
+      return;
     if (!lastUse || lastUse->isBeforeInBlock(inBody))
       lastUse = inBody;
     if (!firstUse || inBody->isBeforeInBlock(firstUse))
       firstUse = inBody;
-  }
-  return "";
+  });
+  return why;
 }
 
 /// The automatic choice's cap: three stages hide the load latency of the
@@ -384,10 +415,14 @@ struct PipelinePass : public tk::tile::impl::TilePipelineBase<PipelinePass> {
     if (kernel.getWarpgroups() != 2)
       return false;
     // The buffers become rings whose slots exist only in the loop.
-    for (AllocOp alloc : plan.allocs)
-      for (Operation *user : alloc->getUsers())
-        if (!plan.loop->isAncestor(user))
-          return false;
+    for (AllocOp alloc : plan.allocs) {
+      bool inLoop = true;
+      forEachBufferUse(alloc, [&](OpOperand &use) {
+        inLoop &= plan.loop->isAncestor(use.getOwner());
+      });
+      if (!inLoop)
+        return false;
+    }
     SmallVector<Type> saved;
     for (AllocOp alloc : plan.allocs) {
       saved.push_back(alloc.getType());

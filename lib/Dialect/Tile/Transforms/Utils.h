@@ -38,6 +38,19 @@ inline bool sameTripsPerTile(mlir::scf::ForOp loop, mlir::Operation *tiles) {
                       });
 }
 
+/// Calls `fn` for each use of the shared buffer `buffer` and of the views
+/// tile.subtile and tile.slot make of it (the view ops themselves included):
+/// every place the buffer's memory is named.
+inline void forEachBufferUse(mlir::Value buffer,
+                             llvm::function_ref<void(mlir::OpOperand &)> fn) {
+  for (mlir::OpOperand &use : buffer.getUses()) {
+    fn(use);
+    mlir::Operation *user = use.getOwner();
+    if (mlir::isa<SubtileOp, SlotOp>(user))
+      forEachBufferUse(user->getResult(0), fn);
+  }
+}
+
 /// Splits the block's work in `body` (a consumer's tile loop body) over
 /// `warpgroups` consumer warpgroups by rows; `wg` is the warpgroup's index.
 /// An mma whose rows do not split is split by columns, or, with

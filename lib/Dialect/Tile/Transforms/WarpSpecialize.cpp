@@ -98,10 +98,46 @@ void privatizeBarriers(ForeachTileOp tiles, Value wg) {
   });
 }
 
+/// Whether something in the tile `body` other than `store` accesses what
+/// `store` writes (its view on its device operand), after it or in the same
+/// loop (which repeats it): a read, or a write that is not an add-reduction
+/// like `store` itself. An async copy out is ordered with neither.
+bool accessedAfter(Block &body, StoreOp store) {
+  Operation *storeAt = body.findAncestorOpInBlock(*store);
+  WalkResult found = body.walk([&](Operation *op) {
+    if (op == store.getOperation())
+      return WalkResult::advance();
+    Value view, device;
+    bool reduces = false;
+    if (auto other = dyn_cast<StoreOp>(op)) {
+      view = other.getDst(), device = other.getDevice();
+      reduces = other.getReduce().has_value();
+    } else if (auto other = dyn_cast<StoreAsyncOp>(op)) {
+      view = other.getDst(), device = other.getDevice();
+      reduces = other.getReduce().has_value();
+    } else if (auto load = dyn_cast<LoadOp>(op)) {
+      view = load.getSrc();
+    } else if (auto copy = dyn_cast<CopyOp>(op)) {
+      view = copy.getSrc(), device = copy.getDevice();
+    } else if (auto load = dyn_cast<LoadAsyncOp>(op)) {
+      view = load.getSrc(), device = load.getDevice();
+    }
+    if (view != store.getDst() || device != store.getDevice() ||
+        (reduces && store.getReduce()))
+      return WalkResult::advance();
+    Operation *at = body.findAncestorOpInBlock(*op);
+    return at == storeAt || storeAt->isBeforeInBlock(at)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
 /// Routes the consumers' stores of whole tiles to global memory through a
 /// shared buffer and an async (TMA) store, as TK's epilogue does, when the
 /// buffer fits in shared memory: the consumers write the buffer and move on
-/// while the copy drains. `wg` is the consumer's warpgroup index.
+/// while the copy drains. A store whose view the tile reads or overwrites
+/// later stays synchronous. `wg` is the consumer's warpgroup index.
 void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
                         int64_t warpgroups) {
   const tk::TargetInfo &target = getTargetInfo(kernel);
@@ -123,7 +159,8 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
     auto value = dyn_cast<RegTileType>(store.getValue().getType());
     if (!value || value.getScope() != Scope::warpgroup ||
         !isa<GlobalType>(store.getDst().getType()) ||
-        llvm::any_of(value.getShape(), [](int64_t d) { return d > 256; }))
+        llvm::any_of(value.getShape(), [](int64_t d) { return d > 256; }) ||
+        accessedAfter(tiles.getBody().front(), store))
       continue;
     // After the last shared tile, before any semaphores: no alignment gap.
     AllocOp last;
@@ -196,6 +233,39 @@ void storeThroughShared(KernelOp kernel, ForeachTileOp tiles, Value wg,
   tiles.walk(publish);
   for (Operation *op = tiles->getNextNode(); op; op = op->getNextNode())
     op->walk(publish);
+}
+
+/// Makes register values that the tile loop `tiles` reads but that are
+/// made before it (a tile.fill hoisted out of the tile) again at the top of
+/// each tile, where splitting the tile's work over the consumers splits
+/// them too. Returns the original ops.
+SmallVector<Operation *> remakeRegisterValues(ForeachTileOp tiles) {
+  Block &body = tiles.getBody().front();
+  OpBuilder b(&body, body.begin());
+  IRMapping map;
+  SmallVector<Operation *> originals;
+  std::function<Value(Value)> remake = [&](Value v) -> Value {
+    Operation *def = v.getDefiningOp();
+    if (!isa<RegTileType, RegVecType>(v.getType()) || !def ||
+        tiles->isAncestor(def) || !isMemoryEffectFree(def) ||
+        def->getNumRegions())
+      return v;
+    if (!map.contains(v)) {
+      for (Value operand : def->getOperands())
+        remake(operand);
+      b.clone(*def, map);
+      originals.push_back(def);
+    }
+    return map.lookup(v);
+  };
+  SmallVector<OpOperand *> operands;
+  body.walk([&](Operation *op) {
+    for (OpOperand &operand : op->getOpOperands())
+      operands.push_back(&operand);
+  });
+  for (OpOperand *operand : operands)
+    operand->set(remake(operand->get()));
+  return originals;
 }
 
 /// Whether `op` only signals or waits on counters (tile.signal_add /
@@ -567,6 +637,7 @@ struct WarpSpecializePass
     for (Operation *op : loads)
       op->erase();
     waitThroughRing(consumerLoop);
+    SmallVector<Operation *> remade = remakeRegisterValues(consumerLoop);
     SmallVector<Operation *> pure =
         cloneAfterLoop(foreach, consumerLoop, after);
     if (std::string why = splitWork(roles.getConsumer().front(), wg, consumers,
@@ -661,6 +732,9 @@ struct WarpSpecializePass
     bool sameTrips = sameTripsPerTile(loop, foreach);
     foreach
       .erase();
+    for (Operation *op : llvm::reverse(remade))
+      if (op->use_empty())
+        op->erase();
     kernel.setWarpgroupsAttr(b.getI32IntegerAttr(consumers + 1));
     recountCommunicateRings(kernel, consumers, consumers + 1);
     // Persistent when every tile runs the same number of steps (the ring

@@ -14,8 +14,10 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     SingleBlockImplicitTerminator<"::tk::tile::ReturnOp">]> {
   let summary = "a GPU kernel with its launch shape";
   let description = [{
-    A kernel entry point. Parameters are global views and scalars. The
-    optional `launch(...)` clause gives the launch shape:
+    A kernel entry point. Parameters are global views and scalars; the
+    parameters are the only views (no op result or region argument in the
+    body is one), since each gets its pointer, shape and tensor maps at
+    launch. The optional `launch(...)` clause gives the launch shape:
 
     - `warpgroups = N`: threads per block = 128 N (left open: chosen by
       `tile-warp-specialize` or the lowering);
