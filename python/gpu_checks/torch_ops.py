@@ -2,14 +2,21 @@
 """Checks the torch integration on the GPU:
 
 - torch.library.opcheck on every tk_mlir op (schema, fake implementation,
-  autograd registration, AOT dispatch), random inputs;
+  autograd registration, AOT dispatch), random inputs; attention_bwd with
+  and without the gradient of the log-sum-exp;
 - torch.compile(fullgraph=True) of a small model that calls tk_mlir.gemm,
-  attention (forward and backward), linear_attention, based and
-  ssd_chunk_scan: it compiles with no graph break and matches eager
-  (max relative difference 1e-2; the same kernels run in both, so the
-  difference is torch's own fused elementwise code around them), and,
-  traced before any eager call, compiles once for two calls;
-- the forward-only ops' backward raises (eager);
+  attention (forward, and backward through O and the log-sum-exp),
+  linear_attention, based and ssd_chunk_scan: it compiles with no graph
+  break and matches eager (max relative difference 1e-2; the same kernels
+  run in both, so the difference is torch's own fused elementwise code
+  around them), and, traced before any eager call, compiles once for two
+  calls;
+- the forward-only ops' backward raises (eager), gemm's included;
+- torch.compile of a forward-only op (gemm) on an input that requires grad
+  fails when it compiles, with the forward-only message (the backward
+  AOTAutograd traces for such a graph raises; docs/embedding.md);
+- the attention ops called directly with k shorter than q, or an LSE of
+  the wrong shape, raise ArgumentError naming the argument;
 - an eager call that wants no gradient, which skips the custom op
   (tracing.direct), gives exactly the op's result;
 - an argument with a forward-mode AD tangent (torch.autograd.forward_ad,
@@ -48,6 +55,9 @@ def opchecks():
     yield "attention_bwd", ops.attention_bwd.default, (
         q.detach(), k.detach(), v.detach(), o.detach(), lse.detach(),
         rand(b, h, t, 64), True, 0.125)
+    yield "attention_bwd with dlse", ops.attention_bwd.default, (
+        q.detach(), k.detach(), v.detach(), o.detach(), lse.detach(),
+        rand(b, h, t, 64), True, 0.125, torch.randn(b, h, t, device="cuda"))
     yield "gemm", ops.gemm.default, (rand(300, 128), rand(128, 256))
     yield "linear_attention", ops.linear_attention.default, (
         rand(b, h, t, 64), rand(b, h, t, 64), rand(b, h, t, 64), "elu1",
@@ -65,7 +75,7 @@ def opchecks():
 class Model(torch.nn.Module):
     def forward(self, x, w, q, k, v, fq, fk, fv, dt, A, B, C):
         y = tk_mlir.gemm(x, w)
-        o = tk_mlir.attention(q, k, v, causal=True)
+        o, lse = tk_mlir.attention(q, k, v, causal=True, return_lse=True)
         # Forward-only ops on inputs that need no grad: with grads, the
         # compiled graph's backward would be traced through their raising
         # backward at compile time.
@@ -73,7 +83,7 @@ class Model(torch.nn.Module):
         bo = tk_mlir.based(fq, fk, fv)
         s = tk_mlir.ssd_chunk_scan(
             y.view(2, 150, 4, 64), dt, A, B, C)
-        return y.float().sum(1), o, la, bo, s
+        return y.float().sum(1), o, lse, la, bo, s
 
 
 def main():
@@ -100,12 +110,16 @@ def main():
               -torch.rand(4, device="cuda"), rand(2, 150, 1, 64),
               rand(2, 150, 1, 64))
     model = Model()
+    weights = torch.randn(2, 3, 200, device="cuda")
+
+    def loss(outputs):   # through O and the log-sum-exp
+        return outputs[1].float().sum() + (outputs[2] * weights).sum()
     eager = model(*inputs)
-    grads_eager = torch.autograd.grad(eager[1].float().sum(), inputs[2:5])
+    grads_eager = torch.autograd.grad(loss(eager), inputs[2:5])
     try:
         compiled = torch.compile(model, fullgraph=True)
         got = compiled(*inputs)
-        grads = torch.autograd.grad(got[1].float().sum(), inputs[2:5])
+        grads = torch.autograd.grad(loss(got), inputs[2:5])
         diffs = [relative_error(g, e) for g, e in zip(got, eager)] + \
             [relative_error(g, e) for g, e in zip(grads, grads_eager)]
         ok, detail = max(diffs) <= TOLERANCE, diffs
@@ -123,6 +137,8 @@ def main():
     print(f"torch.compile traces the model once: {detail}", flush=True)
 
     for name, call in (
+            ("gemm", lambda q, k, v: tk_mlir.gemm(q.reshape(1200, 64),
+                                                  rand(64, 128))),
             ("linear_attention", lambda q, k, v: tk_mlir.linear_attention(
                 q, k, v)),
             ("ssd_chunk_scan", lambda q, k, v: tk_mlir.ssd_chunk_scan(
@@ -139,6 +155,42 @@ def main():
             ok = "forward only" in str(error)
         rows.append({"case": f"{name} backward raises", "ok": ok})
         print(f"{name} backward raises: {ok}", flush=True)
+    # A compiled graph whose inputs require grad gets its backward traced
+    # when it compiles: a forward-only op's raising backward stops it there
+    # (a forward-only call under torch.compile needs inputs that do not
+    # require grad, or torch.no_grad()).
+    torch._dynamo.reset()
+    try:
+        torch.compile(lambda a, b: tk_mlir.gemm(a, b), fullgraph=True)(
+            rand(300, 128, grad=True), rand(128, 256))
+        ok, detail = False, "compiled"
+    except Exception as error:
+        detail = f"{type(error).__name__}: {error}"
+        ok = "tk_mlir.gemm is forward only" in detail
+    rows.append({"case": "torch.compile of gemm on an input that requires "
+                 "grad refuses when it compiles", "ok": ok,
+                 "detail": detail[:2000]})
+    print(f"torch.compile of gemm on an input that requires grad refuses "
+          f"when it compiles: {ok} ({detail[:300]})", flush=True)
+    # The ops called directly check their arguments against each other.
+    q, k = rand(2, 4, 200, 64), rand(2, 4, 199, 64)
+    o, lse = torch.ops.tk_mlir.attention_fwd(q, q, q, False, 0.125)
+    for case, call, match in (
+            ("attention_fwd with k shorter than q",
+             lambda: torch.ops.tk_mlir.attention_fwd(q, k, k, False, 0.125),
+             "argument 'k': sequence length 199"),
+            ("attention_bwd with an LSE of the wrong shape",
+             lambda: torch.ops.tk_mlir.attention_bwd(
+                 q, q, q, o, lse[:, :2], o, False, 0.125),
+             "argument 'lse': expected shape")):
+        try:
+            call()
+            ok, detail = False, "no error"
+        except tk_mlir.ArgumentError as error:
+            ok, detail = match in str(error), str(error)
+        rows.append({"case": f"{case} raises ArgumentError", "ok": ok,
+                     "detail": detail})
+        print(f"{case} raises ArgumentError: {ok} ({detail})", flush=True)
     fq, fk, fv = rand(2, 200, 3, 16), rand(2, 200, 3, 16), rand(2, 200, 3, 64)
     x, dt = rand(2, 200, 3, 64), torch.rand(2, 200, 3, device="cuda") * 0.1
     A, B, C = -torch.rand(3, device="cuda"), rand(2, 200, 1, 64), \

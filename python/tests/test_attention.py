@@ -42,6 +42,12 @@ def test_bhsd_and_bshd_shapes():
      "argument 'v': shape"),
     (T((2, 8, 100, 128)), T((2, 3, 100, 128)), T((2, 3, 100, 128)),
      "argument 'k': 3 heads do not divide q's 8"),
+    (T((2, 4, 100, 128)), T((2, 8, 100, 128)), T((2, 8, 100, 128)),
+     "argument 'k': 8 heads do not divide q's 4"),
+    (T((2, 8, 100, 128)), T((2, 0, 100, 128)), T((2, 0, 100, 128)),
+     r"argument 'k': empty shape \(2, 0, 100, 128\)"),
+    (T((2, 8, 0, 128)), T((2, 8, 0, 128)), T((2, 8, 0, 128)),
+     r"argument 'q': empty shape \(2, 8, 0, 128\)"),
     (T((2, 8, 100, 128)), T((2, 8, 100, 128), device="cuda:1"),
      T((2, 8, 100, 128)),
      "argument 'k': on cuda:1, but argument 'q' is on cuda:0"),
@@ -400,3 +406,341 @@ def test_dq_convert_program_tiles_and_arguments(tmp_path):
         with pytest.raises(ArgumentError, match="dq_accum"):
             check_arguments(spec, [FakeTensor([2, 3, 64, dim], "bfloat16"),
                                    dq], names)
+
+
+# attention() itself, and the torch ops' implementations and fakes, against
+# stand-ins for torch.
+class Grad(T):
+    """A stand-in tensor for attention(): T with requires_grad."""
+
+    def __init__(self, shape, requires_grad=False, **kw):
+        super().__init__(shape, **kw)
+        self.requires_grad = requires_grad
+
+    def contiguous(self):
+        return self
+
+    def transpose(self, *dims):
+        return self
+
+
+@pytest.mark.parametrize("q", [None, Grad(()), 3.0])
+def test_attention_checks_q_before_reading_its_shape(q):
+    """A q that is no 4-D tensor is refused naming it, before attention()
+    reads its head dim."""
+    from tk_mlir.ops.attention import attention
+    k = Grad((1, 2, 16, 64))
+    with pytest.raises(ArgumentError, match="argument 'q': expected a 4-D "
+                       "tensor"):
+        attention(q, k, k)
+
+
+class ScaleTensor:
+    def __init__(self, value, requires_grad):
+        self.value, self.requires_grad = value, requires_grad
+
+    def __float__(self):
+        return self.value
+
+
+@pytest.fixture
+def attention_torch(monkeypatch):
+    """tk_mlir.ops.attention with a stand-in torch: `grad` is grad mode,
+    `calls` the attention_fwd op's arguments."""
+    import types
+    from tk_mlir.ops import attention as module
+    state = types.SimpleNamespace(grad=True, calls=[])
+
+    def attention_fwd(*args):
+        state.calls.append(args)
+        return "o", "lse"
+    monkeypatch.setattr(module, "torch", types.SimpleNamespace(
+        Tensor=ScaleTensor, is_grad_enabled=lambda: state.grad,
+        ops=types.SimpleNamespace(tk_mlir=types.SimpleNamespace(
+            attention_fwd=attention_fwd))))
+    monkeypatch.setattr(module, "direct", lambda *tensors: False)
+    return module, state
+
+
+def test_a_scale_that_requires_grad_is_refused(attention_torch):
+    """attention() takes the scale as a number: a tensor scale that requires
+    grad (grad mode on) is refused naming it; without grad mode, or without
+    requires_grad, its value is used."""
+    module, state = attention_torch
+    q = Grad((1, 2, 16, 64))
+    with pytest.raises(NotImplementedError, match="argument 'scale': a "
+                       "tensor that requires grad; tk_mlir.attention takes "
+                       "the scale as a number and has no gradient"):
+        module.attention(q, q, q, scale=ScaleTensor(0.5, True))
+    assert state.calls == []
+    module.attention(q, q, q, scale=ScaleTensor(0.5, False))
+    state.grad = False
+    module.attention(q, q, q, scale=ScaleTensor(0.25, True))
+    assert [(args[3:]) for args in state.calls] == [(False, 0.5),
+                                                     (False, 0.25)]
+
+
+class OpStandIn:
+    """What torch.library.custom_op returns, recording its registrations."""
+
+    def __init__(self, impl):
+        self.impl = impl
+        self.fake = self.backward = self.setup = None
+
+    def register_fake(self, fn):
+        self.fake = fn
+        return fn
+
+    def register_autograd(self, backward, setup_context):
+        self.backward, self.setup = backward, setup_context
+
+    def __call__(self, *args):
+        return self.impl(*args)
+
+
+def load_torch_ops(monkeypatch, **torch_fields):
+    """tk_mlir.torch_ops imported afresh against a stand-in torch whose
+    torch.library.custom_op records each op (name -> OpStandIn); the stand-in
+    has `torch_fields` besides. Returns (module, ops). The package keeps its
+    own torch_ops after the test."""
+    import importlib
+    import types
+    import tk_mlir
+    ops = {}
+
+    def custom_op(name, mutates_args, device_types):
+        def register(fn):
+            op = ops[name.split("::")[1]] = OpStandIn(fn)
+            return op
+        return register
+    fake = types.ModuleType("torch")
+    fake.Tensor = object
+    fake.library = types.SimpleNamespace(custom_op=custom_op)
+    fake.float32, fake.bfloat16 = "torch.float32", "torch.bfloat16"
+    for name, value in torch_fields.items():
+        setattr(fake, name, value)
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    monkeypatch.delitem(sys.modules, "tk_mlir.torch_ops", raising=False)
+    monkeypatch.setattr(tk_mlir, "torch_ops", tk_mlir.torch_ops)
+    module = importlib.import_module("tk_mlir.torch_ops")
+    assert module.REGISTERED
+    return module, ops
+
+
+def lse_like(shape, dtype="float32", **kw):
+    return T(shape, dtype=dtype, **kw)
+
+
+Q = T((2, 8, 100, 128))
+LSE = lse_like((2, 8, 100))
+# q, k, v of each cross-argument mismatch, and the message naming one.
+MISMATCHED = [
+    ((Q, T((2, 8, 99, 128)), T((2, 8, 99, 128))),
+     "argument 'k': sequence length 99 differs from q's 100"),
+    ((Q, T((2, 3, 100, 128)), T((2, 3, 100, 128))),
+     "argument 'k': 3 heads do not divide q's 8"),
+    ((T((2, 4, 100, 128)), Q, Q), "argument 'k': 8 heads do not divide "
+     "q's 4"),
+    ((Q, T((2, 0, 100, 128)), T((2, 0, 100, 128))),
+     "argument 'k': empty shape"),
+    ((Q, T((1, 8, 100, 128)), T((1, 8, 100, 128))),
+     "argument 'k': batch and head dim"),
+    ((Q, Q, T((2, 8, 100, 64))), "argument 'v': shape"),
+    ((Q, Q, T((2, 4, 100, 128))), "argument 'v': shape"),
+]
+
+
+@pytest.mark.parametrize("qkv,match", MISMATCHED)
+@pytest.mark.parametrize("part", ["impl", "fake"])
+def test_attention_fwd_op_checks_its_arguments(monkeypatch, qkv, match,
+                                               part):
+    """torch.ops.tk_mlir.attention_fwd called directly (not through
+    attention()) checks q, k and v against each other, in its
+    implementation (before any launch) and its fake."""
+    module, ops = load_torch_ops(monkeypatch)
+    monkeypatch.setattr(module, "attention_forward", lambda *a: pytest.fail(
+        "launched"))
+    op = ops["attention_fwd"]
+    with pytest.raises(ArgumentError, match=match):
+        getattr(op, part)(*qkv, False, 0.1)
+
+
+@pytest.mark.parametrize("args,match", [
+    ((*qkv, Q, LSE, Q), match) for qkv, match in MISMATCHED] + [
+    ((Q, Q, Q, T((2, 8, 100, 64)), LSE, Q),
+     r"argument 'o': shape \(2, 8, 100, 64\) must match q's"),
+    ((Q, Q, Q, Q, LSE, T((2, 8, 99, 128))),
+     r"argument 'do': shape \(2, 8, 99, 128\) must match q's"),
+    ((Q, Q, Q, Q, LSE, T((2, 8, 100, 128), dtype="float32")),
+     "argument 'do': expected dtype torch.bfloat16"),
+    ((Q, Q, Q, T((2, 8, 100)), LSE, Q),
+     "argument 'o': expected a 4-D tensor"),
+    ((Q, Q, Q, Q, lse_like((2, 8, 99)), Q),
+     r"argument 'lse': expected shape \(2, 8, 100\) \(q's \[batch, heads, "
+     r"seq\]\), got \(2, 8, 99\)"),
+    ((Q, Q, Q, Q, lse_like((2, 4, 100)), Q), "argument 'lse': expected "
+     "shape"),
+    ((Q, Q, Q, Q, lse_like((2, 8, 100), dtype="bfloat16"), Q),
+     "argument 'lse': expected dtype torch.float32, got torch.bfloat16"),
+    ((Q, Q, Q, Q, None, Q), "argument 'lse': expected a tensor, got "
+     "NoneType"),
+    ((Q, Q, Q, Q, lse_like((2, 8, 100), device="cuda:1"), Q),
+     "argument 'lse': on cuda:1, but argument 'q' is on cuda:0"),
+    ((Q, Q, Q, T((2, 8, 100, 128), device="cuda:1"), LSE, Q),
+     "argument 'o': on cuda:1, but argument 'q' is on cuda:0"),
+    ((Q, Q, Q, Q, LSE, Q, lse_like((2, 8, 1))),
+     "argument 'dlse': expected shape"),
+    ((Q, Q, Q, Q, LSE, Q, lse_like((2, 8, 100), dtype="float16")),
+     "argument 'dlse': expected dtype torch.float32"),
+    ((Q, Q, Q, Q, LSE, Q, lse_like((2, 8, 100), cuda=False, device="cpu")),
+     "argument 'dlse': on cpu, but argument 'q' is on cuda:0"),
+])
+@pytest.mark.parametrize("part", ["impl", "fake"])
+def test_attention_bwd_op_checks_its_arguments(monkeypatch, args, match,
+                                               part):
+    """torch.ops.tk_mlir.attention_bwd called directly checks q, k and v as
+    the forward does, o and do against q, and lse and dlse (the gradient of
+    the log-sum-exp, optional) against q's [batch, heads, seq], in its
+    implementation (before any launch) and its fake."""
+    module, ops = load_torch_ops(monkeypatch)
+    monkeypatch.setattr(module, "attention_backward", lambda *a, **k:
+                        pytest.fail("launched"))
+    q, k, v, o, lse, do, *dlse = args
+    with pytest.raises(ArgumentError, match=match):
+        getattr(ops["attention_bwd"], part)(q, k, v, o, lse, do, True, 0.1,
+                                            *dlse)
+
+
+def test_attention_bwd_op_passes_checked_arguments_on(monkeypatch):
+    """Matching arguments reach attention_backward, dlse included (GQA:
+    k and v with fewer heads); the fake gives dq, dk, dv like q, k, v."""
+    module, ops = load_torch_ops(monkeypatch,
+                                 empty_like=lambda t: ("empty", t.shape))
+    seen = []
+    monkeypatch.setattr(module, "attention_backward",
+                        lambda *a, **k: seen.append((a, k)) or "grads")
+    kv, dlse = T((2, 2, 100, 128)), lse_like((2, 8, 100))
+    op = ops["attention_bwd"]
+    assert op(Q, kv, kv, Q, LSE, Q, True, 0.1, dlse) == "grads"
+    assert seen == [((Q, kv, kv, Q, LSE, Q, True, 0.1), {"dlse": dlse})]
+    assert op.fake(Q, kv, kv, Q, LSE, Q, True, 0.1) == (
+        ("empty", Q.shape), ("empty", kv.shape), ("empty", kv.shape))
+
+
+class Ctx:
+    """A stand-in for the autograd context of the attention op."""
+
+    def __init__(self):
+        self.materialize = True
+
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize = value
+
+
+class Grads:
+    def __init__(self, name):
+        self.name = name
+
+    def contiguous(self):
+        return self.name + ".contiguous"
+
+
+@pytest.mark.parametrize("do,dlse,want", [
+    # A loss of O alone: no dLSE (grads are not materialized).
+    (Grads("do"), None, ("do.contiguous", None)),
+    # A loss of the log-sum-exp alone: dO = 0.
+    (None, "dlse", ("zeros_like o", "dlse")),
+    (Grads("do"), "dlse", ("do.contiguous", "dlse")),
+])
+def test_attention_autograd_passes_the_lse_gradient(monkeypatch, do, dlse,
+                                                    want):
+    """The autograd formula of attention_fwd gives attention_bwd the
+    gradient of the log-sum-exp as well as dO; an output that no loss uses
+    gets None (set_materialize_grads(False)), and dO = 0 stands in for an
+    unused O."""
+    seen = []
+
+    def attention_bwd(*args):
+        seen.append(args)
+        return "dq", "dk", "dv"
+    import types
+    module, ops = load_torch_ops(
+        monkeypatch, zeros_like=lambda t: "zeros_like " + t,
+        ops=types.SimpleNamespace(tk_mlir=types.SimpleNamespace(
+            attention_bwd=attention_bwd)))
+    op, ctx = ops["attention_fwd"], Ctx()
+    op.setup(ctx, ("q", "k", "v", True, 0.1), ("o", "lse"))
+    assert ctx.materialize is False
+    assert op.backward(ctx, do, dlse) == ("dq", "dk", "dv", None, None)
+    assert seen == [("q", "k", "v", "o", "lse", want[0], True, 0.1,
+                     want[1])]
+
+
+def test_attention_autograd_without_gradients_launches_nothing(monkeypatch):
+    module, ops = load_torch_ops(monkeypatch)
+    op, ctx = ops["attention_fwd"], Ctx()
+    op.setup(ctx, ("q", "k", "v", False, 0.1), ("o", "lse"))
+    assert op.backward(ctx, None, None) == (None,) * 5
+
+
+class Rows:
+    """A stand-in for Δ: records the in-place updates of its rows."""
+
+    def __init__(self):
+        self.updates = []
+
+    def __getitem__(self, key):
+        return RowsView(key)
+
+    def __setitem__(self, key, value):
+        self.updates.append((key, value.ops))
+
+
+class RowsView:
+    def __init__(self, key):
+        self.key, self.ops = key, []
+
+    def __isub__(self, other):
+        self.ops.append(("-=", other))
+        return self
+
+
+@pytest.mark.parametrize("fused", [False, True])
+@pytest.mark.parametrize("dlse", [None, "dlse"])
+def test_backward_subtracts_the_lse_gradient_from_delta(monkeypatch, fused,
+                                                        dlse):
+    """attention_backward turns dLSE into the Δ every backward program
+    reads: Δ − dLSE over the sequence's rows (the padding stays zero),
+    before any backward kernel runs; without dLSE, Δ as its program
+    wrote it."""
+    import types
+    from tk_mlir.ops import attention as module
+    delta, launched = Rows(), []
+    q = T((1, 2, 1024, 64))   # (no row padding: 1024 is a multiple of 4)
+
+    class Kernel:
+        def __init__(self, name):
+            self.name = name
+            self.spec = types.SimpleNamespace(params=[
+                {} for _ in module._FUSED_ARGS])
+
+        def __call__(self, *args):
+            launched.append((self.name, [a for a in args if a is delta],
+                             list(delta.updates)))
+    monkeypatch.setattr(module, "_kernel", Kernel)
+    monkeypatch.setattr(module, "backward_delta", lambda o, do: delta)
+    # (The fused form's dQ accumulator: row-major f32, converted by .to.)
+    accumulator = types.SimpleNamespace(to=lambda dtype: "dq")
+    monkeypatch.setattr(module, "torch", types.SimpleNamespace(
+        empty_like=lambda t: "empty", zeros=lambda *a, **k: accumulator,
+        float32="torch.float32"))
+    module.attention_backward(q, q, q, q, "lse", q, True, 0.125,
+                              fused=fused, dlse=dlse)
+    update = [((Ellipsis, slice(None, 1024)), [("-=", "dlse")])] \
+        if dlse else []
+    assert delta.updates == update
+    assert launched and all(seen == [delta] and updates == update
+                            for _, seen, updates in launched)

@@ -5,9 +5,10 @@ tk_mlir.ops.tensor_parallel (imported on its own: it sets NCCL's
 environment) gemm_reduce_scatter and all_gather_gemm. Each has a fake (meta)
 implementation that checks the arguments and gives the outputs' shapes, so
 torch.compile traces the public functions (tk_mlir.attention, ...) without
-graph breaks; attention's backward is registered as its autograd formula,
-and the forward-only ops register a backward that raises. Registered when
-torch is importable (the CPU-side tools and tests run without it)."""
+graph breaks; attention's backward is registered as its autograd formula
+(through O and the log-sum-exp), and the forward-only ops register a
+backward that raises. Registered when torch is importable (the CPU-side
+tools and tests run without it)."""
 try:
     import torch
     from torch import Tensor
@@ -34,8 +35,9 @@ if REGISTERED:
     from typing import Optional, Tuple
 
     from .ops.attention import (attention_backward, attention_forward,
-                            check_attention_arguments)
-    from .ops.gemm import check_gemm_arguments, gemm_impl
+                                check_attention_arguments,
+                                check_attention_backward_arguments)
+    from .ops.gemm import check_gemm_operands, gemm_impl
     from .ops.linear_attention import (based_impl, check_based_arguments,
                                    linear_attention_checks,
                                    linear_attention_impl)
@@ -53,15 +55,17 @@ if REGISTERED:
 
     @gemm.register_fake
     def _(a, b):
-        c = a.new_empty(a.shape[0], b.shape[-1])
-        check_gemm_arguments(a, b, c)
-        return c
+        check_gemm_operands(a, b)
+        return a.new_empty(a.shape[0], b.shape[1], dtype=torch.bfloat16)
+
+    gemm.register_autograd(forward_only("gemm"), setup_context=keep_nothing)
 
     @torch.library.custom_op("tk_mlir::attention_fwd", mutates_args=(),
                              device_types="cuda")
     def attention_fwd(q: Tensor, k: Tensor, v: Tensor, causal: bool,
                       scale: float) -> Tuple[Tensor, Tensor]:
         refuse_tangents("attention", q, k, v)
+        check_attention_arguments(q, k, v, "bhsd")
         return attention_forward(q, k, v, causal, scale)
 
     @attention_fwd.register_fake
@@ -70,26 +74,39 @@ if REGISTERED:
         return (torch.empty_like(q),
                 q.new_empty(batch, heads, seq, dtype=torch.float32))
 
+    # dlse: the gradient of the forward's log-sum-exp (None: zero).
     @torch.library.custom_op("tk_mlir::attention_bwd", mutates_args=(),
                              device_types="cuda")
     def attention_bwd(q: Tensor, k: Tensor, v: Tensor, o: Tensor,
-                      lse: Tensor, do: Tensor, causal: bool,
-                      scale: float) -> Tuple[Tensor, Tensor, Tensor]:
-        return attention_backward(q, k, v, o, lse, do, causal, scale)
+                      lse: Tensor, do: Tensor, causal: bool, scale: float,
+                      dlse: Optional[Tensor] = None
+                      ) -> Tuple[Tensor, Tensor, Tensor]:
+        check_attention_backward_arguments(q, k, v, o, lse, do, dlse)
+        return attention_backward(q, k, v, o, lse, do, causal, scale,
+                                  dlse=dlse)
 
     @attention_bwd.register_fake
-    def _(q, k, v, o, lse, do, causal, scale):
+    def _(q, k, v, o, lse, do, causal, scale, dlse=None):
+        check_attention_backward_arguments(q, k, v, o, lse, do, dlse)
         return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
 
     def _attention_setup(ctx, inputs, output):
         q, k, v, causal, scale = inputs
         ctx.save_for_backward(q, k, v, *output)
         ctx.causal, ctx.scale = causal, scale
+        # An output no loss uses gets None, not zeros: a loss of O alone
+        # then runs no correction of Δ by dLSE.
+        ctx.set_materialize_grads(False)
 
-    def _attention_backward(ctx, do, _dlse):
+    def _attention_backward(ctx, do, dlse):
         q, k, v, o, lse = ctx.saved_tensors
+        if do is None and dlse is None:
+            return None, None, None, None, None
+        # (With dO = 0 the backward programs compute exactly the gradient
+        # through the log-sum-exp alone.)
+        do = torch.zeros_like(o) if do is None else do.contiguous()
         dq, dk, dv = torch.ops.tk_mlir.attention_bwd(
-            q, k, v, o, lse, do.contiguous(), ctx.causal, ctx.scale)
+            q, k, v, o, lse, do, ctx.causal, ctx.scale, dlse)
         return dq, dk, dv, None, None
 
     attention_fwd.register_autograd(_attention_backward,

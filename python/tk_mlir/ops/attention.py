@@ -17,7 +17,10 @@ alternative attention_backward(program=...) runs), where one block per key tile
 computes dK and dV and adds its part of dQ into an f32 accumulator; or two
 kernels, kernels/attention/attention_bwd_dq.mlir and attention_bwd_dkv.mlir (and their
 _d64 twins). attention_backward(..., fused=True/False) picks one explicitly.
-The forward is a torch.autograd.Function.
+Both take Δ = rowsum(dO ∘ O) from its own program, less the gradient of the
+log-sum-exp where a loss uses it. The forward is a torch custom op
+(torch.ops.tk_mlir.attention_fwd, tk_mlir/torch_ops.py) whose autograd
+formula runs the backward (torch.ops.tk_mlir.attention_bwd).
 """
 import glob
 import math
@@ -159,8 +162,12 @@ def check_attention_arguments(q, k, v, layout):
     the argument, ValueError for a bad layout."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
-    shapes = {name: bhsd_shape(name, t, layout)
-              for name, t in (("q", q), ("k", k), ("v", v))}
+    tensors = (("q", q), ("k", k), ("v", v))
+    shapes = {name: bhsd_shape(name, t, layout) for name, t in tensors}
+    for name, t in tensors:
+        if 0 in shapes[name]:   # (k without heads: q's heads / 0 of them)
+            raise ArgumentError(f"argument '{name}': empty shape "
+                                f"{tuple(t.shape)}")
     batch, heads, seq, dim = shapes["q"]
     if int(dim) not in KERNELS:   # (int: a traced size is unhashable)
         raise ArgumentError(f"argument 'q': head dim {dim} is not supported; "
@@ -180,8 +187,40 @@ def check_attention_arguments(q, k, v, layout):
     if heads % kv_heads:
         raise ArgumentError(f"argument 'k': {kv_heads} heads do not divide "
                             f"q's {heads} (GQA needs kv heads | q heads)")
-    check_one_device([(f"argument '{name}'", t)
-                      for name, t in (("q", q), ("k", k), ("v", v))])
+    check_one_device([(f"argument '{name}'", t) for name, t in tensors])
+    return batch, heads, kv_heads, seq, dim
+
+
+def check_attention_backward_arguments(q, k, v, o, lse, do, dlse=None):
+    """Validates the inputs of the backward (torch.ops.tk_mlir.attention_bwd,
+    all in the "bhsd" layout): q, k and v as `check_attention_arguments`
+    takes them, o and do of q's shape and dtype, lse and dlse (None: no
+    gradient of the log-sum-exp) f32 [batch, heads, seq], all on q's device;
+    returns check_attention_arguments' (batch, heads, kv_heads, seq, dim).
+    Raises ArgumentError naming the argument."""
+    batch, heads, kv_heads, seq, dim = check_attention_arguments(q, k, v,
+                                                                 "bhsd")
+    want = (batch, heads, seq, dim)
+    for name, t in (("o", o), ("do", do)):
+        if bhsd_shape(name, t, "bhsd") != want:
+            raise ArgumentError(f"argument '{name}': shape {tuple(t.shape)} "
+                                f"must match q's {want}")
+    rows = (batch, heads, seq)
+    for name, t in (("lse", lse), ("dlse", dlse)):
+        if t is None and name == "dlse":
+            continue
+        if not hasattr(t, "shape"):
+            raise ArgumentError(f"argument '{name}': expected a tensor, got "
+                                f"{type(t).__name__}")
+        if tuple(t.shape) != rows:
+            raise ArgumentError(f"argument '{name}': expected shape {rows} "
+                                f"(q's [batch, heads, seq]), got "
+                                f"{tuple(t.shape)}")
+        if str(getattr(t, "dtype", "")) != "torch.float32":
+            raise ArgumentError(f"argument '{name}': expected dtype "
+                                f"torch.float32, got {t.dtype}")
+    check_one_device([(f"argument '{name}'", t) for name, t in (
+        ("q", q), ("o", o), ("lse", lse), ("do", do), ("dlse", dlse))])
     return batch, heads, kv_heads, seq, dim
 
 
@@ -325,7 +364,7 @@ def _round_up(n, m):
 
 
 def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
-                       program=None):
+                       program=None, dlse=None):
     """dQ, dK, dV for contiguous [batch, heads, seq, dim] tensors, from the
     forward's O and LSE (Δ = rowsum(dO ∘ O) by `backward_delta`).
     fused: True, one kernel that adds dQ into an f32 accumulator (converted
@@ -333,7 +372,8 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
     faster form for the head dim and length (`uses_fused`). program: the
     name of the fused program to run (FUSED_BACKWARD's or one of
     FUSED_ALTERNATIVES for the head dim) instead of `fused_program`'s
-    choice."""
+    choice. dlse: the gradient of the log-sum-exp, f32 [batch, heads, seq]
+    (None: zero)."""
     dim = q.shape[-1]
     if dim not in BACKWARD:
         raise NotImplementedError(
@@ -349,6 +389,13 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
     if fused is None:
         fused = uses_fused(dim, q.shape[2])
     delta = backward_delta(o, do)
+    if dlse is not None:
+        # LSE_i = log Σ_j exp(x_ij), x = scale · Q Kᵀ (natural log, as the
+        # forward stores it), so ∂LSE_i/∂x_ij = P_ij and the gradient of x
+        # is P ∘ (dP − Δ) + P ∘ dLSE = P ∘ (dP − (Δ − dLSE)): every backward
+        # program computes it from Δ − dLSE in place of Δ. Rows past the
+        # sequence (the padding) stay zero.
+        delta[..., :q.shape[2]] -= dlse
     pad = row_padding(q.shape[2])
     if pad:  # padded rows are past the sequence: never used
         lse = torch.nn.functional.pad(lse, (0, pad))
@@ -390,24 +437,42 @@ def attention_backward(q, k, v, o, lse, do, causal, scale, fused=None,
     return dq, dk, dv
 
 
+def refuse_scale_gradient(scale):
+    """NotImplementedError naming `scale` when it is a tensor that requires
+    grad while grad mode is on: attention() takes the scale as a number
+    (float(scale)), which would silently give it no gradient."""
+    if torch is not None and isinstance(scale, torch.Tensor) and \
+            scale.requires_grad and torch.is_grad_enabled():
+        raise NotImplementedError(
+            "argument 'scale': a tensor that requires grad; tk_mlir.attention "
+            "takes the scale as a number and has no gradient with respect to "
+            "it (pass float(scale) or scale.detach() to use its value as a "
+            "constant)")
+
+
 def attention(q, k, v, causal=False, scale=None, layout="bhsd",
               return_lse=False):
     """softmax(q kᵀ · scale) v for bf16 CUDA tensors in layout "bhsd"
     ([batch, heads, seq, dim]) or "bshd" ([batch, seq, heads, dim]); k and v
-    may have fewer heads than q (GQA/MQA). Returns o in q's layout, and with
-    return_lse=True also the f32 log-sum-exp [batch, heads, seq].
-    Differentiable; a torch custom op (torch.compile traces it)."""
-    dim = q.shape[-1]
+    may have fewer heads than q (GQA/MQA). scale: a number (default
+    1/√dim); a tensor is read as its value, so one that requires grad is
+    refused (there is no gradient with respect to the scale). Returns o in
+    q's layout, and with return_lse=True also the f32 log-sum-exp
+    log Σ_j exp(scale · q_i·k_j) (natural log) [batch, heads, seq].
+    Differentiable in q, k and v through o and the log-sum-exp; a torch
+    custom op (torch.compile traces it)."""
     if not compiling():   # (under torch.compile the op's fake checks)
         check_attention_arguments(q, k, v, layout)
         needs_grad = torch.is_grad_enabled() and any(
             t.requires_grad for t in (q, k, v))
-        if needs_grad and dim not in BACKWARD:
+        if needs_grad and q.shape[-1] not in BACKWARD:
             raise NotImplementedError(
                 f"attention backward exists for head dims "
-                f"{sorted(BACKWARD)}, not {dim}")
+                f"{sorted(BACKWARD)}, not {q.shape[-1]}")
     if scale is None:
-        scale = 1.0 / math.sqrt(dim)
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    else:
+        refuse_scale_gradient(scale)
     if layout == "bshd":
         q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
