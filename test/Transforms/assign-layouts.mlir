@@ -278,3 +278,33 @@ tile.kernel @does_not_fit() launch(warpgroups = 1) {
   %x = tile.fill 0.0 : !tile.rt<16x16xf32, block>
   %y = tile.fill 0.0 : !tile.rt<64x64xf32, warpgroup>
 }
+
+// -----
+
+!acc = !tile.rt<64x64xf32, warpgroup>
+!st = !tile.st<64x64xbf16>
+
+// An scf.while carries the accumulator: its init, both regions' arguments,
+// the condition's operand, the yield and the result share its layout.
+// CHECK-LABEL: tile.kernel @while_carries_accumulator
+// CHECK: scf.while ({{.*}}) : (index, !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>) -> (index, !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>)
+// CHECK: scf.condition({{.*}}) {{.*}} : index, !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+// CHECK: ^bb0(%{{.*}}: index, %{{.*}}: !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>):
+// CHECK: scf.yield {{.*}} : index, !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+tile.kernel @while_carries_accumulator(%C: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 1) {
+  %a = tile.alloc : !st
+  %b = tile.alloc : !st
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = tile.fill 0.0 : !acc
+  %r:2 = scf.while (%i = %c0, %x = %z) : (index, !acc) -> (index, !acc) {
+    %go = arith.cmpi slt, %i, %n : index
+    scf.condition(%go) %i, %x : index, !acc
+  } do {
+  ^bb0(%j: index, %y: !acc):
+    %m = tile.mma AB %a, %b, %y : !st, !st -> !acc
+    %j1 = arith.addi %j, %c1 : index
+    scf.yield %j1, %m : index, !acc
+  }
+  tile.store %r#1, %C[%c0, %c0] : !acc, !tile.gl<?x?xf32>
+}

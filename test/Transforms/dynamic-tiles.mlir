@@ -160,3 +160,24 @@ module attributes {tile.target = "gfx942"} {
     }
   }
 }
+
+// -----
+
+!v = !tile.gl<?x?xf32>
+
+// A block's one tile counter and queue serve one walk of the tiles: two
+// tile loops one after another keep their static order.
+// CHECK-LABEL: tile.kernel @two_walks
+// CHECK-NOT: dynamic
+// expected-remark @+1 {{tile loops left in their static order: several tile loops run one after another in a block}}
+tile.kernel @two_walks(%X: !v, %Y: !v, %n: index) launch(warpgroups = 1, grid = persistent) {
+  %c0 = arith.constant 0 : index
+  tile.foreach_tile (%t) in (%n) {
+    %x = tile.fill 1.0 : !tile.rt<64x64xf32, warpgroup>
+    tile.store %x, %X[%t, %c0] : !tile.rt<64x64xf32, warpgroup>, !v
+  }
+  tile.foreach_tile (%t) in (%n) {
+    %y = tile.fill 2.0 : !tile.rt<64x64xf32, warpgroup>
+    tile.store %y, %Y[%t, %c0] : !tile.rt<64x64xf32, warpgroup>, !v
+  }
+}

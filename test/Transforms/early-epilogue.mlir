@@ -196,3 +196,49 @@ tile.kernel @left_alone(%L: !tile.gl<?xf32>, %any: i1, %n: index)
     tile.store %d#1, %buf : !o, !tile.st<64x128xf32>
   }
 }
+
+// -----
+
+!p = !tile.rt<64x64xbf16, warpgroup>
+!v = !tile.st<64x128xbf16>
+!o = !tile.rt<64x128xf32, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+
+// A running sum of the tile loop (tile.prefix_sum) stays directly in its
+// body, and so does what reads it; the log moves.
+// CHECK-LABEL: tile.kernel @prefix_sum_stays
+// CHECK: scf.if
+// CHECK: tile.log
+// CHECK: tile.mma_wait 0
+// CHECK: } else {
+// CHECK: tile.log
+// CHECK: }
+// CHECK-NEXT: %[[BASE:.*]] = tile.prefix_sum
+// CHECK-NEXT: tile.store %{{.*}}, %{{.*}}[%[[BASE]]]
+tile.kernel @prefix_sum_stays(%L: !tile.gl<?xf32>, %any: i1, %n: index) launch(warpgroups = 3, grid = persistent) {
+  %v = tile.alloc : !v
+  %empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1) {
+  } consumer(warpgroups = 2) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    tile.foreach_tile (%t) in (%n) {
+      %p = tile.fill 1.0 : !p
+      %acc = tile.fill 0.0 : !o
+      %l0 = tile.fill 1.0 : !row
+      %r:2 = scf.if %any -> (!row, !o) {
+        %l = tile.fill 2.0 : !row
+        %o = tile.mma_async AB %p, %v, %acc : !p, !v -> !o
+        tile.mma_wait 0
+        %s = tile.slot %empty[%c0] : !tile.sem<2>
+        tile.sem_arrive %s
+        scf.yield %l, %o : !row, !o
+      } else {
+        scf.yield %l0, %acc : !row, !o
+      }
+      %lse = tile.log %r#0 : !row
+      %base = tile.prefix_sum %c1
+      tile.store %lse, %L[%base] : !row, !tile.gl<?xf32>
+    }
+  }
+}

@@ -7,7 +7,9 @@
 // RUN: not tk-opt %s -split-input-file -allow-unregistered-dialect -tile-pipeline -tile-warp-specialize="producer-registers=20" 2>&1 | FileCheck %s --check-prefix=BADREG
 // RUN: tk-opt %s -split-input-file -allow-unregistered-dialect -tile-pipeline -tile-warp-specialize="producer-registers=176" 2>&1 | FileCheck %s --check-prefix=BIGREG
 
+// RUN: not tk-opt %s -split-input-file -allow-unregistered-dialect -tile-pipeline -tile-warp-specialize="group=-1" 2>&1 | FileCheck %s --check-prefix=BADGROUP
 // BADREG: error: 'producer-registers' must be a multiple of 8 in [24, 256], got 20
+// BADGROUP: error: 'group' must be 0 (row-major) or positive, got -1
 // BIGREG: remark: not warp-specialized: the register file leaves the consumers fewer registers than each thread starts with
 
 !view = !tile.gl<?x?xbf16>

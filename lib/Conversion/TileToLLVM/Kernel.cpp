@@ -669,8 +669,39 @@ tk::lower::checkLowerable(KernelOp kernel,
       op->emitOpError() << why;
       return WalkResult::interrupt();
     }
+    // Unswizzled tiles are addressed at the accessed type's own row width:
+    // a subtile of fewer columns would be read with the wrong row pitch.
+    if (auto sub = dyn_cast<SubtileOp>(op)) {
+      auto from = cast<SharedTileType>(sub.getSource().getType());
+      auto swizzle = from.getSwizzle();
+      if (swizzle && !swizzle.getBytes() &&
+          sub.getType().getCols() != from.getCols()) {
+        op->emitOpError("takes ")
+            << sub.getType().getCols() << " of the " << from.getCols()
+            << " columns of an unswizzled shared tile, which is not lowered "
+               "(its rows would be addressed at the subtile's width); take "
+               "whole rows or use a swizzled tile";
+        return WalkResult::interrupt();
+      }
+    }
+    // The math ops the lowering maps to the special-function unit; others
+    // would reach LLVM IR untranslated.
+    if (isa_and_nonnull<math::MathDialect>(op->getDialect()) &&
+        !(isa<math::ExpOp, math::Exp2Op, math::LogOp>(op) &&
+          op->getResult(0).getType().isF32())) {
+      op->emitOpError("is not lowered: of the math dialect, f32 math.exp, "
+                      "math.exp2 and math.log are (the tile ops cover tiles)");
+      return WalkResult::interrupt();
+    }
     for (Value v : op->getResults()) {
       auto type = dyn_cast<RegisterType>(v.getType());
+      if (type &&
+          isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType())) {
+        op->emitOpError("makes an fp8 register value, which is not lowered "
+                        "(fp8 is a storage type of global views and shared "
+                        "tiles, which MMAs read)");
+        return WalkResult::interrupt();
+      }
       if (type && !type.getLayout()) {
         op->emitOpError("result layout is left open; set it or run "
                         "tile-assign-layouts before lowering");

@@ -43,6 +43,9 @@ template <typename OpTy> std::string mmaUnsupportedReason(OpTy mma) {
              std::to_string(tile.getCols()) +
              "); wgmma's descriptors are built for 32-, 64- or 128-byte "
              "swizzles, so its rows must hold at least 32 bytes";
+  if (!mma.getType().getElementType().isF32())
+    return "with an f16 result is not lowered yet; accumulate in f32 (and "
+           "'tile.cast' the result)";
   if (mma.getType().getScope() == Scope::block)
     return "at block scope is split over warpgroups by tile-warp-specialize; "
            "run it (or write warpgroup tiles) before lowering";
@@ -54,6 +57,18 @@ template <typename OpTy> std::string mmaUnsupportedReason(OpTy mma) {
 }
 
 std::string unsupportedReason(Operation *op) {
+  // AMD's copy staging runs (#tile.chunks) are loaded from global memory
+  // and stored to shared tiles by AMD's own patterns only.
+  auto isChunks = [](Type type) {
+    auto tile = dyn_cast<RegTileType>(type);
+    return tile && isa_and_nonnull<ChunksLayoutAttr>(tile.getLayout());
+  };
+  if ((isa<LoadOp>(op) && isa<GlobalType>(op->getOperand(0).getType()) &&
+       isChunks(op->getResult(0).getType())) ||
+      (isa<StoreOp>(op) && isChunks(op->getOperand(0).getType()) &&
+       isa<SharedTileType>(op->getOperand(1).getType())))
+    return "with a #tile.chunks register tile is lowered from global memory "
+           "and to shared tiles for AMD targets only";
   if (auto mma = dyn_cast<MmaOp>(op))
     return mmaUnsupportedReason(mma);
   if (auto mma = dyn_cast<MmaAsyncOp>(op))

@@ -82,6 +82,18 @@ std::string amdUnsupportedReason(Operation *op) {
     Type in = input(mma.getA());
     if (!in.isBF16() && !in.isF16())
       return "takes bf16 or f16 operands on AMD";
+    // The MFMAs step through K by the instruction's k.
+    ArrayRef<int64_t> aShape;
+    if (auto shared = dyn_cast<SharedTileType>(mma.getA().getType()))
+      aShape = shared.getShape().take_back(2);
+    else
+      aShape = cast<RegTileType>(mma.getA().getType()).getShape();
+    bool aT = form == MmaForm::AtB || form == MmaForm::AtBt;
+    int64_t k = aShape[aT ? 0 : 1];
+    if (k % frag.getK())
+      return "has K = " + std::to_string(k) +
+             ", not a multiple of the MFMA's k (" +
+             std::to_string(frag.getK()) + ")";
     return "";
   }
   if (auto copy = dyn_cast<CopyOp>(op)) {

@@ -202,12 +202,51 @@ tile.kernel @peer_vector_store(%g: !tile.gl<?xf32, devices = 2>, %i: index) laun
 
 // -----
 
-// An f8 A operand in registers: the lowering takes register A in bf16 or f16.
+// An f8 A operand in registers: the lowering takes register A in bf16 or
+// f16. (An fp8 register value that an op makes is refused at that op; a
+// block argument that no op produces reaches the mma's own check.)
 tile.kernel @k() launch(warpgroups = 1) {
-  %a = tile.fill 0.0 : !tile.rt<64x32xf8E4M3FN, warpgroup, #tile.row>
   %b = tile.alloc : !tile.st<64x32xf8E4M3FN, #tile.swizzle<32>>
-  // expected-error @+1 {{'tile.mma' op with a register A operand is lowered for bf16/f16 warpgroup tiles in #tile.row layout only}}
-  %d = tile.mma ABt %a, %b : !tile.rt<64x32xf8E4M3FN, warpgroup, #tile.row>, !tile.st<64x32xf8E4M3FN, #tile.swizzle<32>> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+  "test.region"() ({
+  ^bb0(%a: !tile.rt<64x32xf8E4M3FN, warpgroup, #tile.row>):
+    // expected-error @+1 {{'tile.mma' op with a register A operand is lowered for bf16/f16 warpgroup tiles in #tile.row layout only}}
+    %d = tile.mma ABt %a, %b : !tile.rt<64x32xf8E4M3FN, warpgroup, #tile.row>, !tile.st<64x32xf8E4M3FN, #tile.swizzle<32>> -> !tile.rt<64x64xf32, warpgroup, #tile.mma_acc>
+    "test.end"() : () -> ()
+  }) : () -> ()
+}
+
+// -----
+
+// fp8 is a storage type: a register tile of it has no lowering.
+tile.kernel @k() launch(warpgroups = 1) {
+  // expected-error @+1 {{'tile.fill' op makes an fp8 register value, which is not lowered (fp8 is a storage type of global views and shared tiles, which MMAs read)}}
+  %a = tile.fill 0.0 : !tile.rt<64x32xf8E4M3FN, warpgroup, #tile.row>
+}
+
+// -----
+
+// wgmma's f16 accumulation is not lowered.
+tile.kernel @k() launch(warpgroups = 1) {
+  %a = tile.alloc : !tile.st<64x64xf16, #tile.swizzle<128>>
+  // expected-error @+1 {{'tile.mma' op with an f16 result is not lowered yet; accumulate in f32 (and 'tile.cast' the result)}}
+  %d = tile.mma AB %a, %a : !tile.st<64x64xf16, #tile.swizzle<128>>, !tile.st<64x64xf16, #tile.swizzle<128>> -> !tile.rt<64x64xf16, warpgroup, #tile.mma_acc>
+}
+
+// -----
+
+// AMD's copy staging runs have no NVIDIA load from global memory.
+tile.kernel @k(%X: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'tile.load' op with a #tile.chunks register tile is lowered from global memory and to shared tiles for AMD targets only}}
+  %x = tile.load %X[%c0, %c0] : !tile.gl<?x?xbf16> -> !tile.rt<64x64xbf16, warpgroup, #tile.chunks<lanes = 32, warps = 4, run = 8>>
+}
+
+// -----
+
+// Only f32 exponentials and logarithms of the math dialect are lowered.
+tile.kernel @k(%x: f32) launch(warpgroups = 1) {
+  // expected-error @+1 {{'math.sqrt' op is not lowered: of the math dialect, f32 math.exp, math.exp2 and math.log are (the tile ops cover tiles)}}
+  %y = math.sqrt %x : f32
 }
 
 
@@ -255,4 +294,14 @@ tile.kernel @k(%A: !tile.gl<?x?xbf16>) launch(warpgroups = 1) {
   %c0 = arith.constant 0 : index
   // expected-error @+1 {{'tile.prefetch' op box rows of 4 elements (8 bytes) are not a multiple of 16 bytes, as TMA's boxes must be}}
   tile.prefetch %A[%c0, %c0] box [128, 4] : !tile.gl<?x?xbf16>
+}
+
+// -----
+
+// An unswizzled tile is addressed at the accessed type's row width, so a
+// subtile of some of its columns has no lowering.
+tile.kernel @k(%i: index) launch(warpgroups = 1) {
+  %s = tile.alloc : !tile.st<64x64xf32, #tile.swizzle<0>>
+  // expected-error @+1 {{'tile.subtile' op takes 32 of the 64 columns of an unswizzled shared tile, which is not lowered (its rows would be addressed at the subtile's width); take whole rows or use a swizzled tile}}
+  %h = tile.subtile %s[%i, %i] : !tile.st<64x64xf32, #tile.swizzle<0>> to !tile.st<64x32xf32, #tile.swizzle<0>>
 }

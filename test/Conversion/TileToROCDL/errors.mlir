@@ -41,6 +41,18 @@ module attributes {tile.target = "gfx942"} {
 
 // -----
 
+// The MFMAs step through K by the instruction's k (32 here): K = 48 would
+// read past the tile.
+module attributes {tile.target = "gfx950"} {
+  tile.kernel @k_not_atom_multiple() launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x48xbf16, #tile.swizzle<32>>
+    // expected-error @+1 {{'tile.mma' op has K = 48, not a multiple of the MFMA's k (32)}}
+    %d = tile.mma ABt %a, %a : !tile.st<64x48xbf16, #tile.swizzle<32>>, !tile.st<64x48xbf16, #tile.swizzle<32>> -> !tile.rt<64x64xf32, block, #tile.mfma<16x16x32, acc, waves = 4x1>>
+  }
+}
+
+// -----
+
 module attributes {tile.target = "gfx942"} {
   tile.kernel @fp8() launch(warpgroups = 1) {
     %a = tile.alloc : !tile.st<64x32xf8E4M3FN, #tile.swizzle<32>>

@@ -515,3 +515,12 @@ tile.kernel @copy_device_plain(%g: !tile.gl<?x?xbf16>, %i: index) {
   // expected-error @+1 {{'tile.copy' op 'device' picks a copy of a multi-device view (!tile.gl<..., devices = N>), got '!tile.gl<?x?xbf16>'}}
   tile.copy %g[%i, %i] device %i -> %a : !tile.gl<?x?xbf16>, !tile.st<128x64xbf16>
 }
+
+// -----
+
+tile.kernel @k(%A: !tile.gl<?x?xf16>, %i: index) {
+  %a = tile.alloc : !tile.st<64x4xf16, #tile.swizzle<0>>
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.load_async' op async copies move boxes whose rows are a multiple of 16 bytes on sm_90a; the buffer's rows are 8 bytes (64x4 of 'f16')}}
+  tile.load_async %A[%i, %i] -> %a, %s : !tile.gl<?x?xf16>, !tile.st<64x4xf16, #tile.swizzle<0>>
+}

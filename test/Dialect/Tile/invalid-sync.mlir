@@ -234,3 +234,11 @@ tile.kernel @barrier_with_one_tile_per_block(%f: !tile.gl<?xi32, devices = 2>, %
 %v = "test.source"() : () -> i32
 // expected-error @+1 {{'tile.device_barrier' op must be inside a 'tile.kernel'}}
 tile.device_barrier %F[%i], %v : !tile.gl<?xi32, devices = 2>
+
+// -----
+
+tile.kernel @k() {
+  %s = tile.alloc : !tile.sem
+  // expected-error @+1 {{'tile.sem_init' op arrival count must be at most 1048575 (the mbarrier's limit), got 2000000}}
+  tile.sem_init %s, 2000000 : !tile.sem
+}

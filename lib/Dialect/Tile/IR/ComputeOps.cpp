@@ -453,11 +453,17 @@ LogicalResult SemExpectOp::verify() {
   return success();
 }
 
+static constexpr int64_t kMaxSemCount = (1 << 20) - 1;
+
 LogicalResult SemInitOp::verify() {
   if (!isa_and_nonnull<KernelOp>((*this)->getParentOp()))
     return emitOpError("must be directly in a 'tile.kernel' body: semaphores "
                        "are initialised once, before any role or loop uses "
                        "them");
+  // An mbarrier counts at most 2^20 - 1 pending arrivals.
+  if (int64_t count = getCount(); count > kMaxSemCount)
+    return emitOpError("arrival count must be at most ")
+           << kMaxSemCount << " (the mbarrier's limit), got " << count;
   return success();
 }
 

@@ -157,8 +157,10 @@ static std::tuple<ArrayRef<int64_t>, Type, bool> sharedBuffer(Type type) {
   return {shared.shape, shared.elementType, shared.isRing};
 }
 
-/// TMA boxes span at most 256 elements per dimension.
-static LogicalResult verifyAsyncBox(Operation *op, ArrayRef<int64_t> shape) {
+/// TMA boxes span at most 256 elements per dimension, and their rows (the
+/// innermost dimension) are a multiple of 16 bytes.
+static LogicalResult verifyAsyncBox(Operation *op, ArrayRef<int64_t> shape,
+                                    Type element) {
   const tk::TargetInfo &target = getTargetInfo(op);
   if (!target.hasAsyncCopyEngine)
     return success();
@@ -167,6 +169,12 @@ static LogicalResult verifyAsyncBox(Operation *op, ArrayRef<int64_t> shape) {
       return op->emitOpError("async copies move boxes of at most 256 elements "
                              "per dimension on ")
              << target.name << "; the buffer is " << shapeString(shape);
+  int64_t rowBytes = shape.back() * element.getIntOrFloatBitWidth() / 8;
+  if (rowBytes % 16)
+    return op->emitOpError("async copies move boxes whose rows are a "
+                           "multiple of 16 bytes on ")
+           << target.name << "; the buffer's rows are " << rowBytes
+           << " bytes (" << shapeString(shape) << " of " << element << ")";
   return success();
 }
 
@@ -191,9 +199,9 @@ LogicalResult LoadAsyncOp::verify() {
              << 8 * blocks << " rows, got " << getDst().getType();
     SmallVector<int64_t> slice(shape);
     slice[slice.size() - 2] = rows / blocks;
-    return verifyAsyncBox(*this, slice);
+    return verifyAsyncBox(*this, slice, element);
   }
-  return verifyAsyncBox(*this, shape);
+  return verifyAsyncBox(*this, shape, element);
 }
 
 LogicalResult CopyOp::verify() {
@@ -203,7 +211,7 @@ LogicalResult CopyOp::verify() {
   if (failed(verifyTransfer(*this, "destination", shape, element, isRing,
                             getSrc().getType(), getCoords())))
     return failure();
-  return verifyAsyncBox(*this, shape);
+  return verifyAsyncBox(*this, shape, element);
 }
 
 /// Why a register tile cannot be written in fragment order (to a shared
@@ -317,7 +325,7 @@ LogicalResult StoreAsyncOp::verify() {
   }
   if (failed(verifyTransfer(*this, "source", shape, element, isRing,
                             getDst().getType(), getCoords())) ||
-      failed(verifyAsyncBox(*this, shape)))
+      failed(verifyAsyncBox(*this, shape, element)))
     return failure();
   if (getReduce() && !(element.isF32() || element.isF16() || element.isBF16()))
     return emitOpError("add-reduce needs f32, f16 or bf16 elements, got ")

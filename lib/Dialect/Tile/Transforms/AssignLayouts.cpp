@@ -143,6 +143,15 @@ void joinStructure(KernelOp kernel, LayoutClasses &classes) {
         classes.join(op, loop.getNumControlOperands() + i, arg);
         classes.unite(arg, loop.getResult(i));
       }
+    } else if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      // Init → before-region argument; condition → after-region argument
+      // and result; yield → before-region argument (below).
+      for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments()))
+        classes.join(op, i, arg);
+      for (auto [i, arg] : llvm::enumerate(loop.getAfterArguments())) {
+        classes.join(loop.getConditionOp(), i + 1, arg);
+        classes.unite(arg, loop.getResult(i));
+      }
     } else if (auto tiles = dyn_cast<ForeachTileOp>(op)) {
       unsigned first = tiles.getODSOperandIndexAndLength(2).first;
       for (auto [i, arg] : llvm::enumerate(tiles.getRegionIterArgs())) {
@@ -158,6 +167,8 @@ void joinStructure(KernelOp kernel, LayoutClasses &classes) {
       for (unsigned i = 0; i < op->getNumOperands(); ++i) {
         if (auto loop = dyn_cast<scf::ForOp>(parent))
           classes.join(op, i, loop.getRegionIterArgs()[i]);
+        else if (auto loop = dyn_cast<scf::WhileOp>(parent))
+          classes.join(op, i, loop.getBeforeArguments()[i]);
         else if (isa<scf::IfOp>(parent))
           classes.join(op, i, parent->getResult(i));
       }

@@ -32,7 +32,8 @@ TypedAttr parseValue(Type type, StringRef text) {
       llvm::consumeError(status.takeError());
       return {};
     }
-    if (*status & llvm::APFloat::opInvalidOp)
+    // (A value past the type's range would round to an infinity.)
+    if (*status & (llvm::APFloat::opInvalidOp | llvm::APFloat::opOverflow))
       return {};
     return FloatAttr::get(type, value);
   }

@@ -27,7 +27,11 @@ std::string whyNotDynamic(KernelOp kernel, ArrayRef<ForeachTileOp> loops) {
     return "one tile per block (grid = tiles): there is no order to change";
   if (kernel.getClusterBlocks() > 1)
     return "cluster kernels hand out tiles per cluster";
+  llvm::SmallPtrSet<Region *, 4> regions;
   for (ForeachTileOp loop : loops) {
+    // One tile counter and queue per block serve one walk of the tiles.
+    if (!regions.insert(loop->getParentRegion()).second)
+      return "several tile loops run one after another in a block";
     if (loop.getKSteps())
       return "a stream_k loop deals out its own order";
     if (!isa<KernelOp, WarpSpecializeOp>(loop->getParentOp()))

@@ -74,6 +74,9 @@ bool movableKind(Operation *op) {
   // a whole tile leaving the guard would hold registers across it.
   if (isa<MmaOp, MmaAsyncOp, MmaWaitOp, MmaTurnOp, BroadcastOp>(op))
     return false;
+  // A running sum belongs directly in its tile loop's body.
+  if (isa<PrefixSumOp>(op))
+    return false;
   // Values only: views of shared memory and semaphores stay where they are
   // (later passes give their types a layout; a guard result would not).
   if (llvm::any_of(op->getResultTypes(), [](Type t) {

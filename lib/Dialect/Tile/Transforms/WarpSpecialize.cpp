@@ -575,6 +575,12 @@ struct WarpSpecializePass
       signalPassFailure();
       return "";
     }
+    if (group < 0) {
+      kernel.emitError("'group' must be 0 (row-major) or positive, got ")
+          << int64_t(group);
+      signalPassFailure();
+      return "";
+    }
     if (producerRegisters < 24 || producerRegisters > 256 ||
         producerRegisters % 8) {
       kernel.emitError("'producer-registers' must be a multiple of 8 in "

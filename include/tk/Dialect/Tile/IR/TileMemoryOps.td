@@ -132,8 +132,9 @@ def Tile_LoadOp : Tile_Op<"load"> {
   let summary = "load a register tile or vector from shared or global memory";
   let description = [{
     From a shared tile (vector) of the same shape, or from a global view at
-    tile coordinates `coords` (as for `tile.load_async`). Out-of-bounds
-    global elements read as zero. From a view in fragment order only f32
+    tile coordinates `coords` (as for `tile.load_async`). Elements past the
+    view's last two dimensions read as zero; the leading coordinates must
+    be inside the view (unlike an async copy's, they are not checked). From a view in fragment order only f32
     tiles of 64 rows per warpgroup (its slabs) are read.
 
     ```mlir
@@ -157,7 +158,9 @@ def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments]> {
   let summary = "store a register tile or vector to shared or global memory";
   let description = [{
     To a shared tile (vector) of the same shape, or to a global view at tile
-    coordinates `coords`; out-of-bounds global elements are not written. A
+    coordinates `coords`; elements past the view's last two dimensions are
+    not written, and the leading coordinates must be inside the view (they
+    are not checked). A
     register tile stored to a shared vector of its element count (64 rows,
     f32) is written in fragment order (`!tile.gl<..., fragments>`): the
     staging form tile-warp-specialize uses for views in that order.
