@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages tk-mlir builds with, when any is missing.
-# LLVM/MLIR 22 come from Debian's bookworm-security suite.
+# LLVM/MLIR 22 come from whichever configured apt source has them: Debian's
+# bookworm-security suite, or apt.llvm.org's llvm-toolchain-bookworm-22
+# (the same package names, installed under /usr/lib/llvm-22 alike).
 set -euo pipefail
 
 # libclang-rt-22-dev: the sanitizer runtimes (TK_BUILD=san); g++-12: the
@@ -25,11 +27,16 @@ echo "== installing: ${missing[*]}"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 $sudo apt-get update -qq
-# LLVM/MLIR 22 are published in bookworm-security. Stock Debian 12 installs
-# list that suite; minimal ones (debootstrap) may not, so add it when no
-# source lists it (listing it twice with other Signed-By values would make
-# apt refuse every source). The checks read whole outputs into variables:
-# `cmd | grep -q` under pipefail fails when grep exits before cmd is done.
+# When no configured source has LLVM/MLIR 22: Debian publishes them in
+# bookworm-security, which stock Debian 12 installs list and minimal ones
+# (debootstrap) may not, so that suite is added (and said so) when no
+# source lists it; listing it twice with other Signed-By values would make
+# apt refuse every source. apt.llvm.org is a third party's archive with its
+# own signing key: it is named in the error, never added here. The checks
+# read whole outputs into variables: `cmd | grep -q` under pipefail fails
+# when grep exits before cmd is done.
+llvm_org_hint="or use apt.llvm.org's llvm-toolchain-bookworm-22 (see https://apt.llvm.org:
+  deb http://apt.llvm.org/bookworm/ llvm-toolchain-bookworm-22 main)"
 has_candidate() {
   local policy
   policy=$(apt-cache policy libmlir-22-dev 2>/dev/null || true)
@@ -42,15 +49,17 @@ if ! has_candidate; then
     /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources || true)
   if [[ -n $listed ]]; then
     echo "error: bookworm-security is listed but apt finds no libmlir-22-dev;" \
-      "check the output of 'apt-get update'" >&2
+      "check the output of 'apt-get update', $llvm_org_hint" >&2
     exit 1
   fi
-  echo "== libmlir-22-dev not found: adding Debian's bookworm-security suite"
+  echo "== libmlir-22-dev not found in any configured apt source: adding" \
+    "Debian's bookworm-security suite (/etc/apt/sources.list.d/tk-mlir-bookworm-security.list)"
   echo "deb http://deb.debian.org/debian-security bookworm-security main" |
     $sudo tee /etc/apt/sources.list.d/tk-mlir-bookworm-security.list >/dev/null
   $sudo apt-get update -qq
   if ! has_candidate; then
-    echo "error: no libmlir-22-dev in bookworm-security; check the output of 'apt-get update'" >&2
+    echo "error: no libmlir-22-dev in bookworm-security; check the output of" \
+      "'apt-get update', $llvm_org_hint" >&2
     exit 1
   fi
 fi

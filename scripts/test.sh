@@ -8,9 +8,9 @@
 # examples/embed against it (scripts/check_install.sh), counted as one test.
 #
 # Then (unless --quick) it builds the sanitizer build (assertions on, ASan +
-# UBSan) and the GCC build (scripts/build.sh) and runs, each counted as one
-# test: the
-# lit suite on each of them, 1000 mutants through the sanitizer build
+# UBSan) and the GCC build (scripts/build.sh) and runs, each build and each
+# check counted as one test (a check whose build failed is listed as not
+# run): the lit suite on each of them, 1000 mutants through the sanitizer build
 # (test/tk-opt/mutate.py: any signal, abort, sanitizer report or unlocated
 # diagnostic fails), and the bundled kernels' PTX and AMD ISA compared byte
 # for byte between the clang and GCC builds and between two runs
@@ -47,8 +47,13 @@ passed=$(( $(count Passed) + $(pycount passed) ))
 failed=$(( $(count Failed) + $(count Unresolved) + $(count 'Timed Out') + $(count 'Unexpectedly Passed') + $(pycount failed) + $(pycount error) ))
 rm -f "$pylog"
 
-# Each check below counts as one test.
+# Each check below counts as one test. `check` leaves ok=1 when it passed;
+# `check_after READY ...` runs a check that needs a build only when READY
+# is 1, and otherwise names it in the "not run" list (its build's failure
+# is already counted).
 extra_failed=0
+ok=0
+not_run=()
 check() {
   local name=$1
   shift
@@ -56,10 +61,24 @@ check() {
   echo "== $name"
   if "$@"; then
     passed=$((passed + 1))
+    ok=1
   else
     echo "FAILED: $name"
     failed=$((failed + 1))
     extra_failed=1
+    ok=0
+  fi
+}
+check_after() {
+  local ready=$1
+  shift
+  if [ "$ready" -eq 1 ]; then
+    check "$@"
+  else
+    echo
+    echo "== $1"
+    echo "NOT RUN (its build failed): $1"
+    not_run+=("$1")
   fi
 }
 # The installed form: an outside CMake project embeds the compiler.
@@ -71,15 +90,20 @@ if [ "$all" -eq 1 ]; then
   export UBSAN_OPTIONS=print_stacktrace=1
   # (Not libTKCAPI: a shared library cannot carry the sanitizer runtimes,
   # and the lit suite does not use it.)
-  TK_BUILD=san scripts/build.sh tk-opt tk-compile mlir-doc
-  TK_BUILD=gcc scripts/build.sh tk-opt tk-compile mlir-doc
-  check "lit, sanitizer build" /usr/lib/llvm-22/bin/lit -q build-san/test
-  check "lit, GCC build" /usr/lib/llvm-22/bin/lit -q build-gcc/test
-  check "1000 mutants, sanitizer build" /usr/bin/python3 test/tk-opt/mutate.py \
+  # A build that fails counts as one failed test; the checks that need it
+  # are then not run.
+  check "build, sanitizer build" \
+    env TK_BUILD=san scripts/build.sh tk-opt tk-compile mlir-doc
+  san_built=$ok
+  check "build, GCC build" env TK_BUILD=gcc scripts/build.sh tk-opt tk-compile mlir-doc
+  gcc_built=$ok
+  check_after "$san_built" "lit, sanitizer build" /usr/lib/llvm-22/bin/lit -q build-san/test
+  check_after "$gcc_built" "lit, GCC build" /usr/lib/llvm-22/bin/lit -q build-gcc/test
+  check_after "$san_built" "1000 mutants, sanitizer build" /usr/bin/python3 test/tk-opt/mutate.py \
     build-san/bin/tk-opt 2027 1000 $(sed -n 's/^\/\/ RUN: %python %S\/mutate.py tk-opt [0-9]* [0-9]* //p' test/tk-opt/mutations.test |
       sed -e 's/ | FileCheck %s$//' -e "s|%kernels|kernels|g" \
           -e "s|%tk_src_root/||g" -e "s|%S/\.\./|test/|g")
-  check "kernels identical, clang and GCC builds" /usr/bin/python3 \
+  check_after "$gcc_built" "kernels identical, clang and GCC builds" /usr/bin/python3 \
     scripts/compare_outputs.py build/bin/tk-opt build-gcc/bin/tk-opt
   check "kernels identical, two runs" /usr/bin/python3 \
     scripts/compare_outputs.py build/bin/tk-opt
@@ -87,6 +111,10 @@ if [ "$all" -eq 1 ]; then
     scripts/check_pip.sh
 fi
 echo
+if [ ${#not_run[@]} -ne 0 ]; then
+  echo "not run, their build having failed:"
+  printf '  %s\n' "${not_run[@]}"
+fi
 echo "$passed passed, $failed failed"
 if [ "$passed" -eq 0 ]; then
   echo "no test ran" >&2
