@@ -60,7 +60,8 @@ MLIR_CAPI_EXPORTED TkCompiled tkCompileModule(MlirModule module,
                                               MlirStringRef options);
 
 /* Parses `source` (named `sourceName` in diagnostics) in a context of its
-   own and compiles it as tkCompileModule does. */
+   own, verifies it for `target` (unless the source names its own
+   tile.target) and compiles it as tkCompileModule does. */
 MLIR_CAPI_EXPORTED TkCompiled tkCompileSource(MlirStringRef source,
                                               MlirStringRef sourceName,
                                               MlirStringRef target,

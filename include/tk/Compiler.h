@@ -39,10 +39,13 @@ mlir::LogicalResult checkSourceParses(const llvm::SourceMgr &sourceMgr,
                                       mlir::MLIRContext *context);
 
 /// Parses a tile program from the main buffer of `sourceMgr` (checked by
-/// checkSourceParses first); null, with the errors in `context`, if it does
-/// not parse.
+/// checkSourceParses first) and verifies it for `target` (a chip name, e.g.
+/// "gfx942": set as the module's tile.target unless the module names one;
+/// "" or an unknown name: the module's own target or the default, sm_90a);
+/// null, with the errors in `context`, if it does not parse or verify.
 mlir::OwningOpRef<mlir::ModuleOp> parseProgram(const llvm::SourceMgr &sourceMgr,
-                                               mlir::MLIRContext *context);
+                                               mlir::MLIRContext *context,
+                                               llvm::StringRef target = "");
 
 /// Runs the NVIDIA lowering on `module` (in place) and serializes it; writes
 /// the files too when `options.out` names a folder. Diagnostics go to the

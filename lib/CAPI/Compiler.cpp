@@ -121,7 +121,8 @@ TkCompiled tkCompileSource(MlirStringRef source, MlirStringRef sourceName,
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(unwrap(source), unwrap(sourceName)),
       llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = tk::parseProgram(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      tk::parseProgram(sourceMgr, &context, unwrap(target));
   if (!module)
     return TkCompiled{result};
   return compileInto(result, *module, unwrap(target), unwrap(options));

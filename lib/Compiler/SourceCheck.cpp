@@ -19,8 +19,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tk/Compiler.h"
+#include "tk/Dialect/Tile/IR/TileDialect.h"
+#include "tk/Target/TargetInfo.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -174,8 +177,20 @@ LogicalResult tk::checkSourceParses(const llvm::SourceMgr &sourceMgr,
 }
 
 OwningOpRef<ModuleOp> tk::parseProgram(const llvm::SourceMgr &sourceMgr,
-                                       MLIRContext *context) {
+                                       MLIRContext *context,
+                                       llvm::StringRef target) {
   if (failed(checkSourceParses(sourceMgr, context)))
     return nullptr;
-  return parseSourceFile<ModuleOp>(sourceMgr, context);
+  // Verified after the target is set: the verifiers check layouts, warp
+  // sizes and budgets against the module's chip.
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
+      sourceMgr, ParserConfig(context, /*verifyAfterParse=*/false));
+  if (!module)
+    return nullptr;
+  StringRef name = tile::TileDialect::getTargetAttrName();
+  if (!target.empty() && lookupTarget(target) && !(*module)->hasAttr(name))
+    (*module)->setAttr(name, StringAttr::get(context, target));
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
 }

@@ -58,6 +58,17 @@ def test_compile_for_amd():
     assert out.manifest["hsaco"] == "gemm_naive.hsaco"
 
 
+def test_source_is_verified_for_the_target():
+    # MFMA layouts are gfx942's: the source verifies for that target, and
+    # not for sm_90a.
+    program = open(os.path.join(
+        ROOT, "test/tk-compile/Inputs/mfma-layouts.mlir")).read()
+    assert ".amdgcn_target" in compile(program, target="gfx942",
+                                       cache=False).assembly
+    with pytest.raises(CompileError, match="must be #tile.mma_acc on sm_90a"):
+        compile(program, target="sm_90a", cache=False)
+
+
 @pytest.mark.skipif(not os.access(TK_OPT, os.X_OK),
                     reason="needs build/bin/tk-opt")
 @pytest.mark.parametrize("target,flag,extension", [

@@ -17,6 +17,9 @@
 // RUN: not tk-compile %S/Inputs/no-kernel.mlir 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not tk-compile %S/Inputs/invalid.mlir 2>&1 | FileCheck %s --check-prefix=INVALID
 // RUN: not tk-compile %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: tk-compile %S/Inputs/mfma-layouts.mlir --target=gfx942 | FileCheck %s --check-prefix=CHIP942
+// RUN: not tk-compile %S/Inputs/mfma-layouts.mlir 2>&1 | FileCheck %s --check-prefix=CHIPNV
+// RUN: tk-compile %S/Inputs/names-gfx950.mlir | FileCheck %s --check-prefix=NAMED
 // RUN: tk-compile --help | FileCheck %s --check-prefix=HELP
 // RUN: tk-compile --help | FileCheck %s --check-prefix=HELPONLY
 // PTX: .target sm_90a
@@ -29,6 +32,12 @@
 // FILES: gemm_naive.hsaco
 // FILES: gemm_naive.json
 // FILES: gemm_naive.s
+// The chip --target names is the one the program is verified for; without
+// --target, the program's tile.target, else sm_90a.
+// CHIP942: .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
+// CHIP942: v_mfma
+// CHIPNV: mfma-layouts.mlir:5:8: error: 'tile.mma' op result layout must be #tile.mma_acc on sm_90a
+// NAMED: .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
 // TARGET: gemm_naive.mlir:{{[0-9]+}}:{{[0-9]+}}: error: unknown target 'sm_80': tk-mlir compiles for sm_90a, gfx942 and gfx950
 // A bad value's reason is in the diagnostic, and nothing else is printed.
 // OPTION-NOT: for the

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tk/Compiler.h"
+#include "tk/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -33,9 +34,11 @@ int main(int argc, char **argv) {
   static cl::opt<std::string> output("o", cl::desc("Output file ('-': stdout)"),
                                      cl::value_desc("file"), cl::init("-"),
                                      cl::cat(category));
-  static cl::opt<std::string> target("target",
-                                     cl::desc("sm_90a, gfx942 or gfx950"),
-                                     cl::init("sm_90a"), cl::cat(category));
+  static cl::opt<std::string> target(
+      "target",
+      cl::desc("sm_90a, gfx942 or gfx950 (default: the program's tile.target, "
+               "or sm_90a)"),
+      cl::init(""), cl::cat(category));
   static cl::opt<std::string> options(
       "options",
       cl::desc("The target pipeline's options, as -tile-to-nvidia / "
@@ -71,9 +74,14 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = tk::parseProgram(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = tk::parseProgram(sourceMgr, &context, target);
   if (!module)
     return 1;
+  if (target.empty()) {
+    auto named = (*module)->getAttrOfType<StringAttr>(
+        tk::tile::TileDialect::getTargetAttrName());
+    target = named ? named.getValue().str() : "sm_90a";
+  }
 
   FailureOr<tk::CompiledKernels> kernels =
       tk::compile(*module, target, options);

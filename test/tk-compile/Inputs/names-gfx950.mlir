@@ -1,0 +1,8 @@
+// A program that names its chip: tk-compile without --target compiles for it.
+module attributes {tile.target = "gfx950"} {
+  tile.kernel @names_gfx950(%C: !tile.gl<?x?xf32>, %i: index) launch(warpgroups = 1) {
+    %a = tile.alloc : !tile.st<64x32xbf16, #tile.swizzle<64>>
+    %d = tile.mma ABt %a, %a : !tile.st<64x32xbf16, #tile.swizzle<64>>, !tile.st<64x32xbf16, #tile.swizzle<64>> -> !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>
+    tile.store %d, %C[%i, %i] : !tile.rt<64x64xf32, block, #tile.mfma<32x32x8, acc, waves = 2x2>>, !tile.gl<?x?xf32>
+  }
+}
