@@ -1201,3 +1201,278 @@ tile.kernel @shared_without_release(%K: !view, %V: !view, %O: !tile.gl<?x?xf32>,
     tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
   }
 }
+
+// -----
+
+// A loop counting in i32 is left alone: the rotation builds index arithmetic.
+// CHECK-LABEL: tile.kernel @i32_induction_variable
+// CHECK-NOT: tile.mma_async
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+
+tile.kernel @i32_induction_variable(%O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    %c0_i = arith.constant 0 : i32
+    %c1_i = arith.constant 1 : i32
+    %n_i = arith.index_cast %n : index to i32
+    // expected-remark @+1 {{MMAs not overlapped: the loop's induction variable is not of type 'index'}}
+    %o = scf.for %ji = %c0_i to %n_i step %c1_i iter_args(%acc = %zero) -> (!s) : i32 {
+      %j = arith.index_cast %ji : i32 to index
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %p16 = tile.cast %s : !s to !p
+      %v_s = tile.slot %v[%stage] : !ring
+      %next = tile.mma AB %p16, %v_s, %acc : !p, !st -> !s
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %next : !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+// The second MMA's buffer index comes from an scf.if that signals: computing
+// it again for the previous step would signal twice.
+// CHECK-LABEL: tile.kernel @index_with_side_effects
+// CHECK-COUNT-1: tile.signal_add
+// CHECK-NOT: tile.signal_add
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+
+tile.kernel @index_with_side_effects(%O: !tile.gl<?x?xf32>, %n: index, %flag: i1, %cnt: !tile.gl<?xi32>) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %v_empty = tile.alloc : !tile.sem<2>
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c0_i32 = arith.constant 0 : i32
+    %zero = tile.fill 0.0 : !s
+    // expected-remark @+1 {{MMAs not overlapped: the second MMA's operands are computed by 'scf.if', which has side effects or regions}}
+    %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!s) {
+      %stage = arith.remui %j, %c2 : index
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %c0_i32
+      %k_s = tile.slot %k[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %p16 = tile.cast %s : !s to !p
+      %vidx = scf.if %flag -> (index) {
+        %one_i32 = arith.constant 1 : i32
+        tile.signal_add %cnt[%c0], %one_i32 : !tile.gl<?xi32>
+        scf.yield %stage : index
+      } else {
+        scf.yield %stage : index
+      }
+      %v_s = tile.slot %v[%vidx] : !ring
+      %next = tile.mma AB %p16, %v_s, %acc : !p, !st -> !s
+      %e = tile.slot %v_empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %next : !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+// Two loops read one ring: once the first is rotated (its second buffer
+// given a semaphore pair of its own), the second waits on neither of the new
+// pair and is left alone.
+// CHECK-LABEL: tile.kernel @two_loops_one_ring
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+!view = !tile.gl<?x?xbf16>
+
+tile.kernel @two_loops_one_ring(%K: !view, %V: !view, %O: !tile.gl<?x?xf32>, %n: index, %n2: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %empty = tile.alloc : !tile.sem<2>
+  tile.sem_init %full, 1 : !tile.sem<2>
+  tile.sem_init %empty, 2 : !tile.sem<2>
+  tile.fence sem_init
+  tile.barrier block
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c1_i32 = arith.constant 1 : i32
+    scf.for %j = %c0 to %n2 step %c1 {
+      %stage = arith.remui %j, %c2 : index
+      %round = arith.divui %j, %c2 : index
+      %r = arith.index_cast %round : index to i32
+      %prev = arith.xori %r, %c1_i32 : i32
+      %e = tile.slot %empty[%stage] : !tile.sem<2>
+      tile.sem_wait %e, %prev
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      tile.sem_expect %f, %k_s, %v_s : !st, !st
+      tile.load_async %K[%j, %c0] -> %k_s, %f : !view, !st
+      tile.load_async %V[%j, %c0] -> %v_s, %f : !view, !st
+    }
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %round = arith.divui %j, %c2 : index
+      %phase = arith.index_cast %round : index to i32
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %phase
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+      %e = tile.slot %empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    // expected-remark @+1 {{MMAs not overlapped: the loop does not wait on the semaphore that signals the second MMA's buffer}}
+    %m2, %o2 = scf.for %j = %n to %n2 step %c1 iter_args(%m_j = %m0, %acc = %o) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %round = arith.divui %j, %c2 : index
+      %phase = arith.index_cast %round : index to i32
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %phase
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %shift = tile.sub %s, %m_b : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+      %e = tile.slot %empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o2, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}
+
+// -----
+
+// K is read again after the first MMA: its release cannot move up to that
+// MMA, so the semaphores stay shared and the loop is left alone.
+// CHECK-LABEL: tile.kernel @first_buffer_read_later
+// CHECK-COUNT-2: tile.sem_init
+// CHECK-NOT: tile.sem_init
+// CHECK-NOT: tile.mma_async
+!st = !tile.st<64x64xbf16>
+!ring = !tile.st<2x64x64xbf16>
+!s = !tile.rt<64x64xf32, warpgroup>
+!p = !tile.rt<64x64xbf16, warpgroup>
+!row = !tile.rv<64xf32, warpgroup>
+!view = !tile.gl<?x?xbf16>
+
+tile.kernel @first_buffer_read_later(%K: !view, %V: !view, %O: !tile.gl<?x?xf32>, %n: index) launch(warpgroups = 3) {
+  %q = tile.alloc : !st
+  %k = tile.alloc : !ring
+  %v = tile.alloc : !ring
+  %full = tile.alloc : !tile.sem<2>
+  %empty = tile.alloc : !tile.sem<2>
+  tile.sem_init %full, 1 : !tile.sem<2>
+  tile.sem_init %empty, 2 : !tile.sem<2>
+  tile.fence sem_init
+  tile.barrier block
+  tile.warp_specialize producer(warpgroups = 1, registers = 24) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c1_i32 = arith.constant 1 : i32
+    scf.for %j = %c0 to %n step %c1 {
+      %stage = arith.remui %j, %c2 : index
+      %round = arith.divui %j, %c2 : index
+      %r = arith.index_cast %round : index to i32
+      %prev = arith.xori %r, %c1_i32 : i32
+      %e = tile.slot %empty[%stage] : !tile.sem<2>
+      tile.sem_wait %e, %prev
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      tile.sem_expect %f, %k_s, %v_s : !st, !st
+      tile.load_async %K[%j, %c0] -> %k_s, %f : !view, !st
+      tile.load_async %V[%j, %c0] -> %v_s, %f : !view, !st
+    }
+  } consumer(warpgroups = 2, registers = 240) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %zero = tile.fill 0.0 : !s
+    %m0 = tile.fill 0xFFF0000000000000 : !row
+    // expected-remark @+1 {{MMAs not overlapped: the second MMA's buffer is signalled by the same semaphore as the first's, and its ring is not set up the way tile-pipeline leaves it, so it cannot be given a semaphore pair of its own}}
+    %m, %o = scf.for %j = %c0 to %n step %c1 iter_args(%m_j = %m0, %acc = %zero) -> (!row, !s) {
+      %stage = arith.remui %j, %c2 : index
+      %round = arith.divui %j, %c2 : index
+      %phase = arith.index_cast %round : index to i32
+      %f = tile.slot %full[%stage] : !tile.sem<2>
+      tile.sem_wait %f, %phase
+      %k_s = tile.slot %k[%stage] : !ring
+      %v_s = tile.slot %v[%stage] : !ring
+      %s = tile.mma ABt %q, %k_s : !st, !st -> !s
+      %m_new = tile.row_max %s, %m_j : !s -> !row
+      %m_b = tile.broadcast row %m_new : !row to !s
+      %kr = tile.load %k_s : !st -> !p
+      %kf = tile.cast %kr : !p to !s
+      %shift0 = tile.sub %s, %m_b : !s
+      %shift = tile.add %shift0, %kf : !s
+      %p = tile.exp2 %shift : !s
+      %diff = tile.sub %m_j, %m_new : !row
+      %alpha = tile.exp2 %diff : !row
+      %alpha_b = tile.broadcast row %alpha : !row to !s
+      %scaled = tile.mul %acc, %alpha_b : !s
+      %p16 = tile.cast %p : !s to !p
+      %next = tile.mma AB %p16, %v_s, %scaled : !p, !st -> !s
+      %e = tile.slot %empty[%stage] : !tile.sem<2>
+      tile.sem_arrive %e
+      scf.yield %m_new, %next : !row, !s
+    } {tile.pipelined = 2 : i64}
+    tile.store %o, %O[%c0, %c0] : !s, !tile.gl<?x?xf32>
+  }
+}

@@ -1502,3 +1502,42 @@ tile.kernel @store_to_peer(%A: !view, %B: !view, %C: !peers, %d: index) launch(w
     tile.store %out, %C[%m, %n] device %d reduce add : !tile.rt<128x256xbf16, block>, !peers
   }
 }
+
+// -----
+
+// A load's row comes from a branch that also signals: the producer would
+// signal too, so the kernel is left alone.
+// CHECK-LABEL: tile.kernel @load_coordinate_with_side_effects
+// CHECK-NOT: tile.warp_specialize
+!view = !tile.gl<?x?xbf16>
+!acc = !tile.rt<128x256xf32, block>
+
+// expected-remark @+1 {{not warp-specialized: the producer's loads depend on 'scf.if', which has side effects (the producer would run them too)}}
+tile.kernel @load_coordinate_with_side_effects(%A: !view, %B: !view, %C: !view, %Cnt: !tile.gl<?xi32>) launch(warpgroups = 2) {
+  %a = tile.alloc : !tile.st<128x64xbf16>
+  %b = tile.alloc : !tile.st<64x256xbf16>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %M = tile.dim %A[0] : !view
+  %K = tile.dim %A[1] : !view
+  %N = tile.dim %B[1] : !view
+  tile.foreach_tile (%m, %n) in (%M, %N) {
+    %zero = tile.fill 0.0 : !acc
+    %first = arith.cmpi eq, %n, %c0 : index
+    %row = scf.if %first -> (index) {
+      %one = arith.constant 1 : i32
+      tile.signal_add %Cnt[%m], %one : !tile.gl<?xi32>
+      scf.yield %m : index
+    } else {
+      scf.yield %m : index
+    }
+    %acc = scf.for %k = %c0 to %K step %c1 iter_args(%x = %zero) -> (!acc) {
+      tile.copy %A[%row, %k] -> %a : !view, !tile.st<128x64xbf16>
+      tile.copy %B[%k, %n] -> %b : !view, !tile.st<64x256xbf16>
+      %y = tile.mma AB %a, %b, %x : !tile.st<128x64xbf16>, !tile.st<64x256xbf16> -> !acc
+      scf.yield %y : !acc
+    }
+    %out = tile.cast %acc : !acc to !tile.rt<128x256xbf16, block>
+    tile.store %out, %C[%m, %n] : !tile.rt<128x256xbf16, block>, !view
+  }
+}

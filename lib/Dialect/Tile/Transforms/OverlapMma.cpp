@@ -148,11 +148,16 @@ constexpr int64_t kReservedRegisters = 40;
 
 /// Why `loop` is not rotated ("" when it is, with `r` filled in). An empty
 /// reason with `r.first` null: not a candidate at all (not two MMAs).
+SmallVector<Operation *> recomputeSlice(Block *body, ArrayRef<Value> values,
+                                        Rotation &r);
+
 std::string match(scf::ForOp loop, Rotation &r) {
   // Hand-scheduled loops (not pipelined by tile-pipeline) are left alone.
   if (!loop->hasAttr(kPipelinedAttr))
     return "";
   Block *body = loop.getBody();
+  if (!loop.getInductionVar().getType().isIndex())
+    return "the loop's induction variable is not of type 'index'";
   SmallVector<MmaOp> mmas;
   int64_t others = 0;
   for (Operation &op : body->without_terminator()) {
@@ -238,6 +243,9 @@ std::string match(scf::ForOp loop, Rotation &r) {
       return "the wait for the second MMA's buffer depends on this "
              "iteration's results";
     r.late.insert(wait);
+  } else if (expect && !shared) {
+    return "the loop does not wait on the semaphore that signals the second "
+           "MMA's buffer";
   }
   SmallVector<Operation *> inOrder = r.late.takeVector();
   llvm::sort(inOrder,
@@ -265,9 +273,17 @@ std::string match(scf::ForOp loop, Rotation &r) {
           inputs.insert(operand);
       }
     });
+  SmallVector<Value> recomputed;
   for (Value input : inputs)
-    if (dependsOn(body, input, iterValues, memoIter))
-      r.handed.push_back(input);
+    (dependsOn(body, input, iterValues, memoIter) ? r.handed : recomputed)
+        .push_back(input);
+  // The rest is computed again for the previous iteration: it must be free
+  // of side effects, which would otherwise run twice.
+  for (Operation *op : recomputeSlice(body, recomputed, r))
+    if (!isMemoryEffectFree(op) || op->getNumRegions())
+      return "the second MMA's operands are computed by '" +
+             op->getName().getStringRef().str() +
+             "', which has side effects or regions";
 
   // The rotated body holds both MMA results and the handed-over operands at
   // once: it must fit the warp role's register budget (spilling costs more
@@ -425,6 +441,28 @@ bool separateSecondBuffer(const Rotation &r) {
       !loopWait.getSem().getDefiningOp<SlotOp>() ||
       !release.getSem().getDefiningOp<SlotOp>())
     return false;
+  // The first buffer's release moves to just after the first MMA: its slot
+  // index must be available there, and nothing after that MMA may still
+  // read the buffer.
+  Operation *index =
+      release.getSem().getDefiningOp<SlotOp>().getIndex().getDefiningOp();
+  if (index && index->getBlock() == body && !index->isBeforeInBlock(first))
+    return false;
+  Value firstRing = rootOf(first.getB());
+  auto readsFirst = [&](Value v) {
+    while (auto sub = v.getDefiningOp<SubtileOp>())
+      v = sub.getSource();
+    return rootOf(v) == firstRing;
+  };
+  for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
+    WalkResult found = op->walk([&](Operation *inner) {
+      return llvm::any_of(inner->getOperands(), readsFirst)
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (found.wasInterrupted())
+      return false;
+  }
   Value full = rootOf(expect.getSem()), empty = rootOf(release.getSem());
   SemWaitOp producerWait;
   for (Operation *op = expect->getPrevNode(); op; op = op->getPrevNode())

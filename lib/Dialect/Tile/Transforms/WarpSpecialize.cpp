@@ -702,6 +702,15 @@ struct WarpSpecializePass
     roots.push_back(loads2);
     SmallVector<Operation *> keep = neededBy(body, roots);
     llvm::SmallPtrSet<Operation *, 32> kept(keep.begin(), keep.end());
+    // What the loads need besides the loads and waits themselves runs in
+    // the producer as well as in the consumers: it must have no effects.
+    for (Operation *op : keep)
+      if (!llvm::is_contained(roots, op) && !isMemoryEffectFree(op)) {
+        roles.erase();
+        return "the producer's loads depend on '" +
+               op->getName().getStringRef().str() +
+               "', which has side effects (the producer would run them too)";
+      }
     SmallVector<Operation *> drop;
     for (Operation &op : body.without_terminator())
       if (!kept.contains(&op))

@@ -91,7 +91,9 @@ class Tile_BinaryOp<string mnemonic, string what>
   let summary = "elementwise " # what;
   let description = [{
     Both operands are register values of the same type, or `rhs` is an f32
-    scalar applied to every element (`tile.mul %s, %scale : T, f32`).
+    scalar applied to every element (`tile.mul %s, %scale : T, f32`). The
+    op computes in the element type: for a bf16 or f16 value the scalar is
+    rounded to that type first.
   }];
   let arguments = (ins Tile_AnyRegister:$lhs, AnyTypeOf<[Tile_AnyRegister, F32]>:$rhs);
   let results = (outs Tile_AnyRegister:$result);
@@ -108,7 +110,9 @@ def Tile_MulOp : Tile_Op<"mul", [Pure,
   let summary = "elementwise multiplication";
   let description = [{
     Both operands are register values of the same type, or `rhs` is an f32
-    scalar applied to every element (`tile.mul %s, %scale : T, f32`).
+    scalar applied to every element (`tile.mul %s, %scale : T, f32`). The
+    op computes in the element type: for a bf16 or f16 value the scalar is
+    rounded to that type first.
 
     With `skip_ones`, a thread whose elements of `rhs` are all exactly 1.0
     leaves `lhs` as it is instead of multiplying (one branch per thread; the
@@ -212,7 +216,9 @@ class Tile_ReduceOp<string mnemonic, string what>
   let summary = what;
   let description = [{
     Reduces a register tile to a register vector; with `init` the vector is
-    combined into the result (TK's accumulating form).
+    combined into the result (TK's accumulating form). Sums are formed in
+    the tile's element type (a bf16 tile's in bf16): reduce an f32 tile for
+    f32 sums.
 
     ```mlir
     %m = tile.row_max %s, %m_prev : !tile.rt<64x64xf32, warpgroup> -> !tile.rv<64xf32, warpgroup>
@@ -339,8 +345,9 @@ def Tile_BoundMaskOp : Tile_Op<"bound_mask", [Pure,
 def Tile_VecReduceOp : Tile_Op<"vec_reduce", [Pure]> {
   let summary = "reduce a register vector to an f32 scalar held by every thread";
   let description = [{
-    Combines every element of the vector; every thread of the scope gets
-    the result. Where the vector's elements live in several warps the
+    Combines every element of the vector in its element type (a bf16
+    vector's sum is formed in bf16, then widened to f32); every thread of
+    the scope gets the result. Where the vector's elements live in several warps the
     lowering exchanges the warps' partial results through a small
     shared-memory scratch (see `tile.cumsum`).
 
