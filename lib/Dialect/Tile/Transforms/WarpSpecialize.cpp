@@ -706,9 +706,9 @@ struct WarpSpecializePass
     // the producer as well as in the consumers: it must have no effects.
     for (Operation *op : keep)
       if (!llvm::is_contained(roots, op) && !isMemoryEffectFree(op)) {
-        roles.erase();
-        return "the producer's loads depend on '" +
-               op->getName().getStringRef().str() +
+        std::string name = op->getName().getStringRef().str();
+        roles.erase(); // (erases `op`, a clone in the producer)
+        return "the producer's loads depend on '" + name +
                "', which has side effects (the producer would run them too)";
       }
     SmallVector<Operation *> drop;
